@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// A system library reached through pkg-config, with the apt package that provides it.
+func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "Tessera",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Tessera", targets: ["Tessera"]),
+        .executable(name: "tessera", targets: ["tessera"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
+        systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
+        systemLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
+        systemLibrary("CHeif", pkgConfig: "libheif", apt: "libheif-dev"),
+        systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: "libtiff-dev"),
+        systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
+        systemLibrary("CRSVG", pkgConfig: "librsvg-2.0", apt: "librsvg2-dev"),
+        .target(
+            name: "CTesseraShims",
+            dependencies: ["CJPEG", "CPNG", "CTIFF"]
+        ),
+        .target(name: "TesseraCore"),
+        .target(
+            name: "TesseraCodecs",
+            dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CHeif", "CGIF", "CRSVG"]
+        ),
+        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs"]),
+        .executableTarget(
+            name: "tessera",
+            dependencies: [
+                "Tessera",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
+        // Runs the built executable; depending on it makes `swift build --build-tests` build it first.
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

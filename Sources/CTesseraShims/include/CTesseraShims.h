@@ -1,0 +1,121 @@
+#ifndef C_TESSERA_SHIMS_H
+#define C_TESSERA_SHIMS_H
+
+// Tiny C wrappers around the codec calls that report errors by longjmp (libjpeg, libpng)
+// or through variadic callbacks (libtiff). Swift cannot survive a longjmp across its frames,
+// so every such call is made here, under setjmp, and its failure comes back as a return code
+// with the library's message copied into the wrapper. All decisions stay in Swift.
+
+#include <stddef.h>
+#include <stdio.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+#include <jerror.h>
+#include <png.h>
+#include <tiffio.h>
+
+#define TESSERA_MESSAGE_CAPACITY 256
+
+// MARK: - libjpeg
+
+typedef struct TesseraJPEGDecoder {
+    struct jpeg_decompress_struct info;  // first member: the error handler casts back to the wrapper
+    struct jpeg_error_mgr error;
+    jmp_buf recovery;
+    char message[TESSERA_MESSAGE_CAPACITY];
+    int reachedEndOfInput;  // libjpeg ran out of data and padded with a fake EOI
+    int warningCount;
+} TesseraJPEGDecoder;
+
+int tessera_jpeg_decoder_init(TesseraJPEGDecoder *decoder);
+void tessera_jpeg_decoder_destroy(TesseraJPEGDecoder *decoder);
+int tessera_jpeg_source_file(TesseraJPEGDecoder *decoder, FILE *file);
+int tessera_jpeg_source_memory(TesseraJPEGDecoder *decoder, const unsigned char *bytes, unsigned long length);
+int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder);
+int tessera_jpeg_calc_output_dimensions(TesseraJPEGDecoder *decoder);
+int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder);
+int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **rows, unsigned int maxRows,
+                                unsigned int *rowsRead);
+int tessera_jpeg_finish_decompress(TesseraJPEGDecoder *decoder);
+
+typedef struct TesseraJPEGEncoder {
+    struct jpeg_compress_struct info;
+    struct jpeg_error_mgr error;
+    jmp_buf recovery;
+    char message[TESSERA_MESSAGE_CAPACITY];
+    unsigned char *output;  // malloc'd by libjpeg's memory destination; freed by destroy
+    unsigned long outputSize;
+} TesseraJPEGEncoder;
+
+int tessera_jpeg_encoder_init(TesseraJPEGEncoder *encoder);
+void tessera_jpeg_encoder_destroy(TesseraJPEGEncoder *encoder);
+/// Call after setting image_width, image_height, input_components and in_color_space.
+int tessera_jpeg_start_compress(TesseraJPEGEncoder *encoder, int quality, int progressive);
+int tessera_jpeg_write_scanlines(TesseraJPEGEncoder *encoder, unsigned char **rows, unsigned int count);
+int tessera_jpeg_finish_compress(TesseraJPEGEncoder *encoder);
+
+// MARK: - libpng
+
+typedef struct TesseraPNGDecoder {
+    png_structp png;
+    png_infop info;
+    jmp_buf recovery;
+    char message[TESSERA_MESSAGE_CAPACITY];
+    FILE *file;                  // either a file...
+    const unsigned char *bytes;  // ...or a memory buffer the caller keeps alive
+    size_t length;
+    size_t offset;
+    int reachedEndOfInput;
+} TesseraPNGDecoder;
+
+enum {
+    TESSERA_PNG_EXPAND = 1,         // palette to RGB, gray < 8 bits to 8, tRNS to alpha
+    TESSERA_PNG_STRIP_16 = 2,       // keep the high byte of 16-bit samples
+    TESSERA_PNG_INTERLACE = 4,      // let libpng deinterlace Adam7 (rows then need every pass)
+};
+
+int tessera_png_decoder_init(TesseraPNGDecoder *decoder);
+void tessera_png_decoder_destroy(TesseraPNGDecoder *decoder);
+int tessera_png_read_info(TesseraPNGDecoder *decoder);
+/// Applies TESSERA_PNG_* transforms, updates the info, and reports the number of interlace passes.
+int tessera_png_configure(TesseraPNGDecoder *decoder, int transforms, int *passes);
+int tessera_png_read_row(TesseraPNGDecoder *decoder, unsigned char *row);
+
+typedef struct TesseraPNGEncoder {
+    png_structp png;
+    png_infop info;
+    jmp_buf recovery;
+    char message[TESSERA_MESSAGE_CAPACITY];
+    unsigned char *output;  // malloc'd; freed by destroy
+    size_t outputSize;
+    size_t outputCapacity;
+} TesseraPNGEncoder;
+
+int tessera_png_encoder_init(TesseraPNGEncoder *encoder);
+void tessera_png_encoder_destroy(TesseraPNGEncoder *encoder);
+int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, unsigned int height, int colorType,
+                             int compressionLevel);
+int tessera_png_write_row(TesseraPNGEncoder *encoder, const unsigned char *row);
+int tessera_png_finish(TesseraPNGEncoder *encoder);
+
+// MARK: - libtiff
+
+typedef struct TesseraTIFFMessages {
+    char error[TESSERA_MESSAGE_CAPACITY];
+    int errorCount;
+    int warningCount;
+} TesseraTIFFMessages;
+
+/// Opens a TIFF for reading with its errors and warnings captured in `messages` (never printed).
+TIFF *tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages);
+/// Same, over a memory buffer that must outlive the returned handle.
+TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages);
+
+/// TIFFGetFieldDefaulted for one integer-valued tag (libtiff's variadic getter cannot be called from Swift).
+/// Returns 1 when the tag is present or has a default.
+int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value);
+int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value);
+/// The count of extra samples (alpha and others) and the kind of the first one.
+int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind);
+
+#endif

@@ -1,0 +1,117 @@
+#include "CTesseraShims.h"
+#include <string.h>
+#include <stdlib.h>
+
+// Every libjpeg call that can fail goes through GUARDED: on error, error_exit longjmps back
+// here and the call returns -1 with the message already in the wrapper.
+#define GUARDED(wrapper, statement)            \
+    do {                                       \
+        if (setjmp((wrapper)->recovery)) {     \
+            return -1;                         \
+        }                                      \
+        statement;                             \
+        return 0;                              \
+    } while (0)
+
+static void decoder_error_exit(j_common_ptr common) {
+    TesseraJPEGDecoder *decoder = (TesseraJPEGDecoder *)common;
+    common->err->format_message(common, decoder->message);
+    longjmp(decoder->recovery, 1);
+}
+
+static void decoder_emit_message(j_common_ptr common, int level) {
+    if (level >= 0) {
+        return;  // trace messages
+    }
+    TesseraJPEGDecoder *decoder = (TesseraJPEGDecoder *)common;
+    if (common->err->msg_code == JWRN_JPEG_EOF) {
+        decoder->reachedEndOfInput = 1;
+    }
+    if (decoder->warningCount++ == 0) {
+        common->err->format_message(common, decoder->message);
+    }
+}
+
+static void silent_output_message(j_common_ptr common) { (void)common; }
+
+int tessera_jpeg_decoder_init(TesseraJPEGDecoder *decoder) {
+    memset(decoder, 0, sizeof(*decoder));
+    decoder->info.err = jpeg_std_error(&decoder->error);
+    decoder->error.error_exit = decoder_error_exit;
+    decoder->error.emit_message = decoder_emit_message;
+    decoder->error.output_message = silent_output_message;
+    GUARDED(decoder, jpeg_create_decompress(&decoder->info));
+}
+
+void tessera_jpeg_decoder_destroy(TesseraJPEGDecoder *decoder) {
+    jpeg_destroy_decompress(&decoder->info);
+}
+
+int tessera_jpeg_source_file(TesseraJPEGDecoder *decoder, FILE *file) {
+    GUARDED(decoder, jpeg_stdio_src(&decoder->info, file));
+}
+
+int tessera_jpeg_source_memory(TesseraJPEGDecoder *decoder, const unsigned char *bytes, unsigned long length) {
+    GUARDED(decoder, jpeg_mem_src(&decoder->info, bytes, length));
+}
+
+int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder) {
+    GUARDED(decoder, jpeg_read_header(&decoder->info, TRUE));
+}
+
+int tessera_jpeg_calc_output_dimensions(TesseraJPEGDecoder *decoder) {
+    GUARDED(decoder, jpeg_calc_output_dimensions(&decoder->info));
+}
+
+int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder) {
+    GUARDED(decoder, jpeg_start_decompress(&decoder->info));
+}
+
+int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **rows, unsigned int maxRows,
+                                unsigned int *rowsRead) {
+    GUARDED(decoder, *rowsRead = jpeg_read_scanlines(&decoder->info, rows, maxRows));
+}
+
+int tessera_jpeg_finish_decompress(TesseraJPEGDecoder *decoder) {
+    GUARDED(decoder, jpeg_finish_decompress(&decoder->info));
+}
+
+static void encoder_error_exit(j_common_ptr common) {
+    TesseraJPEGEncoder *encoder = (TesseraJPEGEncoder *)common;
+    common->err->format_message(common, encoder->message);
+    longjmp(encoder->recovery, 1);
+}
+
+int tessera_jpeg_encoder_init(TesseraJPEGEncoder *encoder) {
+    memset(encoder, 0, sizeof(*encoder));
+    encoder->info.err = jpeg_std_error(&encoder->error);
+    encoder->error.error_exit = encoder_error_exit;
+    encoder->error.output_message = silent_output_message;
+    GUARDED(encoder, jpeg_create_compress(&encoder->info));
+}
+
+void tessera_jpeg_encoder_destroy(TesseraJPEGEncoder *encoder) {
+    jpeg_destroy_compress(&encoder->info);
+    free(encoder->output);
+    encoder->output = NULL;
+}
+
+int tessera_jpeg_start_compress(TesseraJPEGEncoder *encoder, int quality, int progressive) {
+    GUARDED(encoder, {
+        jpeg_set_defaults(&encoder->info);
+        jpeg_set_quality(&encoder->info, quality, TRUE);
+        if (progressive) {
+            jpeg_simple_progression(&encoder->info);
+        }
+        jpeg_mem_dest(&encoder->info, &encoder->output, &encoder->outputSize);
+        jpeg_start_compress(&encoder->info, TRUE);
+    });
+}
+
+int tessera_jpeg_write_scanlines(TesseraJPEGEncoder *encoder, unsigned char **rows, unsigned int count) {
+    GUARDED(encoder, jpeg_write_scanlines(&encoder->info, rows, count));
+}
+
+int tessera_jpeg_finish_compress(TesseraJPEGEncoder *encoder) {
+    GUARDED(encoder, jpeg_finish_compress(&encoder->info));
+}

@@ -1,0 +1,137 @@
+#include "CTesseraShims.h"
+#include <stdarg.h>
+#include <string.h>
+
+static int capture_error(TIFF *tiff, void *userData, const char *module, const char *format, va_list arguments) {
+    (void)tiff;
+    (void)module;
+    TesseraTIFFMessages *messages = userData;
+    if (messages->errorCount++ == 0) {
+        vsnprintf(messages->error, TESSERA_MESSAGE_CAPACITY, format, arguments);
+    }
+    return 1;  // handled: libtiff must not print it
+}
+
+static int count_warning(TIFF *tiff, void *userData, const char *module, const char *format, va_list arguments) {
+    (void)tiff;
+    (void)module;
+    (void)format;
+    (void)arguments;
+    ((TesseraTIFFMessages *)userData)->warningCount++;
+    return 1;
+}
+
+static TIFFOpenOptions *capturing_options(TesseraTIFFMessages *messages) {
+    memset(messages, 0, sizeof(*messages));
+    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    if (options) {
+        TIFFOpenOptionsSetErrorHandlerExtR(options, capture_error, messages);
+        TIFFOpenOptionsSetWarningHandlerExtR(options, count_warning, messages);
+    }
+    return options;
+}
+
+TIFF *tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages) {
+    TIFFOpenOptions *options = capturing_options(messages);
+    if (!options) {
+        return NULL;
+    }
+    TIFF *tiff = TIFFOpenExt(path, "rm", options);
+    TIFFOpenOptionsFree(options);
+    return tiff;
+}
+
+typedef struct MemoryStream {
+    const unsigned char *bytes;
+    toff_t length;
+    toff_t offset;
+} MemoryStream;
+
+static tmsize_t memory_read(thandle_t handle, void *destination, tmsize_t count) {
+    MemoryStream *stream = handle;
+    if (count < 0 || stream->offset >= stream->length) {
+        return 0;
+    }
+    toff_t available = stream->length - stream->offset;
+    tmsize_t copied = (toff_t)count < available ? count : (tmsize_t)available;
+    memcpy(destination, stream->bytes + stream->offset, (size_t)copied);
+    stream->offset += (toff_t)copied;
+    return copied;
+}
+
+static tmsize_t memory_write(thandle_t handle, void *source, tmsize_t count) {
+    (void)handle;
+    (void)source;
+    (void)count;
+    return -1;
+}
+
+static toff_t memory_seek(thandle_t handle, toff_t offset, int whence) {
+    MemoryStream *stream = handle;
+    toff_t base = whence == SEEK_CUR ? stream->offset : whence == SEEK_END ? stream->length : 0;
+    stream->offset = base + offset;
+    return stream->offset;
+}
+
+static int memory_close(thandle_t handle) {
+    _TIFFfree(handle);
+    return 0;
+}
+
+static toff_t memory_size(thandle_t handle) { return ((MemoryStream *)handle)->length; }
+
+static int memory_map(thandle_t handle, void **base, toff_t *size) {
+    MemoryStream *stream = handle;
+    *base = (void *)stream->bytes;
+    *size = stream->length;
+    return 1;
+}
+
+static void memory_unmap(thandle_t handle, void *base, toff_t size) {
+    (void)handle;
+    (void)base;
+    (void)size;
+}
+
+TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages) {
+    MemoryStream *stream = _TIFFmalloc(sizeof(MemoryStream));
+    if (!stream) {
+        return NULL;
+    }
+    stream->bytes = bytes;
+    stream->length = length;
+    stream->offset = 0;
+    TIFFOpenOptions *options = capturing_options(messages);
+    if (!options) {
+        _TIFFfree(stream);
+        return NULL;
+    }
+    TIFF *tiff = TIFFClientOpenExt("memory", "rm", stream, memory_read, memory_write, memory_seek, memory_close,
+                                   memory_size, memory_map, memory_unmap, options);
+    TIFFOpenOptionsFree(options);
+    if (!tiff) {
+        _TIFFfree(stream);  // libtiff does not call close when opening fails
+    }
+    return tiff;
+}
+
+int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value) {
+    return TIFFGetFieldDefaulted(tiff, tag, value);
+}
+
+int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value) {
+    return TIFFGetFieldDefaulted(tiff, tag, value);
+}
+
+int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind) {
+    uint16_t *kinds = NULL;
+    *count = 0;
+    *firstKind = 0;
+    if (!TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, &kinds)) {
+        return 0;
+    }
+    if (*count > 0 && kinds) {
+        *firstKind = kinds[0];
+    }
+    return 1;
+}

@@ -1,0 +1,2 @@
+@_exported import TesseraCore
+@_exported import TesseraCodecs

@@ -1,0 +1,48 @@
+import TesseraCore
+
+/// How a decode may spend memory and what it may accept.
+public struct DecodeOptions: Sendable, Hashable {
+    /// 16383 × 16383, libvips' own sanity limit: about 1 GiB as RGBA.
+    public static let defaultMaximumPixelCount = 268_402_689
+
+    /// The most pixels a *full-size* decode may allocate. Larger images fail with
+    /// ``ImageDecodingError/tooLarge(pixels:limit:)`` before any pixel memory is taken.
+    public var maximumPixelCount: Int
+    /// Accept a file that ends early, returning the rows decoded so far (the rest left as the
+    /// decoder fills them). By default truncation is an error, as in Pillow.
+    public var allowsTruncatedData: Bool
+    /// The smallest size (in stored orientation) the caller needs. Decoders that can shrink while
+    /// decoding (JPEG's DCT scaling, libwebp's scaler, SVG rendering) return the smallest image
+    /// that still covers it; the others decode at full size. Nil means full size.
+    public var minimumSize: PixelSize?
+
+    public init(
+        maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount,
+        allowsTruncatedData: Bool = false,
+        minimumSize: PixelSize? = nil
+    ) {
+        self.maximumPixelCount = maximumPixelCount
+        self.allowsTruncatedData = allowsTruncatedData
+        self.minimumSize = minimumSize
+    }
+
+    /// Throws when a full decode of `size` would exceed ``maximumPixelCount``.
+    func checkPixelLimit(_ size: PixelSize) throws(ImageDecodingError) {
+        if size.area > maximumPixelCount { throw .tooLarge(pixels: size.area, limit: maximumPixelCount) }
+    }
+}
+
+/// A decoded image with what is known about it.
+public struct DecodedImage: Sendable {
+    /// The pixels as stored (orientation not applied), possibly reduced while decoding.
+    public var pixels: PixelBuffer
+    /// The file's header facts.
+    public var properties: ImageProperties
+    /// The reduction taken while decoding: full width ÷ decoded width (1 for a full-size decode,
+    /// 8 for JPEG's 1/8 DCT scaling).
+    public var decodeScale: Double {
+        Double(properties.size.width) / Double(pixels.width)
+    }
+    /// True when the file ended early and ``DecodeOptions/allowsTruncatedData`` accepted it.
+    public var isTruncated: Bool
+}

@@ -1,0 +1,161 @@
+import CGIF
+import Foundation
+import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Decodes a GIF's first frame with giflib onto the logical screen. A non-interlaced frame streams
+/// line by line; an interlaced one is first gathered as palette indices (one byte per pixel).
+/// Screen areas the frame leaves uncovered are transparent.
+final class GIFScanlineReader: ScanlineReader {
+    let outputSize: PixelSize
+    let outputFormat: PixelFormat
+    private(set) var isTruncated = false
+
+    private let handle: CHandle<UnsafeMutablePointer<GifFileType>>
+    private var gif: UnsafeMutablePointer<GifFileType> { handle.pointer }
+    private let reader: GIFInput
+    private let allowsTruncatedData: Bool
+    private var frame = (x: 0, y: 0, width: 0, height: 0)
+    private var palette = [UInt8](repeating: 0, count: 256 * 3)
+    private var transparentIndex = -1
+    private var interlacedIndices: [UInt8]?
+    private var lineIndices: [UInt8] = []
+    private var nextRow = 0
+
+    init(source: ImageSource, header: GIFHeader, options: DecodeOptions) throws(ImageDecodingError) {
+        reader = try GIFInput(source)
+        allowsTruncatedData = options.allowsTruncatedData
+        outputSize = header.size
+        outputFormat = header.hasAlpha ? .rgba8 : .rgb8
+        var error: Int32 = 0
+        guard let gif = DGifOpen(Unmanaged.passUnretained(reader).toOpaque(), gifRead, &error) else {
+            throw Self.failure(error)
+        }
+        handle = CHandle(gif) { DGifCloseFile($0, nil) }
+        try readUpToFirstFrame()
+    }
+
+    private func readUpToFirstFrame() throws(ImageDecodingError) {
+        while true {
+            var record = UNDEFINED_RECORD_TYPE
+            try check(DGifGetRecordType(gif, &record))
+            switch record {
+            case EXTENSION_RECORD_TYPE:
+                var code: Int32 = 0
+                var block: UnsafeMutablePointer<GifByteType>?
+                try check(DGifGetExtension(gif, &code, &block))
+                if code == GRAPHICS_EXT_FUNC_CODE, let block, block[0] >= 4, block[1] & 1 != 0 {
+                    transparentIndex = Int(block[4])
+                }
+                while block != nil { try check(DGifGetExtensionNext(gif, &block)) }
+            case IMAGE_DESC_RECORD_TYPE:
+                try check(DGifGetImageDesc(gif))
+                let image = gif.pointee.Image
+                frame = (Int(image.Left), Int(image.Top), Int(image.Width), Int(image.Height))
+                guard frame.width > 0, frame.height > 0 else { throw .corrupt(reason: "GIF frame of zero size") }
+                if let colorMap = image.ColorMap ?? gif.pointee.SColorMap {
+                    for index in 0..<Int(min(colorMap.pointee.ColorCount, 256)) {
+                        let color = colorMap.pointee.Colors[index]
+                        palette[index * 3] = color.Red
+                        palette[index * 3 + 1] = color.Green
+                        palette[index * 3 + 2] = color.Blue
+                    }
+                } else {
+                    for index in 0..<256 { palette[index * 3...index * 3 + 2] = [UInt8(index), UInt8(index), UInt8(index)] }
+                }
+                lineIndices = [UInt8](repeating: 0, count: frame.width)
+                if image.Interlace { try readInterlacedFrame() }
+                return
+            case TERMINATE_RECORD_TYPE:
+                throw .corrupt(reason: "GIF without an image")
+            default:
+                throw .corrupt(reason: "unknown GIF record")
+            }
+        }
+    }
+
+    private func readInterlacedFrame() throws(ImageDecodingError) {
+        var indices = [UInt8](repeating: UInt8(truncatingIfNeeded: max(transparentIndex, 0)), count: frame.width * frame.height)
+        let width = frame.width
+        for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
+            for row in stride(from: start, to: frame.height, by: step) {
+                let status = indices.withUnsafeMutableBufferPointer {
+                    DGifGetLine(gif, $0.baseAddress! + row * width, Int32(width))
+                }
+                if status == GIF_ERROR {
+                    if try acceptTruncation() { interlacedIndices = indices; return }
+                }
+            }
+        }
+        interlacedIndices = indices
+    }
+
+    func readRows(into destination: UnsafeMutablePointer<UInt8>, maximumRows: Int) throws(ImageDecodingError) -> Int {
+        guard nextRow < outputSize.height, maximumRows > 0 else { return 0 }
+        let y = nextRow
+        let channels = outputFormat.bytesPerPixel
+        destination.update(repeating: 0, count: outputSize.width * channels)
+        let frameRow = y - frame.y
+        if frameRow >= 0 && frameRow < frame.height {
+            if let interlacedIndices {
+                for x in 0..<frame.width { lineIndices[x] = interlacedIndices[frameRow * frame.width + x] }
+            } else if !isTruncated {
+                let status = lineIndices.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32(frame.width)) }
+                if status == GIF_ERROR { _ = try acceptTruncation() }
+            }
+            if !isTruncated || interlacedIndices != nil {
+                for frameX in 0..<frame.width {
+                    let x = frame.x + frameX
+                    guard x < outputSize.width else { break }
+                    let index = Int(lineIndices[frameX])
+                    let pixel = destination + x * channels
+                    if index == transparentIndex { continue }
+                    pixel[0] = palette[index * 3]
+                    pixel[1] = palette[index * 3 + 1]
+                    pixel[2] = palette[index * 3 + 2]
+                    if channels == 4 { pixel[3] = 255 }
+                }
+            }
+        }
+        nextRow += 1
+        return 1
+    }
+
+    /// True when truncation is allowed (the rest stays transparent); throws otherwise.
+    private func acceptTruncation() throws(ImageDecodingError) -> Bool {
+        let error = Self.failure(gif.pointee.Error)
+        guard case .truncated = error, allowsTruncatedData else { throw error }
+        isTruncated = true
+        return true
+    }
+
+    private func check(_ status: Int32) throws(ImageDecodingError) {
+        if status == GIF_ERROR { throw Self.failure(gif.pointee.Error) }
+    }
+
+    private static func failure(_ code: Int32) -> ImageDecodingError {
+        let message = GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
+        return code == D_GIF_ERR_READ_FAILED ? .truncated(reason: message) : .corrupt(reason: message)
+    }
+}
+
+/// giflib pulls bytes through a callback; this serves them from the file or the memory copy.
+private final class GIFInput {
+    private let stream: ByteStream
+
+    init(_ source: ImageSource) throws(ImageDecodingError) { stream = try source.openStream() }
+
+    func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        let bytes = stream.read(count)
+        bytes.withUnsafeBufferPointer { destination.update(from: $0.baseAddress!, count: bytes.count) }
+        return bytes.count
+    }
+}
+
+private let gifRead: InputFunc = { gif, destination, count in
+    guard let gif, let destination, count > 0, let context = gif.pointee.UserData else { return 0 }
+    return Int32(Unmanaged<GIFInput>.fromOpaque(context).takeUnretainedValue().read(into: destination, count: Int(count)))
+}

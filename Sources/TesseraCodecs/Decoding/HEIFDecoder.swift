@@ -1,0 +1,78 @@
+import CHeif
+import Foundation
+import TesseraCore
+
+/// HEIC and AVIF through libheif. libheif applies the container's rotation and mirroring (irot,
+/// imir) as the HEIF standard requires, so sizes here are already upright and orientation is `.up`.
+final class HEIFDecoder {
+    private let contextHandle: CHandle<OpaquePointer>
+    private let imageHandle: CHandle<OpaquePointer>
+    private var context: OpaquePointer { contextHandle.pointer }
+    private var handle: OpaquePointer { imageHandle.pointer }
+    private let data: Data?  // libheif reads in-memory input without copying; keep it alive
+
+    init(_ source: ImageSource) throws(ImageDecodingError) {
+        guard let context = heif_context_alloc() else { throw .unsupported(reason: "libheif could not start") }
+        contextHandle = CHandle(context, release: heif_context_free)
+        var data: Data?
+        var error: heif_error
+        if let path = source.filePath {
+            error = heif_context_read_from_file(context, path, nil)
+        } else {
+            let bytes = try source.loadData()
+            data = bytes
+            error = bytes.withUnsafeBytes { heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
+        }
+        var handle: OpaquePointer?
+        if error.code == heif_error_Ok {
+            error = heif_context_get_primary_image_handle(context, &handle)
+        }
+        self.data = data
+        guard error.code == heif_error_Ok, let handle else { throw Self.failure(error) }
+        imageHandle = CHandle(handle, release: heif_image_handle_release)
+    }
+
+    func properties(format: ImageFormat, fileByteCount: Int) -> ImageProperties {
+        let size = PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
+        let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
+        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+        return ImageProperties(
+            format: format, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: bits > 0 ? bits : 8,
+            colorModel: .rgb, frameCount: max(1, Int(heif_context_get_number_of_top_level_images(context))),
+            isProgressive: false, fileByteCount: fileByteCount, decodedFormat: hasAlpha ? .rgba8 : .rgb8)
+    }
+
+    func decode(format: PixelFormat, expectedSize: PixelSize) throws(ImageDecodingError) -> PixelBuffer {
+        var image: OpaquePointer?
+        let chroma = format == .rgba8 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
+        let error = heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)
+        guard error.code == heif_error_Ok, let image else { throw Self.failure(error) }
+        defer { heif_image_release(image) }
+        var stride: Int32 = 0
+        let width = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let height = Int(heif_image_get_height(image, heif_channel_interleaved))
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+            width == expectedSize.width, height == expectedSize.height
+        else { throw .corrupt(reason: "libheif returned an image of an unexpected size") }
+        var pixels = PixelBuffer(width: width, height: height, format: format)
+        let bytesPerRow = pixels.bytesPerRow
+        pixels.bytes.withUnsafeMutableBufferPointer { output in
+            for row in 0..<height {
+                (output.baseAddress! + row * bytesPerRow).update(from: plane + row * Int(stride), count: bytesPerRow)
+            }
+        }
+        return pixels
+    }
+
+    static func failure(_ error: heif_error) -> ImageDecodingError {
+        let message = error.message.map { String(cString: $0) } ?? "libheif error"
+        switch error.code {
+        case heif_error_Invalid_input where error.subcode == heif_suberror_End_of_data:
+            return .truncated(reason: message)
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature:
+            return .unsupported(reason: message)
+        default:
+            return .corrupt(reason: message)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import TesseraCore
+
+/// Probes and decodes images of every format Tessera reads, choosing the codec from the bytes.
+///
+/// Decoding is synchronous CPU work: call it from a background task or thread, never from a
+/// latency-sensitive one. Every failure is an ``ImageDecodingError``.
+public struct ImageDecoder: Sendable {
+    public var options: DecodeOptions
+
+    public init(options: DecodeOptions = DecodeOptions()) {
+        self.options = options
+    }
+
+    /// Reads only the headers: format, size, orientation, alpha, depth, colour model, frame count,
+    /// and the memory a full decode would take. Pixel data is neither read nor allocated.
+    public func probe(_ source: ImageSource) throws(ImageDecodingError) -> ImageProperties {
+        try Header(source).properties
+    }
+
+    /// Decodes the first frame, as stored (apply ``ImageProperties/orientation`` to turn it upright).
+    public func decode(_ source: ImageSource) throws(ImageDecodingError) -> DecodedImage {
+        let header = try Header(source)
+        if let reader = try header.scanlineReader(options: options) {
+            try options.checkPixelLimit(reader.outputSize)
+            let pixels = try reader.readAll()
+            return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: reader.isTruncated)
+        }
+        let pixels: PixelBuffer
+        switch header.kind {
+        case .webp(let webp):
+            pixels = try WebPDecoder.decode(source, header: webp, options: options)
+        case .heif(let heif):
+            try options.checkPixelLimit(header.properties.size)
+            pixels = try heif.decode(format: header.properties.decodedFormat, expectedSize: header.properties.size)
+        case .svg(let svg):
+            let target = WebPDecoder.scaledSize(svg.size, minimumSize: options.minimumSize)
+            try options.checkPixelLimit(target)
+            pixels = try svg.render(at: target)
+        case .jpeg, .png, .gif, .tiff:
+            preconditionFailure("streamed formats are handled above")
+        }
+        return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: false)
+    }
+}
+
+/// A sniffed, header-parsed input, ready to decode.
+struct Header {
+    enum Kind {
+        case jpeg(JPEGHeader)
+        case png(PNGHeader)
+        case gif(GIFHeader)
+        case webp(WebPHeader)
+        case heif(HEIFDecoder)
+        case tiff(TIFFFile)
+        case svg(SVGDecoder)
+    }
+
+    let source: ImageSource
+    let kind: Kind
+    let properties: ImageProperties
+
+    init(_ source: ImageSource) throws(ImageDecodingError) {
+        self.source = source
+        let stream = try source.openStream()
+        let length = stream.length
+        guard length > 0 else { throw .empty }
+        guard let format = ImageFormat(sniffing: stream.read(ImageFormat.sniffLength)) else { throw .unknownFormat }
+        switch format {
+        case .jpeg:
+            let header = try JPEGHeader(reading: stream)
+            (kind, properties) = (.jpeg(header), header.properties(fileByteCount: length))
+        case .png:
+            let header = try PNGHeader(reading: stream)
+            (kind, properties) = (.png(header), header.properties(fileByteCount: length))
+        case .gif:
+            let header = try GIFHeader(reading: stream)
+            (kind, properties) = (.gif(header), header.properties(fileByteCount: length))
+        case .webp:
+            let header = try WebPHeader(reading: stream)
+            (kind, properties) = (.webp(header), header.properties(fileByteCount: length))
+        case .heic, .avif:
+            let heif = try HEIFDecoder(source)
+            (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
+        case .tiff:
+            let tiff = try TIFFFile(source)
+            (kind, properties) = (.tiff(tiff), tiff.properties(fileByteCount: length))
+        case .svg:
+            let svg = try SVGDecoder(source)
+            (kind, properties) = (.svg(svg), svg.properties(fileByteCount: length))
+        }
+    }
+
+    /// A row-streaming reader for the formats that have one; nil for those decoded whole.
+    func scanlineReader(options: DecodeOptions) throws(ImageDecodingError) -> (any ScanlineReader)? {
+        switch kind {
+        case .jpeg(let header): try JPEGScanlineReader(source: source, header: header, options: options)
+        case .png(let header): try PNGScanlineReader(source: source, header: header, options: options)
+        case .gif(let header): try GIFScanlineReader(source: source, header: header, options: options)
+        case .tiff(let file): try TIFFScanlineReader(file: file, options: options)
+        case .webp, .heif, .svg: nil
+        }
+    }
+}

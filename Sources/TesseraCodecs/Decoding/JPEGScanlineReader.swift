@@ -1,0 +1,113 @@
+import CTesseraShims
+import Foundation
+import TesseraCore
+
+/// Streams a JPEG through libjpeg(-turbo), optionally shrinking in the DCT (1/2, 1/4, 1/8: the
+/// scales libjpeg-turbo accelerates). CMYK and YCCK come out as RGB.
+final class JPEGScanlineReader: ScanlineReader {
+    let outputSize: PixelSize
+    let outputFormat: PixelFormat
+    /// The DCT reduction in use: 1, 2, 4 or 8.
+    let scaleDenominator: Int
+    private(set) var isTruncated = false
+
+    private let handle: CHandle<UnsafeMutablePointer<TesseraJPEGDecoder>>
+    private var decoder: UnsafeMutablePointer<TesseraJPEGDecoder> { handle.pointer }
+    private let input: LibraryInput
+    private let allowsTruncatedData: Bool
+    private let isCMYK: Bool
+    private var cmykRow: [UInt8] = []
+
+    init(source: ImageSource, header: JPEGHeader, options: DecodeOptions) throws(ImageDecodingError) {
+        handle = .allocate(TesseraJPEGDecoder(), destroy: tessera_jpeg_decoder_destroy)
+        allowsTruncatedData = options.allowsTruncatedData
+        isCMYK = header.componentCount == 4
+        input = try LibraryInput(source)
+        let denominator = Self.scaleDenominator(for: header.size, minimumSize: options.minimumSize)
+        scaleDenominator = denominator
+        outputFormat = header.componentCount == 1 ? .gray8 : .rgb8
+        let scaled = PixelSize(
+            width: (header.size.width + denominator - 1) / denominator,
+            height: (header.size.height + denominator - 1) / denominator)
+        outputSize = scaled
+        let decoder = handle.pointer
+        guard tessera_jpeg_decoder_init(decoder) == 0 else { throw .unsupported(reason: "libjpeg could not start") }
+        try check(input.withFile { tessera_jpeg_source_file(decoder, $0) }
+                ?? input.withBytes { tessera_jpeg_source_memory(decoder, $0, UInt($1)) })
+        try check(tessera_jpeg_read_header(decoder))
+        decoder.pointee.info.scale_num = 1
+        decoder.pointee.info.scale_denom = UInt32(denominator)
+        decoder.pointee.info.out_color_space = header.componentCount == 1 ? JCS_GRAYSCALE : isCMYK ? JCS_CMYK : JCS_RGB
+        try check(tessera_jpeg_start_decompress(decoder))
+        try checkTruncation()
+        let info = decoder.pointee.info
+        guard Int(info.output_width) == scaled.width, Int(info.output_height) == scaled.height else {
+            throw .corrupt(reason: "libjpeg's output size differs from the header")
+        }
+    }
+
+    /// The largest power-of-two DCT reduction whose output still covers `minimumSize`.
+    static func scaleDenominator(for size: PixelSize, minimumSize: PixelSize?) -> Int {
+        guard let minimumSize else { return 1 }
+        for denominator in [8, 4, 2] {
+            let width = (size.width + denominator - 1) / denominator
+            let height = (size.height + denominator - 1) / denominator
+            if width >= minimumSize.width && height >= minimumSize.height { return denominator }
+        }
+        return 1
+    }
+
+    func readRows(into destination: UnsafeMutablePointer<UInt8>, maximumRows: Int) throws(ImageDecodingError) -> Int {
+        let info = decoder.pointee.info
+        guard info.output_scanline < info.output_height, maximumRows > 0 else { return 0 }
+        var rowsRead: UInt32 = 0
+        if isCMYK {
+            if cmykRow.isEmpty { cmykRow = [UInt8](repeating: 0, count: outputSize.width * 4) }
+            let status = cmykRow.withUnsafeMutableBufferPointer { row -> Int32 in
+                var pointer: UnsafeMutablePointer<UInt8>? = row.baseAddress
+                return tessera_jpeg_read_scanlines(decoder, &pointer, 1, &rowsRead)
+            }
+            try check(status)
+            if rowsRead == 1 { convertCMYKRow(into: destination) }
+        } else {
+            let bytesPerRow = outputSize.width * outputFormat.bytesPerPixel
+            let count = min(maximumRows, 16)
+            var rows = (0..<count).map { Optional(destination + $0 * bytesPerRow) }
+            try check(rows.withUnsafeMutableBufferPointer {
+                tessera_jpeg_read_scanlines(decoder, $0.baseAddress, UInt32(count), &rowsRead)
+            })
+        }
+        try checkTruncation()
+        return Int(rowsRead)
+    }
+
+    /// Adobe writes CMYK inverted (and libjpeg flags it through the APP14 marker): with ink
+    /// stored as 255 − ink, RGB is simply (stored C × stored K) / 255.
+    private func convertCMYKRow(into destination: UnsafeMutablePointer<UInt8>) {
+        let inverted = decoder.pointee.info.saw_Adobe_marker != 0
+        for x in 0..<outputSize.width {
+            var c = Int(cmykRow[x * 4]), m = Int(cmykRow[x * 4 + 1])
+            var y = Int(cmykRow[x * 4 + 2]), k = Int(cmykRow[x * 4 + 3])
+            if !inverted { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k }
+            destination[x * 3] = UInt8((c * k + 127) / 255)
+            destination[x * 3 + 1] = UInt8((m * k + 127) / 255)
+            destination[x * 3 + 2] = UInt8((y * k + 127) / 255)
+        }
+    }
+
+    private func checkTruncation() throws(ImageDecodingError) {
+        guard decoder.pointee.reachedEndOfInput != 0 else { return }
+        if allowsTruncatedData {
+            isTruncated = true
+        } else {
+            throw .truncated(reason: "the JPEG data ends before the last scanline")
+        }
+    }
+
+    private func check(_ status: Int32) throws(ImageDecodingError) {
+        guard status != 0 else { return }
+        let message = cMessage(decoder.pointee.message)
+        if decoder.pointee.reachedEndOfInput != 0 { throw .truncated(reason: message) }
+        throw .corrupt(reason: message)
+    }
+}

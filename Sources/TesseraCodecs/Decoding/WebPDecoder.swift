@@ -1,0 +1,85 @@
+import CWebP
+import Foundation
+import TesseraCore
+
+/// Decodes WebP with libwebp: stills straight into our buffer (scaled by libwebp's own scaler when a
+/// smaller size is enough), animations through WebPAnimDecoder, which composites the first frame
+/// onto the full canvas.
+enum WebPDecoder {
+    static func decode(_ source: ImageSource, header: WebPHeader, options: DecodeOptions) throws(ImageDecodingError) -> PixelBuffer {
+        let data = try source.loadData()
+        if header.isAnimated {
+            try options.checkPixelLimit(header.size)
+            return try decodeFirstFrame(data, size: header.size)
+        }
+        let target = scaledSize(header.size, minimumSize: options.minimumSize)
+        if target == header.size { try options.checkPixelLimit(header.size) }
+        var pixels = PixelBuffer(width: target.width, height: target.height, format: header.decodedFormat)
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { throw .unsupported(reason: "libwebp version mismatch") }
+        if target != header.size {
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(target.width)
+            config.options.scaled_height = Int32(target.height)
+        }
+        config.output.colorspace = header.decodedFormat == .rgba8 ? MODE_RGBA : MODE_RGB
+        config.output.is_external_memory = 1
+        let status = data.withUnsafeBytes { encoded in
+            pixels.bytes.withUnsafeMutableBufferPointer { output -> VP8StatusCode in
+                config.output.u.RGBA.rgba = output.baseAddress
+                config.output.u.RGBA.stride = Int32(pixels.bytesPerRow)
+                config.output.u.RGBA.size = output.count
+                return WebPDecode(encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), encoded.count, &config)
+            }
+        }
+        WebPFreeDecBuffer(&config.output)
+        try check(status)
+        return pixels
+    }
+
+    /// The smallest aspect-preserving size that still covers `minimumSize`, never above full size.
+    static func scaledSize(_ size: PixelSize, minimumSize: PixelSize?) -> PixelSize {
+        guard let minimumSize else { return size }
+        let factor = max(Double(minimumSize.width) / Double(size.width), Double(minimumSize.height) / Double(size.height))
+        guard factor < 1 else { return size }
+        return PixelSize(
+            width: max(1, min(size.width, Int((Double(size.width) * factor).rounded(.up)))),
+            height: max(1, min(size.height, Int((Double(size.height) * factor).rounded(.up)))))
+    }
+
+    private static func decodeFirstFrame(_ data: Data, size: PixelSize) throws(ImageDecodingError) -> PixelBuffer {
+        try data.withUnsafeBytes { (encoded: UnsafeRawBufferPointer) -> Result<PixelBuffer, ImageDecodingError> in
+            Result { () throws(ImageDecodingError) -> PixelBuffer in
+            var webpData = WebPData(bytes: encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), size: encoded.count)
+            var animationOptions = WebPAnimDecoderOptions()
+            guard WebPAnimDecoderOptionsInit(&animationOptions) != 0 else {
+                throw .unsupported(reason: "libwebp version mismatch")
+            }
+            animationOptions.color_mode = MODE_RGBA
+            animationOptions.use_threads = 0
+            guard let decoder = WebPAnimDecoderNew(&webpData, &animationOptions) else {
+                throw .corrupt(reason: "libwebp could not parse the animation")
+            }
+            defer { WebPAnimDecoderDelete(decoder) }
+            var canvas: UnsafeMutablePointer<UInt8>?
+            var timestamp: Int32 = 0
+            guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
+                throw encoded.count < 64 ? .truncated(reason: "animation ends early") : .corrupt(reason: "libwebp could not decode the first frame")
+            }
+            let count = size.byteCount(in: .rgba8)
+            return PixelBuffer(width: size.width, height: size.height, format: .rgba8,
+                               bytes: [UInt8](UnsafeBufferPointer(start: canvas, count: count)))
+            }
+        }.get()
+    }
+
+    private static func check(_ status: VP8StatusCode) throws(ImageDecodingError) {
+        switch status {
+        case VP8_STATUS_OK: return
+        case VP8_STATUS_NOT_ENOUGH_DATA: throw .truncated(reason: "the WebP data ends early")
+        case VP8_STATUS_UNSUPPORTED_FEATURE: throw .unsupported(reason: "a WebP feature libwebp does not decode")
+        case VP8_STATUS_OUT_OF_MEMORY: throw .unsupported(reason: "libwebp ran out of memory")
+        default: throw .corrupt(reason: "libwebp status \(status.rawValue)")
+        }
+    }
+}

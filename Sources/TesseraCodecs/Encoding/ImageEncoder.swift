@@ -1,0 +1,94 @@
+import CTesseraShims
+import CWebP
+import Foundation
+import TesseraCore
+
+/// Encodes a ``PixelBuffer`` to JPEG, PNG or WebP bytes.
+public enum ImageEncoder {
+    public static func encode(_ pixels: PixelBuffer, as encoding: ImageEncoding) throws(ImageEncodingError) -> Data {
+        switch encoding {
+        case .jpeg(let quality, let progressive):
+            guard (1...100).contains(quality) else { throw .invalidParameter("JPEG quality \(quality) is not 1–100") }
+            guard pixels.width <= 65500, pixels.height <= 65500 else { throw .sizeNotSupported(pixels.size, encoding) }
+            return try encodeJPEG(pixels, quality: quality, progressive: progressive)
+        case .png(let level):
+            guard (0...9).contains(level) else { throw .invalidParameter("PNG compression level \(level) is not 0–9") }
+            return try encodePNG(pixels, compressionLevel: level)
+        case .webp(let quality):
+            guard (0...100).contains(quality) else { throw .invalidParameter("WebP quality \(quality) is not 0–100") }
+            return try encodeWebP(pixels, quality: quality, lossless: false, encoding: encoding)
+        case .webpLossless:
+            return try encodeWebP(pixels, quality: 100, lossless: true, encoding: encoding)
+        }
+    }
+
+    private static func encodeJPEG(_ pixels: PixelBuffer, quality: Int, progressive: Bool) throws(ImageEncodingError) -> Data {
+        let input = pixels.format.isGray ? pixels.converted(to: .gray8) : pixels.converted(to: .rgb8)
+        let handle = CHandle.allocate(TesseraJPEGEncoder(), destroy: tessera_jpeg_encoder_destroy)
+        let encoder = handle.pointer
+        guard tessera_jpeg_encoder_init(encoder) == 0 else { throw .encoderFailed("libjpeg could not start") }
+        func message() -> String { cMessage(encoder.pointee.message) }
+        encoder.pointee.info.image_width = UInt32(input.width)
+        encoder.pointee.info.image_height = UInt32(input.height)
+        encoder.pointee.info.input_components = Int32(input.format.bytesPerPixel)
+        encoder.pointee.info.in_color_space = input.format == .gray8 ? JCS_GRAYSCALE : JCS_RGB
+        guard tessera_jpeg_start_compress(encoder, Int32(quality), progressive ? 1 : 0) == 0 else {
+            throw .encoderFailed(message())
+        }
+        var status: Int32 = 0
+        input.bytes.withUnsafeBufferPointer { bytes in
+            for y in 0..<input.height where status == 0 {
+                var row: UnsafeMutablePointer<UInt8>? = UnsafeMutablePointer(mutating: bytes.baseAddress! + y * input.bytesPerRow)
+                status = tessera_jpeg_write_scanlines(encoder, &row, 1)
+            }
+        }
+        guard status == 0, tessera_jpeg_finish_compress(encoder) == 0, let output = encoder.pointee.output else {
+            throw .encoderFailed(message())
+        }
+        return withExtendedLifetime(handle) { Data(bytes: output, count: Int(encoder.pointee.outputSize)) }
+    }
+
+    private static func encodePNG(_ pixels: PixelBuffer, compressionLevel: Int) throws(ImageEncodingError) -> Data {
+        let handle = CHandle.allocate(TesseraPNGEncoder(), destroy: tessera_png_encoder_destroy)
+        let encoder = handle.pointer
+        guard tessera_png_encoder_init(encoder) == 0 else { throw .encoderFailed("libpng could not start") }
+        let colorType: Int32 = switch pixels.format {
+        case .gray8: PNG_COLOR_TYPE_GRAY
+        case .grayAlpha8: PNG_COLOR_TYPE_GRAY_ALPHA
+        case .rgb8: PNG_COLOR_TYPE_RGB
+        case .rgba8: PNG_COLOR_TYPE_RGB_ALPHA
+        }
+        var status = tessera_png_write_header(
+            encoder, UInt32(pixels.width), UInt32(pixels.height), colorType, Int32(compressionLevel))
+        pixels.bytes.withUnsafeBufferPointer { bytes in
+            for y in 0..<pixels.height where status == 0 {
+                status = tessera_png_write_row(encoder, bytes.baseAddress! + y * pixels.bytesPerRow)
+            }
+        }
+        if status == 0 { status = tessera_png_finish(encoder) }
+        guard status == 0, let output = encoder.pointee.output else {
+            throw .encoderFailed(cMessage(encoder.pointee.message))
+        }
+        return withExtendedLifetime(handle) { Data(bytes: output, count: encoder.pointee.outputSize) }
+    }
+
+    private static func encodeWebP(
+        _ pixels: PixelBuffer, quality: Int, lossless: Bool, encoding: ImageEncoding
+    ) throws(ImageEncodingError) -> Data {
+        guard pixels.width <= 16383, pixels.height <= 16383 else { throw .sizeNotSupported(pixels.size, encoding) }
+        let input = pixels.converted(to: pixels.format.hasAlpha ? .rgba8 : .rgb8)
+        var output: UnsafeMutablePointer<UInt8>?
+        let width = Int32(input.width), height = Int32(input.height), stride = Int32(input.bytesPerRow)
+        let size = input.bytes.withUnsafeBufferPointer { bytes -> Int in
+            switch (input.format, lossless) {
+            case (.rgba8, false): WebPEncodeRGBA(bytes.baseAddress, width, height, stride, Float(quality), &output)
+            case (.rgba8, true): WebPEncodeLosslessRGBA(bytes.baseAddress, width, height, stride, &output)
+            case (_, false): WebPEncodeRGB(bytes.baseAddress, width, height, stride, Float(quality), &output)
+            case (_, true): WebPEncodeLosslessRGB(bytes.baseAddress, width, height, stride, &output)
+            }
+        }
+        defer { WebPFree(output) }
+        guard size > 0, let output else { throw .encoderFailed("libwebp could not encode \(input.size)") }
+        return Data(bytes: output, count: size)
+    }
+}

@@ -1,0 +1,61 @@
+/// An image file format Tessera reads, identified from content, never from a file name.
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
+    case jpeg, png, gif, webp, heic, avif, tiff, svg
+
+    /// How many leading bytes ``init(sniffing:)`` wants to see (fewer work, with less certainty for SVG).
+    public static let sniffLength = 4096
+
+    /// Identifies the format from the first bytes of a file, or nil if it is none Tessera reads.
+    public init?(sniffing prefix: some Collection<UInt8>) {
+        let bytes = Array(prefix.prefix(Self.sniffLength))
+        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + signature.count && Array(bytes[offset..<offset + signature.count]) == signature
+        }
+        if starts([0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) {
+            self = .gif
+        } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
+            self = .webp
+        } else if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A])
+            || starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B])
+        {
+            self = .tiff
+        } else if starts(Array("ftyp".utf8), at: 4), let format = Self.isoBaseMediaFormat(bytes) {
+            self = format
+        } else if Self.looksLikeSVG(bytes) {
+            self = .svg
+        } else {
+            return nil
+        }
+    }
+
+    /// Reads the `ftyp` box: its major brand and compatible brands name HEIF or AVIF.
+    private static func isoBaseMediaFormat(_ bytes: [UInt8]) -> ImageFormat? {
+        guard bytes.count >= 16 else { return nil }
+        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        let end = min(max(boxSize, 16), bytes.count)
+        var brands = [String(decoding: bytes[8..<12], as: UTF8.self)]
+        var offset = 16
+        while offset + 4 <= end {
+            brands.append(String(decoding: bytes[offset..<offset + 4], as: UTF8.self))
+            offset += 4
+        }
+        if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
+        let heifBrands: Set = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
+        return brands.contains(where: heifBrands.contains) ? .heic : nil
+    }
+
+    /// SVG is XML text whose root is `<svg`: accept text that starts with markup and has an svg element.
+    private static func looksLikeSVG(_ bytes: [UInt8]) -> Bool {
+        var text = bytes[...]
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        guard let first = text.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) }),
+            first == UInt8(ascii: "<")
+        else { return false }
+        let string = String(decoding: text, as: UTF8.self)
+        return string.contains("<svg")
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A seekable reader over encoded bytes, for the header parsers: they read a few bytes at a time
+/// and seek past the rest, so probing never touches pixel data.
+protocol ByteStream: AnyObject {
+    /// Total length in bytes.
+    var length: Int { get }
+    /// The position of the next read.
+    var offset: Int { get set }
+    /// Up to `count` bytes from the current position; fewer only at the end of the input.
+    func read(_ count: Int) -> [UInt8]
+}
+
+extension ByteStream {
+    func seek(to position: Int) { offset = min(max(position, 0), length) }
+
+    func skip(_ count: Int) { seek(to: offset + count) }
+
+    var isAtEnd: Bool { offset >= length }
+
+    /// Exactly `count` bytes, or a truncation error.
+    func readExactly(_ count: Int) throws(ImageDecodingError) -> [UInt8] {
+        let bytes = read(count)
+        guard bytes.count == count else { throw .truncated(reason: "the file ends inside its header") }
+        return bytes
+    }
+
+    func readUInt8() throws(ImageDecodingError) -> UInt8 { try readExactly(1)[0] }
+
+    func readBigEndian16() throws(ImageDecodingError) -> Int {
+        let b = try readExactly(2)
+        return Int(b[0]) << 8 | Int(b[1])
+    }
+
+    func readBigEndian32() throws(ImageDecodingError) -> Int {
+        let b = try readExactly(4)
+        return Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
+    }
+
+    func readLittleEndian16() throws(ImageDecodingError) -> Int {
+        let b = try readExactly(2)
+        return Int(b[0]) | Int(b[1]) << 8
+    }
+
+    func readLittleEndian24() throws(ImageDecodingError) -> Int {
+        let b = try readExactly(3)
+        return Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16
+    }
+
+    func readLittleEndian32() throws(ImageDecodingError) -> Int {
+        let b = try readExactly(4)
+        return Int(b[0]) | Int(b[1]) << 8 | Int(b[2]) << 16 | Int(b[3]) << 24
+    }
+}
+
+final class DataByteStream: ByteStream {
+    private let data: Data
+    let length: Int
+    var offset = 0
+
+    init(data: Data) {
+        self.data = data
+        self.length = data.count
+    }
+
+    func read(_ count: Int) -> [UInt8] {
+        let end = min(offset + max(count, 0), length)
+        let start = data.startIndex + offset
+        let bytes = [UInt8](data[start..<data.startIndex + end])
+        offset = end
+        return bytes
+    }
+}
+
+/// Reads a file through stdio; the `FILE` is also handed to libjpeg and libpng for streaming decodes.
+final class FileByteStream: ByteStream {
+    let file: UnsafeMutablePointer<FILE>
+    let length: Int
+    var offset = 0
+
+    init(path: String) throws(ImageDecodingError) {
+        guard let file = fopen(path, "rb") else {
+            throw .unreadable(reason: String(cString: strerror(errno)))
+        }
+        var status = stat()
+        guard fstat(fileno(file), &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            fclose(file)
+            throw .unreadable(reason: "not a regular file")
+        }
+        self.file = file
+        self.length = Int(status.st_size)
+    }
+
+    deinit { fclose(file) }
+
+    func read(_ count: Int) -> [UInt8] {
+        let wanted = min(max(count, 0), length - offset)
+        guard wanted > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: wanted)
+        fseeko(file, off_t(offset), SEEK_SET)
+        let got = bytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, wanted, file) }
+        offset += got
+        return got == wanted ? bytes : Array(bytes.prefix(got))
+    }
+
+    /// Positions the underlying `FILE` at the start, for a C library that reads it from there.
+    func rewindForLibrary() {
+        offset = 0
+        fseeko(file, 0, SEEK_SET)
+    }
+}

@@ -1,0 +1,44 @@
+/// Why an image could not be probed or decoded. Every failure of a codec library ends up as one
+/// of these; none of them crashes the process or prints on its own.
+public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The input has no bytes at all.
+    case empty
+    /// The bytes are not any format Tessera reads.
+    case unknownFormat
+    /// The file ends before the image does.
+    case truncated(reason: String)
+    /// The bytes claim a format but break its rules.
+    case corrupt(reason: String)
+    /// A valid file using a feature Tessera does not decode.
+    case unsupported(reason: String)
+    /// A full decode would need more pixels than the configured limit allows.
+    case tooLarge(pixels: Int, limit: Int)
+    /// The input could not be read at all (missing file, permission, not a regular file).
+    case unreadable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .empty: "the file is empty"
+        case .unknownFormat: "not an image format Tessera reads"
+        case .truncated(let reason): "truncated: \(reason)"
+        case .corrupt(let reason): "corrupt: \(reason)"
+        case .unsupported(let reason): "unsupported: \(reason)"
+        case .tooLarge(let pixels, let limit):
+            "too large: a full decode needs \(pixels) pixels, over the limit of \(limit)"
+        case .unreadable(let reason): "cannot read: \(reason)"
+        }
+    }
+
+    /// A short stable name for the kind of failure (used in JSON output and tests).
+    public var kind: String {
+        switch self {
+        case .empty: "empty"
+        case .unknownFormat: "unknownFormat"
+        case .truncated: "truncated"
+        case .corrupt: "corrupt"
+        case .unsupported: "unsupported"
+        case .tooLarge: "tooLarge"
+        case .unreadable: "unreadable"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// A size in pixels: the unit of memory and of decoded bitmaps.
+public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Number of pixels (`width × height`), computed without overflow for any `Int` sides.
+    public var area: Int { width.multipliedReportingOverflow(by: height).overflow ? .max : width * height }
+
+    /// The longer side.
+    public var longestSide: Int { max(width, height) }
+
+    /// Width and height exchanged, as after a quarter turn.
+    public var transposed: PixelSize { PixelSize(width: height, height: width) }
+
+    /// Bytes a bitmap of this size takes in `format` (tightly packed rows).
+    public func byteCount(in format: PixelFormat) -> Int {
+        let (bytes, overflow) = area.multipliedReportingOverflow(by: format.bytesPerPixel)
+        return overflow ? .max : bytes
+    }
+
+    public var description: String { "\(width)×\(height)" }
+}
+
+/// A size in points: the unit of layout. Points × scale = pixels.
+public struct PointSize: Hashable, Sendable, Codable {
+    public var width: Double
+    public var height: Double
+
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+
+    /// The pixels needed to fill this size on a screen of `scale` (a 100×100-point cell at 3x needs
+    /// 300×300 pixels). Fractions round up, so the bitmap never falls short of the screen.
+    public func pixelSize(scale: DisplayScale) -> PixelSize {
+        PixelSize(
+            width: Int((width * scale.value).rounded(.up)),
+            height: Int((height * scale.value).rounded(.up))
+        )
+    }
+}
+
+/// Screen pixels per point: 1x, 2x, 3x, or any positive factor.
+public struct DisplayScale: Hashable, Sendable, Codable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
+    public let value: Double
+
+    public init(_ value: Double) {
+        precondition(value > 0 && value.isFinite, "a display scale must be positive")
+        self.value = value
+    }
+
+    public init(floatLiteral value: Double) { self.init(value) }
+    public init(integerLiteral value: Int) { self.init(Double(value)) }
+
+    public static let x1: DisplayScale = 1
+    public static let x2: DisplayScale = 2
+    public static let x3: DisplayScale = 3
+}

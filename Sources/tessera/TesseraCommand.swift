@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct TesseraCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tessera",
+        abstract: "Big images and video, cheap to show.",
+        subcommands: [InfoCommand.self, ConvertCommand.self]
+    )
+}

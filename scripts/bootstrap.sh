@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs the system libraries Tessera builds against, and nothing that is already there.
+# Idempotent and silent when everything is present. `--bench` also installs the peer tools
+# the benchmarks compare against.
+set -euo pipefail
+
+# pkg-config module → Debian package
+modules=(
+  "libjpeg:libjpeg62-turbo-dev"
+  "libturbojpeg:libturbojpeg0-dev"
+  "libpng:libpng-dev"
+  "libwebp:libwebp-dev"
+  "libwebpdemux:libwebp-dev"
+  "libwebpmux:libwebp-dev"
+  "libheif:libheif-dev"
+  "libtiff-4:libtiff-dev"
+  "librsvg-2.0:librsvg2-dev"
+)
+# command → Debian package, for `make bench`
+bench_tools=(
+  "vipsthumbnail:libvips-tools"
+  "vips:libvips-tools"
+  "convert:imagemagick"
+  "djpeg:libjpeg-turbo-progs"
+  "cjpeg:libjpeg-turbo-progs"
+  "heif-enc:libheif-examples"
+  "cwebp:webp"
+  "ffmpeg:ffmpeg"
+  "hyperfine:hyperfine"
+)
+
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+for entry in "${modules[@]}"; do
+  module=${entry%%:*}
+  if ! pkg-config --exists "$module" 2>/dev/null; then missing+=("${entry#*:}"); fi
+done
+# giflib ships no pkg-config file: look for its header.
+[ -f /usr/include/gif_lib.h ] || missing+=(libgif-dev)
+
+if [ "${1:-}" = "--bench" ]; then
+  for entry in "${bench_tools[@]}"; do
+    command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+  done
+  # ImageMagick's `convert` must be the real one, not a stand-in of the same name.
+  convert -version 2>/dev/null | grep -q ImageMagick || missing+=(imagemagick)
+  python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "pillow==13.0.0" >/dev/null 2>&1 || {
+    echo "bootstrap: could not install Pillow from PyPI (needed by make bench)" >&2; exit 1; }
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO=sudo
+  else
+    echo "bootstrap: missing system packages: ${missing[*]}" >&2
+    echo "bootstrap: run as root, or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  cat "$log" >&2
+  rm -f "$log"
+  echo "bootstrap: apt-get failed" >&2
+  exit 1
+fi
+rm -f "$log"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# What Tessera does so far, on the sample images shipped in Tests/Fixtures.
+set -uo pipefail
+tessera=${1:-.build/release/tessera}
+samples=Tests/Fixtures
+out=demo-out
+rm -rf "$out" && mkdir -p "$out"
+
+section() { printf '\n\033[1m== %s\033[0m\n' "$1"; }
+
+section "tessera info: what each file is and what a full decode costs (headers only, no pixels)"
+"$tessera" info "$samples"/jpeg-baseline.jpg "$samples"/jpeg-progressive.jpg "$samples"/jpeg-cmyk.jpg \
+  "$samples"/jpeg-orientation-6.jpg "$samples"/png-adam7-rgba-8.png "$samples"/png-palette-trns.png \
+  "$samples"/gif-animated.gif "$samples"/webp-animated.webp "$samples"/heic-alpha.heic "$samples"/avif-basic.avif \
+  "$samples"/tiff-rgb-tiled.tif "$samples"/svg-size.svg
+
+section "The 1.6 MB decompression bomb: its header says 40000×40000, so a full decode would take 1.6 GB"
+"$tessera" info "$samples"/bomb-40000.png
+
+section "tessera convert: HEIC → PNG, CMYK JPEG → WebP, SVG → PNG, and an EXIF-rotated JPEG turned upright"
+"$tessera" convert "$samples"/heic-alpha.heic "$out"/heic-alpha.png
+"$tessera" convert "$samples"/jpeg-cmyk.jpg "$out"/jpeg-cmyk.webp --quality 90
+"$tessera" convert "$samples"/svg-size.svg "$out"/svg-size.png
+"$tessera" convert "$samples"/jpeg-orientation-6.jpg "$out"/upright.png --auto-orient
+"$tessera" info "$out"/*
+
+section "Broken input: one line per file on stderr, the others still print, exit status non-zero"
+"$tessera" info "$samples"/broken-truncated.jpg "$samples"/png-rgb-8.png "$samples"/broken-random.jpg \
+  "$samples"/broken-garbage.gif "$samples"/broken-empty.png
+echo "exit status: $?"
+"$tessera" convert "$samples"/broken-truncated.jpg "$out"/truncated.png
+echo "exit status: $?"
+"$tessera" convert "$samples"/bomb-40000.png "$out"/bomb.png
+echo "exit status: $?"
+
+section "JSON lines, for scripts"
+"$tessera" info --json "$samples"/jpeg-orientation-6.jpg "$samples"/webp-animated.webp
+echo
+echo "Outputs are in $out/."
