@@ -1499,6 +1499,42 @@ def verify():
     print(f"{len(entries)} fixtures, {len(refs)} references, {total} bytes total")
 
 
+# ---------------------------------------------------------------------------
+# Thumbnail references: Pillow's Lanczos resize of the full decode
+# ---------------------------------------------------------------------------
+
+LANCZOS = OUT / "lanczos"
+
+# (fixture, width, height): what Tessera's thumbnailer must approach (~30 dB PSNR).
+LANCZOS_CASES = [
+    ("jpeg-exif-thumbnail.jpg", 100, 75),
+    ("jpeg-exif-thumbnail.jpg", 203, 152),
+    ("photo-400x300.png", 100, 75),
+    ("photo-400x300.png", 37, 28),
+    ("photo-alpha-400x300.png", 100, 75),
+]
+
+
+def make_thumbnail_sources():
+    """Larger photo-like PNGs, so that shrinking by big factors has detail to lose."""
+    write("photo-400x300.png", image_bytes(natural_rgb(400, 300, seed=901), "PNG"))
+    add("photo-400x300.png", "png", 400, 300, reference=False)
+    write("photo-alpha-400x300.png", image_bytes(natural_rgba(400, 300, seed=902), "PNG"))
+    add("photo-alpha-400x300.png", "png", 400, 300, has_alpha=True, reference=False)
+
+
+def make_lanczos_references():
+    LANCZOS.mkdir(exist_ok=True)
+    for name, w, h in LANCZOS_CASES:
+        with Image.open(OUT / name) as im:
+            mode = "RGBA" if im.mode in ("RGBA", "LA", "PA") else "RGB"
+            # Pillow premultiplies alpha for the resize itself (RGBa), as Tessera does.
+            resized = im.convert(mode).resize((w, h), Image.LANCZOS, reducing_gap=None)
+        tupltype = "RGB_ALPHA" if mode == "RGBA" else "RGB"
+        stem = Path(name).stem
+        (LANCZOS / f"{stem}-{w}x{h}.pam").write_bytes(pam_bytes(tupltype, w, h, resized.tobytes()))
+
+
 def main():
     if PIL.__version__ != EXPECTED_VERSIONS["pillow"] or \
             pillow_heif.__version__ != EXPECTED_VERSIONS["pillow-heif"]:
@@ -1507,7 +1543,8 @@ def main():
               f"{pillow_heif.__version__}; output may differ", file=sys.stderr)
     OUT.mkdir(parents=True, exist_ok=True)
     REF.mkdir(exist_ok=True)
-    for p in list(REF.iterdir()) + [p for p in OUT.iterdir() if p.is_file()]:
+    LANCZOS.mkdir(exist_ok=True)
+    for p in list(REF.iterdir()) + list(LANCZOS.iterdir()) + [p for p in OUT.iterdir() if p.is_file()]:
         p.unlink()
 
     make_jpeg()
@@ -1518,7 +1555,9 @@ def main():
     make_tiff()
     make_svg()
     make_broken()
+    make_thumbnail_sources()
     make_references()
+    make_lanczos_references()
 
     (OUT / "manifest.json").write_text(json.dumps(MANIFEST, indent=2) + "\n")
     (OUT / "README.md").write_text(README)

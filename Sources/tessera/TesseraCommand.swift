@@ -1,10 +1,10 @@
 import ArgumentParser
 
 @main
-struct TesseraCommand: ParsableCommand {
+struct TesseraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Big images and video, cheap to show.",
-        subcommands: [InfoCommand.self, ConvertCommand.self]
+        subcommands: [InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self]
     )
 }

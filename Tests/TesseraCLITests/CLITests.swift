@@ -98,3 +98,73 @@ struct CLITests {
         }
     }
 }
+
+#if canImport(Glibc)
+    import Glibc
+
+    extension CLI {
+        /// Runs the executable with output discarded and returns its exit status and peak resident
+        /// memory in bytes, as the kernel accounted it for that one child (wait4's rusage).
+        static func measure(_ arguments: [String]) throws -> (status: Int32, peakResidentBytes: Int) {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+            guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+            return ((status >> 8) & 0xFF, usage.ru_maxrss * 1024)
+        }
+    }
+
+    @Suite("Thumbnail command")
+    struct ThumbnailCLITests {
+        @Test("the 40000×40000 PNG bomb thumbnails to 512 px in under 128 MiB of resident memory")
+        func bombMemory() throws {
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID()).png").path
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            let result = try CLI.measure([
+                "thumbnail", CLI.fixture("bomb-40000.png"), "--max-pixel-size", "512", "--output", output,
+            ])
+            #expect(result.status == 0)
+            #expect(result.peakResidentBytes < 128 << 20, "\(result.peakResidentBytes >> 20) MiB")
+            #expect(FileManager.default.fileExists(atPath: output))
+        }
+
+        @Test("a batch with broken files: the good ones come out, each bad one gets a line, exit non-zero")
+        func batch() throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let result = try CLI.run([
+                "thumbnail", CLI.fixture("jpeg-baseline.jpg"), CLI.fixture("broken-truncated.png"),
+                CLI.fixture("heic-basic.heic"), CLI.fixture("broken-random.jpg"), CLI.fixture("svg-size.svg"),
+                "--max-pixel-size", "32", "--output-dir", directory, "--json", "--jobs", "2",
+            ])
+            #expect(result.status != 0)
+            let lines = result.stdout.split(separator: "\n").map {
+                try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+            #expect(lines.count == 5)
+            let failed = lines.filter { $0["error"] != nil }.compactMap { $0["input"] as? String }
+            #expect(failed.count == 2 && failed.allSatisfy { $0.contains("broken-") })
+            let made = lines.filter { $0["output"] != nil }
+            #expect(made.count == 3)
+            for line in made {
+                #expect(FileManager.default.fileExists(atPath: line["output"] as! String))
+                #expect(max(line["width"] as! Int, line["height"] as! Int) == 32)
+                let keys: Set = ["input", "output", "sourceWidth", "sourceHeight", "width", "height", "decodeScale",
+                                 "decodedBytes", "ms"]
+                #expect(Set(line.keys) == keys)
+            }
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+                == ["jpeg-baseline.jpg", "heic-basic.jpg", "svg-size.png"])
+            #expect(result.stderr.split(separator: "\n").count == 2)
+        }
+    }
+#endif

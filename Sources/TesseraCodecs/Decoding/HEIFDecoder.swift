@@ -13,7 +13,7 @@ final class HEIFDecoder {
 
     init(_ source: ImageSource) throws(ImageDecodingError) {
         guard let context = heif_context_alloc() else { throw .unsupported(reason: "libheif could not start") }
-        contextHandle = CHandle(context, release: heif_context_free)
+        contextHandle = CHandle(context) { heif_context_free($0) }
         var data: Data?
         var error: heif_error
         if let path = source.filePath {
@@ -29,7 +29,7 @@ final class HEIFDecoder {
         }
         self.data = data
         guard error.code == heif_error_Ok, let handle else { throw Self.failure(error) }
-        imageHandle = CHandle(handle, release: heif_image_handle_release)
+        imageHandle = CHandle(handle) { heif_image_handle_release($0) }
     }
 
     func properties(format: ImageFormat, fileByteCount: Int) -> ImageProperties {
@@ -42,11 +42,38 @@ final class HEIFDecoder {
             isProgressive: false, fileByteCount: fileByteCount, decodedFormat: hasAlpha ? .rgba8 : .rgb8)
     }
 
+    /// The largest embedded thumbnail that covers `minimum`, decoded; nil when there is none.
+    func embeddedThumbnail(covering minimum: PixelSize) -> PixelBuffer? {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(handle))
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, Int32(count)))
+        var best: (handle: CHandle<OpaquePointer>, size: PixelSize)?
+        for id in ids.prefix(listed) {
+            var thumbnail: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
+            let owned = CHandle(thumbnail) { heif_image_handle_release($0) }
+            let size = PixelSize(width: Int(heif_image_handle_get_width(thumbnail)), height: Int(heif_image_handle_get_height(thumbnail)))
+            if size.width >= minimum.width, size.height >= minimum.height, size.area > (best?.size.area ?? 0) {
+                best = (owned, size)
+            }
+        }
+        guard let best else { return nil }
+        let format: PixelFormat = heif_image_handle_has_alpha_channel(best.handle.pointer) != 0 ? .rgba8 : .rgb8
+        return try? Self.decode(best.handle.pointer, format: format, expectedSize: best.size)
+    }
+
     func decode(format: PixelFormat, expectedSize: PixelSize) throws(ImageDecodingError) -> PixelBuffer {
+        try Self.decode(handle, format: format, expectedSize: expectedSize)
+    }
+
+    private static func decode(
+        _ handle: OpaquePointer, format: PixelFormat, expectedSize: PixelSize
+    ) throws(ImageDecodingError) -> PixelBuffer {
         var image: OpaquePointer?
         let chroma = format == .rgba8 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
         let error = heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)
-        guard error.code == heif_error_Ok, let image else { throw Self.failure(error) }
+        guard error.code == heif_error_Ok, let image else { throw failure(error) }
         defer { heif_image_release(image) }
         var stride: Int32 = 0
         let width = Int(heif_image_get_width(image, heif_channel_interleaved))

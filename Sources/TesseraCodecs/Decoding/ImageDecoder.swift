@@ -20,7 +20,10 @@ public struct ImageDecoder: Sendable {
 
     /// Decodes the first frame, as stored (apply ``ImageProperties/orientation`` to turn it upright).
     public func decode(_ source: ImageSource) throws(ImageDecodingError) -> DecodedImage {
-        let header = try Header(source)
+        try decode(try Header(source))
+    }
+
+    func decode(_ header: Header) throws(ImageDecodingError) -> DecodedImage {
         if let reader = try header.scanlineReader(options: options) {
             try options.checkPixelLimit(reader.outputSize)
             let pixels = try reader.readAll()
@@ -29,12 +32,12 @@ public struct ImageDecoder: Sendable {
         let pixels: PixelBuffer
         switch header.kind {
         case .webp(let webp):
-            pixels = try WebPDecoder.decode(source, header: webp, options: options)
+            pixels = try WebPDecoder.decode(header.source, header: webp, options: options)
         case .heif(let heif):
             try options.checkPixelLimit(header.properties.size)
             pixels = try heif.decode(format: header.properties.decodedFormat, expectedSize: header.properties.size)
         case .svg(let svg):
-            let target = WebPDecoder.scaledSize(svg.size, minimumSize: options.minimumSize)
+            let target = svg.size.scaledToCover(options.minimumSize)
             try options.checkPixelLimit(target)
             pixels = try svg.render(at: target)
         case .jpeg, .png, .gif, .tiff:

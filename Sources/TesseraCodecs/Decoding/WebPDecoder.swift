@@ -12,7 +12,7 @@ enum WebPDecoder {
             try options.checkPixelLimit(header.size)
             return try decodeFirstFrame(data, size: header.size)
         }
-        let target = scaledSize(header.size, minimumSize: options.minimumSize)
+        let target = header.size.scaledToCover(options.minimumSize)
         if target == header.size { try options.checkPixelLimit(header.size) }
         var pixels = PixelBuffer(width: target.width, height: target.height, format: header.decodedFormat)
         var config = WebPDecoderConfig()
@@ -35,16 +35,6 @@ enum WebPDecoder {
         WebPFreeDecBuffer(&config.output)
         try check(status)
         return pixels
-    }
-
-    /// The smallest aspect-preserving size that still covers `minimumSize`, never above full size.
-    static func scaledSize(_ size: PixelSize, minimumSize: PixelSize?) -> PixelSize {
-        guard let minimumSize else { return size }
-        let factor = max(Double(minimumSize.width) / Double(size.width), Double(minimumSize.height) / Double(size.height))
-        guard factor < 1 else { return size }
-        return PixelSize(
-            width: max(1, min(size.width, Int((Double(size.width) * factor).rounded(.up)))),
-            height: max(1, min(size.height, Int((Double(size.height) * factor).rounded(.up)))))
     }
 
     private static func decodeFirstFrame(_ data: Data, size: PixelSize) throws(ImageDecodingError) -> PixelBuffer {

@@ -2,7 +2,10 @@ import Foundation
 
 /// One line on stderr naming the file and why it failed; the command goes on with the others.
 func reportFailure(_ path: String, _ error: any Error) {
-    let reason = String(describing: error)
+    reportFailure(path, String(describing: error))
+}
+
+func reportFailure(_ path: String, _ reason: String) {
     FileHandle.standardError.write(Data("tessera: \(path): \(reason)\n".utf8))
 }
 
@@ -17,5 +20,13 @@ enum ByteCount {
             unit += 1
         }
         return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, rounded to a tenth.
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 10).rounded() / 10
     }
 }

@@ -1,0 +1,165 @@
+import Foundation
+import TesseraCore
+
+/// Makes display-sized images without paying for the full-size bitmap, as ImageIO's
+/// `CGImageSourceCreateThumbnailAtIndex` does.
+///
+/// The decoder shrinks first wherever the codec can (JPEG's DCT scaling, libwebp's scaler, SVG
+/// rendered at size). Rows then stream through a box filter that reduces by whole factors to within
+/// 2–4× of the target, holding one row of sums; a Lanczos-3 pass makes the exact size. JPEG, PNG,
+/// GIF and TIFF therefore never hold the full image: memory follows the target and the width.
+/// HEIF/AVIF and animated WebP are decoded whole (bounded by
+/// ``ThumbnailOptions/maximumPixelCount``), unless an embedded thumbnail may be used; so is an
+/// interlaced PNG, whose rows are final only after the last Adam7 pass.
+public struct Thumbnailer: Sendable {
+    /// Rows handed from the decoder to the shrinker per call.
+    private static let rowsPerRead = 16
+
+    public init() {}
+
+    public func thumbnail(_ source: ImageSource, options: ThumbnailOptions) throws(ImageDecodingError) -> Thumbnail {
+        let header = try Header(source)
+        let properties = header.properties
+        let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
+        let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size))
+        let storedTarget = orientation.swapsDimensions ? target.transposed : target
+        var memory = WorkingMemory()
+
+        var reduced: (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool, embedded: Bool)
+        if options.embeddedThumbnail == .ifAbsent, let embedded = embeddedThumbnail(header, covering: storedTarget) {
+            reduced = (embedded, 1, false, true)
+            memory.hold(embedded.byteCount)
+        } else {
+            let decoded = try decodeReduced(header, storedTarget: storedTarget, options: options, memory: &memory)
+            reduced = (decoded.pixels, decoded.decodeScale, decoded.isTruncated, false)
+        }
+
+        var pixels = reduced.pixels
+        if pixels.size != storedTarget {
+            memory.peak(with: storedTarget.width * pixels.height * pixels.format.bytesPerPixel * 4
+                + storedTarget.byteCount(in: pixels.format))
+            pixels = LanczosResampler.resize(pixels, to: storedTarget)
+        }
+        memory.release(reduced.pixels.byteCount)
+        memory.hold(pixels.byteCount)
+        if orientation != .up {
+            memory.peak(with: pixels.byteCount)
+            pixels = orientation.apply(to: pixels)
+        }
+        if case .fill(let box, true) = options.sizing {
+            pixels = Self.centerCrop(pixels, to: box)
+        }
+        return Thumbnail(
+            pixels: pixels, sourceProperties: properties, decodeScale: reduced.decodeScale,
+            usedEmbeddedThumbnail: reduced.embedded, peakWorkingByteCount: memory.peakBytes,
+            isTruncated: reduced.isTruncated)
+    }
+
+    /// The image reduced by the decoder and the box filter to within a few times `storedTarget`.
+    private func decodeReduced(
+        _ header: Header, storedTarget: PixelSize, options: ThumbnailOptions, memory: inout WorkingMemory
+    ) throws(ImageDecodingError) -> (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool) {
+        let full = header.properties.size
+        var decodeOptions = DecodeOptions(
+            maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
+            minimumSize: storedTarget)
+        if let reader = try header.scanlineReader(options: decodeOptions) {
+            let pixels = try Self.shrinkStreaming(reader, toward: storedTarget, memory: &memory)
+            return (pixels, Double(full.width) / Double(reader.outputSize.width), reader.isTruncated)
+        }
+        // Decoders that scale themselves are asked for twice the target, leaving the last step to Lanczos.
+        decodeOptions.minimumSize = PixelSize(
+            width: min(full.width, storedTarget.width * 2), height: min(full.height, storedTarget.height * 2))
+        if case .svg = header.kind { decodeOptions.minimumSize = storedTarget }
+        let decoded = try ImageDecoder(options: decodeOptions).decode(header)
+        memory.hold(decoded.pixels.byteCount)
+        let shrunk = Self.shrink(decoded.pixels, toward: storedTarget, memory: &memory)
+        return (shrunk, decoded.decodeScale, decoded.isTruncated)
+    }
+
+    /// Whole factors per axis that leave between 2 and 4 times the target (or less when the input is
+    /// already that small), so Lanczos works on a bounded image.
+    static func boxFactors(from size: PixelSize, toward target: PixelSize) -> (x: Int, y: Int) {
+        (max(1, size.width / max(target.width, 1) / 2), max(1, size.height / max(target.height, 1) / 2))
+    }
+
+    private static func shrinkStreaming(
+        _ reader: any ScanlineReader, toward target: PixelSize, memory: inout WorkingMemory
+    ) throws(ImageDecodingError) -> PixelBuffer {
+        let size = reader.outputSize
+        let (factorX, factorY) = boxFactors(from: size, toward: target)
+        var shrinker = BoxShrinker(inputSize: size, format: reader.outputFormat, factorX: factorX, factorY: factorY)
+        let rowBytes = size.width * reader.outputFormat.bytesPerPixel
+        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes * rowsPerRead)
+        defer { chunk.deallocate() }
+        memory.hold(chunk.count + shrinker.workingByteCount)
+        var row = 0
+        while row < size.height {
+            let count = try reader.readRows(into: chunk.baseAddress!, maximumRows: min(rowsPerRead, size.height - row))
+            guard count > 0 else { throw .truncated(reason: "the decoder stopped after \(row) of \(size.height) rows") }
+            for index in 0..<count {
+                shrinker.append(row: UnsafeBufferPointer(rebasing: chunk[index * rowBytes..<(index + 1) * rowBytes]))
+            }
+            row += count
+        }
+        memory.release(chunk.count)
+        return shrinker.result()
+    }
+
+    private static func shrink(_ pixels: PixelBuffer, toward target: PixelSize, memory: inout WorkingMemory) -> PixelBuffer {
+        let (factorX, factorY) = boxFactors(from: pixels.size, toward: target)
+        guard factorX > 1 || factorY > 1 else { return pixels }
+        var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, factorX: factorX, factorY: factorY)
+        memory.hold(shrinker.workingByteCount)
+        for y in 0..<pixels.height { pixels.withRow(y) { shrinker.append(row: $0) } }
+        memory.release(pixels.byteCount)
+        return shrinker.result()
+    }
+
+    /// The embedded JPEG (EXIF IFD1) or HEIF thumbnail, decoded, when it covers the target.
+    private func embeddedThumbnail(_ header: Header, covering target: PixelSize) -> PixelBuffer? {
+        switch header.kind {
+        case .jpeg(let jpeg):
+            guard let block = jpeg.exifBlock, let range = jpeg.exif.thumbnailRange else { return nil }
+            let embedded = ImageSource.data(Data(block[range]))
+            guard let size = try? ImageDecoder().probe(embedded).size,
+                size.width >= target.width, size.height >= target.height
+            else { return nil }
+            return try? ImageDecoder().decode(embedded).pixels
+        case .heif(let heif):
+            return heif.embeddedThumbnail(covering: target)
+        default:
+            return nil
+        }
+    }
+
+    static func centerCrop(_ pixels: PixelBuffer, to box: PixelSize) -> PixelBuffer {
+        let width = min(box.width, pixels.width), height = min(box.height, pixels.height)
+        guard width < pixels.width || height < pixels.height else { return pixels }
+        let x0 = (pixels.width - width) / 2, y0 = (pixels.height - height) / 2
+        let pixelBytes = pixels.format.bytesPerPixel
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(width * height * pixelBytes)
+        for y in y0..<(y0 + height) {
+            let start = y * pixels.bytesPerRow + x0 * pixelBytes
+            bytes.append(contentsOf: pixels.bytes[start..<start + width * pixelBytes])
+        }
+        return PixelBuffer(width: width, height: height, format: pixels.format, bytes: bytes)
+    }
+}
+
+/// Tracks the bytes Tessera's own buffers hold, and the most they ever held at once.
+struct WorkingMemory {
+    private(set) var currentBytes = 0
+    private(set) var peakBytes = 0
+
+    mutating func hold(_ bytes: Int) {
+        currentBytes += bytes
+        peakBytes = max(peakBytes, currentBytes)
+    }
+
+    mutating func release(_ bytes: Int) { currentBytes = max(0, currentBytes - bytes) }
+
+    /// Records a transient allocation of `bytes` on top of what is held.
+    mutating func peak(with bytes: Int) { peakBytes = max(peakBytes, currentBytes + bytes) }
+}
