@@ -67,9 +67,33 @@ final class HEIFDecoder {
         try Self.decode(handle, format: format, expectedSize: expectedSize)
     }
 
+    /// Decodes the primary image and hands its rows to `body`, top to bottom, straight from
+    /// libheif's bitmap: no second full-size copy is made.
+    func decodeRows(
+        format: PixelFormat, expectedSize: PixelSize, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) throws(ImageDecodingError) {
+        try Self.decodeRows(handle, format: format, expectedSize: expectedSize, body)
+    }
+
     private static func decode(
         _ handle: OpaquePointer, format: PixelFormat, expectedSize: PixelSize
     ) throws(ImageDecodingError) -> PixelBuffer {
+        var pixels = PixelBuffer(width: expectedSize.width, height: expectedSize.height, format: format)
+        let bytesPerRow = pixels.bytesPerRow
+        var row = 0
+        try pixels.bytes.withUnsafeMutableBufferPointer { (output) throws(ImageDecodingError) in
+            try decodeRows(handle, format: format, expectedSize: expectedSize) { source in
+                (output.baseAddress! + row * bytesPerRow).update(from: source.baseAddress!, count: bytesPerRow)
+                row += 1
+            }
+        }
+        return pixels
+    }
+
+    private static func decodeRows(
+        _ handle: OpaquePointer, format: PixelFormat, expectedSize: PixelSize,
+        _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) throws(ImageDecodingError) {
         var image: OpaquePointer?
         let chroma = format == .rgba8 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
         let error = heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)
@@ -81,14 +105,10 @@ final class HEIFDecoder {
         guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
             width == expectedSize.width, height == expectedSize.height
         else { throw .corrupt(reason: "libheif returned an image of an unexpected size") }
-        var pixels = PixelBuffer(width: width, height: height, format: format)
-        let bytesPerRow = pixels.bytesPerRow
-        pixels.bytes.withUnsafeMutableBufferPointer { output in
-            for row in 0..<height {
-                (output.baseAddress! + row * bytesPerRow).update(from: plane + row * Int(stride), count: bytesPerRow)
-            }
+        let bytesPerRow = width * format.bytesPerPixel
+        for row in 0..<height {
+            body(UnsafeBufferPointer(start: plane + row * Int(stride), count: bytesPerRow))
         }
-        return pixels
     }
 
     static func failure(_ error: heif_error) -> ImageDecodingError {

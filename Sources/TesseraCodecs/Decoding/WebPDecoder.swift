@@ -22,6 +22,7 @@ enum WebPDecoder {
             config.options.scaled_width = Int32(target.width)
             config.options.scaled_height = Int32(target.height)
         }
+        config.options.use_threads = 1  // lossy in-loop filtering on a second thread, as libvips does
         config.output.colorspace = header.decodedFormat == .rgba8 ? MODE_RGBA : MODE_RGB
         config.output.is_external_memory = 1
         let status = data.withUnsafeBytes { encoded in

@@ -12,9 +12,6 @@ import TesseraCore
 /// ``ThumbnailOptions/maximumPixelCount``), unless an embedded thumbnail may be used; so is an
 /// interlaced PNG, whose rows are final only after the last Adam7 pass.
 public struct Thumbnailer: Sendable {
-    /// Rows handed from the decoder to the shrinker per call.
-    private static let rowsPerRead = 16
-
     public init() {}
 
     public func thumbnail(_ source: ImageSource, options: ThumbnailOptions) throws(ImageDecodingError) -> Thumbnail {
@@ -67,6 +64,17 @@ public struct Thumbnailer: Sendable {
             let pixels = try Self.shrinkStreaming(reader, toward: storedTarget, memory: &memory)
             return (pixels, Double(full.width) / Double(reader.outputSize.width), reader.isTruncated)
         }
+        if case .heif(let heif) = header.kind {
+            // libheif decodes whole; its bitmap is shrunk in place, without a second full-size copy.
+            try decodeOptions.checkPixelLimit(full)
+            let format = header.properties.decodedFormat
+            let (factorX, factorY) = Self.boxFactors(from: full, toward: storedTarget)
+            var shrinker = BoxShrinker(inputSize: full, format: format, factorX: factorX, factorY: factorY)
+            memory.hold(full.byteCount(in: format) + shrinker.workingByteCount)
+            try heif.decodeRows(format: format, expectedSize: full) { shrinker.append(row: $0) }
+            memory.release(full.byteCount(in: format))
+            return (shrinker.result(), 1, false)
+        }
         // Decoders that scale themselves are asked for twice the target, leaving the last step to Lanczos.
         decodeOptions.minimumSize = PixelSize(
             width: min(full.width, storedTarget.width * 2), height: min(full.height, storedTarget.height * 2))
@@ -89,20 +97,10 @@ public struct Thumbnailer: Sendable {
         let size = reader.outputSize
         let (factorX, factorY) = boxFactors(from: size, toward: target)
         var shrinker = BoxShrinker(inputSize: size, format: reader.outputFormat, factorX: factorX, factorY: factorY)
-        let rowBytes = size.width * reader.outputFormat.bytesPerPixel
-        let chunk = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: rowBytes * rowsPerRead)
-        defer { chunk.deallocate() }
-        memory.hold(chunk.count + shrinker.workingByteCount)
-        var row = 0
-        while row < size.height {
-            let count = try reader.readRows(into: chunk.baseAddress!, maximumRows: min(rowsPerRead, size.height - row))
-            guard count > 0 else { throw .truncated(reason: "the decoder stopped after \(row) of \(size.height) rows") }
-            for index in 0..<count {
-                shrinker.append(row: UnsafeBufferPointer(rebasing: chunk[index * rowBytes..<(index + 1) * rowBytes]))
-            }
-            row += count
-        }
-        memory.release(chunk.count)
+        let pipeline = ScanlinePipeline(reader)
+        memory.hold(pipeline.bufferByteCount + shrinker.workingByteCount)
+        try pipeline.forEachRow { shrinker.append(row: $0) }
+        memory.release(pipeline.bufferByteCount)
         return shrinker.result()
     }
 

@@ -34,31 +34,48 @@ public struct BoxShrinker: Sendable {
     /// Adds the next input row (`inputSize.width` pixels of `format`).
     public mutating func append(row: UnsafeBufferPointer<UInt8>) {
         precondition(outputRow < outputSize.height, "more rows than the input has")
+        precondition(row.count >= inputSize.width * format.bytesPerPixel, "row too short")
         let channels = format.bytesPerPixel
-        let alphaIndex = format.alphaChannelIndex
         let width = inputSize.width
         let factorX = self.factorX
+        let source = row.baseAddress!
         sums.withUnsafeMutableBufferPointer { sums in
-            var x = 0
-            var outputX = 0
-            while x < width {
-                let end = min(x + factorX, width)
-                let base = outputX * channels
-                if let alphaIndex {
-                    for column in x..<end {
-                        let p = column * channels
-                        let alpha = UInt64(row[p + alphaIndex])
-                        for channel in 0..<alphaIndex { sums[base + channel] &+= UInt64(row[p + channel]) &* alpha }
-                        sums[base + alphaIndex] &+= alpha
-                    }
-                } else {
-                    for column in x..<end {
-                        let p = column * channels
-                        for channel in 0..<channels { sums[base + channel] &+= UInt64(row[p + channel]) }
-                    }
+            let sums = sums.baseAddress!
+            if let alphaIndex = format.alphaChannelIndex {
+                for x in 0..<width {
+                    let p = source + x * channels
+                    let s = sums + (x / factorX) * channels
+                    let alpha = UInt64(p[alphaIndex])
+                    for channel in 0..<alphaIndex { s[channel] &+= UInt64(p[channel]) &* alpha }
+                    s[alphaIndex] &+= alpha
                 }
-                x = end
-                outputX += 1
+            } else if channels == 3 {
+                var x = 0
+                var s = sums
+                while x < width {
+                    let end = min(x + factorX, width)
+                    var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0
+                    var p = source + x * 3
+                    for _ in x..<end {
+                        r &+= UInt64(p[0]); g &+= UInt64(p[1]); b &+= UInt64(p[2])
+                        p += 3
+                    }
+                    s[0] &+= r; s[1] &+= g; s[2] &+= b
+                    s += 3
+                    x = end
+                }
+            } else {
+                var x = 0
+                var s = sums
+                while x < width {
+                    let end = min(x + factorX, width)
+                    for column in x..<end {
+                        let p = source + column * channels
+                        for channel in 0..<channels { s[channel] &+= UInt64(p[channel]) }
+                    }
+                    s += channels
+                    x = end
+                }
             }
         }
         rowsInBlock += 1

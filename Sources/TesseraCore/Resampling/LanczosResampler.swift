@@ -13,96 +13,142 @@ public enum LanczosResampler {
         precondition(size.width > 0 && size.height > 0)
         if size == pixels.size { return pixels }
         let channels = pixels.format.bytesPerPixel
-        let alphaIndex = pixels.format.alphaChannelIndex
-        let horizontal = Contributions(inputLength: pixels.width, outputLength: size.width)
-        let vertical = Contributions(inputLength: pixels.height, outputLength: size.height)
+        let alphaIndex = pixels.format.alphaChannelIndex ?? -1
+        let horizontal = FilterTaps(inputLength: pixels.width, outputLength: size.width)
+        let vertical = FilterTaps(inputLength: pixels.height, outputLength: size.height)
+        let rowLength = size.width * channels
 
         // Pass 1: every input row to the output width, premultiplied, as floats.
-        var rows = [Float](repeating: 0, count: size.width * pixels.height * channels)
+        let rows = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength * pixels.height)
+        defer { rows.deallocate() }
+        let premultiplied = UnsafeMutableBufferPointer<Float>.allocate(capacity: pixels.width * channels)
+        defer { premultiplied.deallocate() }
         pixels.bytes.withUnsafeBufferPointer { source in
-            rows.withUnsafeMutableBufferPointer { rows in
-                var premultiplied = [Float](repeating: 0, count: pixels.width * channels)
-                for y in 0..<pixels.height {
-                    let rowStart = y * pixels.bytesPerRow
+            for y in 0..<pixels.height {
+                let row = source.baseAddress! + y * pixels.bytesPerRow
+                if alphaIndex < 0 {
+                    for index in 0..<pixels.width * channels { premultiplied[index] = Float(row[index]) }
+                } else {
                     for x in 0..<pixels.width {
-                        let p = rowStart + x * channels
-                        let alpha: Float = alphaIndex.map { Float(source[p + $0]) / 255 } ?? 1
-                        for channel in 0..<channels {
-                            let value = Float(source[p + channel])
-                            premultiplied[x * channels + channel] = channel == alphaIndex ? value : value * alpha
-                        }
-                    }
-                    let outputStart = y * size.width * channels
-                    for x in 0..<size.width {
-                        let (first, weights) = horizontal[x]
-                        for channel in 0..<channels {
-                            var sum: Float = 0
-                            for (tap, weight) in weights.enumerated() {
-                                sum += premultiplied[(first + tap) * channels + channel] * weight
-                            }
-                            rows[outputStart + x * channels + channel] = sum
-                        }
+                        let p = x * channels
+                        let alpha = Float(row[p + alphaIndex]) * (1 / 255)
+                        for channel in 0..<alphaIndex { premultiplied[p + channel] = Float(row[p + channel]) * alpha }
+                        premultiplied[p + alphaIndex] = Float(row[p + alphaIndex])
                     }
                 }
+                horizontal.apply(premultiplied.baseAddress!, channels: channels,
+                                 into: rows.baseAddress! + y * rowLength)
             }
         }
 
-        // Pass 2: columns to the output height; undo premultiplication; round and clamp.
+        // Pass 2: weighted sums of those rows for each output row; undo premultiplication.
         var output = PixelBuffer(width: size.width, height: size.height, format: pixels.format)
-        let rowLength = size.width * channels
-        rows.withUnsafeBufferPointer { rows in
-            output.bytes.withUnsafeMutableBufferPointer { destination in
-                var column = [Float](repeating: 0, count: rowLength)
-                for y in 0..<size.height {
-                    let (first, weights) = vertical[y]
-                    for index in 0..<rowLength { column[index] = 0 }
-                    for (tap, weight) in weights.enumerated() {
-                        let rowStart = (first + tap) * rowLength
-                        for index in 0..<rowLength { column[index] += rows[rowStart + index] * weight }
-                    }
-                    let start = y * rowLength
+        let column = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength)
+        defer { column.deallocate() }
+        output.bytes.withUnsafeMutableBufferPointer { destination in
+            for y in 0..<size.height {
+                column.update(repeating: 0)
+                let first = vertical.firsts[y]
+                for tap in 0..<vertical.tapCount {
+                    let weight = vertical.weights[y * vertical.tapCount + tap]
+                    if weight == 0 { continue }
+                    let source = rows.baseAddress! + (first + tap) * rowLength
+                    for index in 0..<rowLength { column[index] += source[index] * weight }
+                }
+                let target = destination.baseAddress! + y * rowLength
+                if alphaIndex < 0 {
+                    for index in 0..<rowLength { target[index] = clampToByte(column[index]) }
+                } else {
                     for x in 0..<size.width {
                         let p = x * channels
-                        let alpha = alphaIndex.map { min(max(column[p + $0], 0), 255) } ?? 255
-                        for channel in 0..<channels {
-                            var value = column[p + channel]
-                            if let alphaIndex, channel != alphaIndex {
-                                value = alpha > 0 ? value * 255 / alpha : 0
-                            }
-                            destination[start + p + channel] = UInt8(min(max(value.rounded(), 0), 255))
-                        }
+                        let alpha = min(max(column[p + alphaIndex], 0), 255)
+                        let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
+                        for channel in 0..<alphaIndex { target[p + channel] = clampToByte(column[p + channel] * unpremultiply) }
+                        target[p + alphaIndex] = clampToByte(alpha)
                     }
                 }
             }
         }
         return output
     }
+
+    @inline(__always)
+    private static func clampToByte(_ value: Float) -> UInt8 {
+        UInt8(min(max(value + 0.5, 0), 255))
+    }
 }
 
-/// For each output sample: the first input sample it reads and the normalised weights from there.
-private struct Contributions {
-    private var firsts: [Int] = []
-    private var weights: [[Float]] = []
+/// Lanczos-3 taps for one axis: for each output sample, the first input sample it reads and a fixed
+/// number of normalised weights from there (zero-padded), laid out flat for fast inner loops.
+struct FilterTaps {
+    let firsts: [Int]
+    let tapCount: Int
+    let weights: [Float]
 
     init(inputLength: Int, outputLength: Int) {
         let scale = Double(inputLength) / Double(outputLength)
         let filterScale = max(scale, 1)  // widen the kernel when shrinking: a low-pass at the new rate
         let support = 3 * filterScale
+        let tapCount = min(inputLength, Int((support * 2).rounded(.up)) + 1)
+        var firsts = [Int](repeating: 0, count: outputLength)
+        var weights = [Float](repeating: 0, count: outputLength * tapCount)
         for index in 0..<outputLength {
             let center = (Double(index) + 0.5) * scale
-            let first = max(Int(center - support + 0.5), 0)
-            let last = min(Int(center + support + 0.5), inputLength)
-            var taps = (first..<max(last, first + 1)).map { sample in
-                Float(Self.lanczos3((Double(sample) - center + 0.5) / filterScale))
+            let lower = max(Int(center - support + 0.5), 0)
+            let upper = min(Int(center + support + 0.5), inputLength)
+            // Keep the window inside the input with room for tapCount taps.
+            let first = min(lower, inputLength - tapCount)
+            var total = 0.0
+            var taps = [Double](repeating: 0, count: tapCount)
+            for sample in lower..<max(upper, lower + 1) where sample - first < tapCount {
+                let weight = Self.lanczos3((Double(sample) - center + 0.5) / filterScale)
+                taps[sample - first] = weight
+                total += weight
             }
-            let total = taps.reduce(0, +)
-            if total != 0 { taps = taps.map { $0 / total } } else { taps = [Float](repeating: 1 / Float(taps.count), count: taps.count) }
-            firsts.append(min(first, inputLength - 1))
-            weights.append(taps)
+            if total == 0 { taps[min(lower, inputLength - 1) - first] = 1; total = 1 }
+            for tap in 0..<tapCount { weights[index * tapCount + tap] = Float(taps[tap] / total) }
+            firsts[index] = first
         }
+        self.firsts = firsts
+        self.tapCount = tapCount
+        self.weights = weights
     }
 
-    subscript(index: Int) -> (first: Int, weights: [Float]) { (firsts[index], weights[index]) }
+    /// Filters one interleaved row of `channels` floats into `output` (output length × channels).
+    func apply(_ input: UnsafePointer<Float>, channels: Int, into output: UnsafeMutablePointer<Float>) {
+        weights.withUnsafeBufferPointer { weights in
+            for index in 0..<firsts.count {
+                let source = input + firsts[index] * channels
+                let w = weights.baseAddress! + index * tapCount
+                let target = output + index * channels
+                switch channels {
+                case 1:
+                    var s0: Float = 0
+                    for tap in 0..<tapCount { s0 += source[tap] * w[tap] }
+                    target[0] = s0
+                case 3:
+                    var s0: Float = 0, s1: Float = 0, s2: Float = 0
+                    for tap in 0..<tapCount {
+                        let p = source + tap * 3
+                        s0 += p[0] * w[tap]; s1 += p[1] * w[tap]; s2 += p[2] * w[tap]
+                    }
+                    target[0] = s0; target[1] = s1; target[2] = s2
+                default:
+                    var sums: (Float, Float, Float, Float) = (0, 0, 0, 0)
+                    for tap in 0..<tapCount {
+                        let p = source + tap * channels
+                        sums.0 += p[0] * w[tap]
+                        sums.1 += p[1] * w[tap]
+                        if channels > 2 { sums.2 += p[2] * w[tap] }
+                        if channels > 3 { sums.3 += p[3] * w[tap] }
+                    }
+                    target[0] = sums.0; target[1] = sums.1
+                    if channels > 2 { target[2] = sums.2 }
+                    if channels > 3 { target[3] = sums.3 }
+                }
+            }
+        }
+    }
 
     private static func lanczos3(_ x: Double) -> Double {
         if x == 0 { return 1 }
