@@ -12,6 +12,7 @@ build: bootstrap
 
 release: bootstrap
 	$(SWIFT) build -c release --product tessera
+	$(SWIFT) build -c release --product tessera-demo
 
 test: bootstrap
 	$(SWIFT) build --build-tests

@@ -41,6 +41,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make demo`'s grid experiment; not a product.
+        .executableTarget(name: "tessera-demo", dependencies: ["Tessera"]),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.

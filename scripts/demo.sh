@@ -2,9 +2,11 @@
 # What Tessera does so far, on the sample images shipped in Tests/Fixtures.
 set -uo pipefail
 tessera=${1:-.build/release/tessera}
+demo=$(dirname "$tessera")/tessera-demo
 samples=Tests/Fixtures
 out=demo-out
-rm -rf "$out" && mkdir -p "$out"
+# Keep the generated photos between runs; everything else is made anew.
+mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 ! -name photos -exec rm -rf {} +
 
 section() { printf '\n\033[1m== %s\033[0m\n' "$1"; }
 
@@ -32,6 +34,19 @@ echo "exit status: $?"
 echo "exit status: $?"
 "$tessera" convert "$samples"/bomb-40000.png "$out"/bomb.png
 echo "exit status: $?"
+
+section "tessera thumbnail: shrink while decoding (JPEG in the DCT, WebP in libwebp, SVG rendered at size)"
+"$tessera" thumbnail "$samples"/jpeg-exif-thumbnail.jpg "$samples"/photo-400x300.png "$samples"/webp-lossy.webp \
+  "$samples"/heic-basic.heic "$samples"/svg-size.svg "$samples"/jpeg-orientation-6.jpg "$samples"/broken-truncated.png \
+  --max-pixel-size 48 --output-dir "$out"/thumbnails --jobs 2
+echo "exit status: $? (one input was broken; the others came out)"
+
+section "The 40000×40000 bomb, thumbnailed by streaming its rows (no 1.6 GB bitmap)"
+bomb=("$tessera" thumbnail "$samples"/bomb-40000.png --max-pixel-size 512 --output "$out"/bomb-512.png)
+if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak memory %M KB, %e s" "${bomb[@]}"; else "${bomb[@]}"; fi
+
+section "The grid experiment: 100 photos in 100×100-point cells at 3x, full decode vs. downsampled"
+"$demo" "$out"/photos 100
 
 section "JSON lines, for scripts"
 "$tessera" info --json "$samples"/jpeg-orientation-6.jpg "$samples"/webp-animated.webp

@@ -134,8 +134,10 @@ struct ThumbnailJob: Sendable {
                 ("decodeScale", .double(thumbnail.decodeScale)), ("decodedBytes", .int(thumbnail.decodedByteCount)),
                 ("ms", .double(milliseconds)),
             ]).rendered
+            let scale = thumbnail.decodeScale
+            let scaleText = scale == scale.rounded() ? String(Int(scale)) : String(format: "%.2f", scale)
             let summary = "\(input) → \(destination)  \(source) → \(thumbnail.pixels.size)  "
-                + "(decoded at 1/\(Int(thumbnail.decodeScale.rounded())), \(ByteCount.formatted(thumbnail.decodedByteCount)))"
+                + "(decoded at 1/\(scaleText), \(ByteCount.formatted(thumbnail.decodedByteCount)))"
             return .success(json: json, summary: summary)
         } catch {
             let message = String(describing: error)
@@ -158,6 +160,6 @@ struct ThumbnailJob: Sendable {
         } else {
             chosen = hasAlpha ? "png" : "jpg"
         }
-        return URL(fileURLWithPath: outputDir ?? ".").appendingPathComponent(name + "." + chosen).path
+        return ((outputDir ?? ".") as NSString).appendingPathComponent(name + "." + chosen)
     }
 }

@@ -134,3 +134,25 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Hostile headers")
+struct HostileHeaderTests {
+    /// The progressive fixture with its frame header claiming `width × height`.
+    func progressiveClaiming(width: Int, height: Int) throws -> Data {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("jpeg-progressive.jpg"))))
+        let sof = try #require((0..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC2 })
+        bytes[sof + 5] = UInt8(height >> 8); bytes[sof + 6] = UInt8(height & 0xFF)
+        bytes[sof + 7] = UInt8(width >> 8); bytes[sof + 8] = UInt8(width & 0xFF)
+        return Data(bytes)
+    }
+
+    @Test("a progressive JPEG claiming 60000×60000 is refused before libjpeg allocates its coefficients")
+    func hugeProgressive() throws {
+        let data = try progressiveClaiming(width: 60000, height: 60000)
+        #expect(try ImageDecoder().probe(.data(data)).size == PixelSize(width: 60000, height: 60000))
+        let thumbnail = #expect(throws: ImageDecodingError.self) {
+            try Thumbnailer().thumbnail(.data(data), options: ThumbnailOptions(maxPixelSize: 256))
+        }
+        #expect(thumbnail?.kind == "tooLarge", "\(String(describing: thumbnail))")
+    }
+}

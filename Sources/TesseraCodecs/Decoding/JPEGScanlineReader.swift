@@ -16,6 +16,7 @@ final class JPEGScanlineReader: ScanlineReader {
     private let input: LibraryInput
     private let allowsTruncatedData: Bool
     private let isCMYK: Bool
+    private var maximumPixelCount = 0
     private var cmykRow: [UInt8] = []
 
     init(source: ImageSource, header: JPEGHeader, options: DecodeOptions) throws(ImageDecodingError) {
@@ -35,6 +36,10 @@ final class JPEGScanlineReader: ScanlineReader {
         try check(input.withFile { tessera_jpeg_source_file(decoder, $0) }
                 ?? input.withBytes { tessera_jpeg_source_memory(decoder, $0, UInt($1)) })
         try check(tessera_jpeg_read_header(decoder))
+        // Progressive and multi-scan JPEGs keep every DCT coefficient (2 bytes a sample) until the last
+        // scan. Cap libjpeg's memory so a hostile header fails instead of exhausting the machine.
+        decoder.pointee.info.mem.pointee.max_memory_to_use = options.maximumPixelCount * 8
+        maximumPixelCount = options.maximumPixelCount
         decoder.pointee.info.scale_num = 1
         decoder.pointee.info.scale_denom = UInt32(denominator)
         decoder.pointee.info.out_color_space = header.componentCount == 1 ? JCS_GRAYSCALE : isCMYK ? JCS_CMYK : JCS_RGB
@@ -108,6 +113,10 @@ final class JPEGScanlineReader: ScanlineReader {
         guard status != 0 else { return }
         let message = cMessage(decoder.pointee.message)
         if decoder.pointee.reachedEndOfInput != 0 { throw .truncated(reason: message) }
+        if decoder.pointee.error.msg_code == Int32(JERR_NO_BACKING_STORE.rawValue) {
+            let info = decoder.pointee.info
+            throw .tooLarge(pixels: Int(info.image_width) * Int(info.image_height), limit: maximumPixelCount)
+        }
         throw .corrupt(reason: message)
     }
 }

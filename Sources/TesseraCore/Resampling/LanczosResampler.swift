@@ -4,9 +4,10 @@ import Foundation
 /// low-pass when shrinking, so fine detail averages out instead of aliasing). Alpha is filtered
 /// premultiplied and divided out at the end.
 ///
-/// Memory: one float buffer of `output width × input height × channels`, plus the output. Callers
-/// shrinking by large factors should first reduce with ``BoxShrinker`` to within a few times the
-/// target, as libvips does, which keeps both time and memory proportional to the target.
+/// Rows are filtered horizontally on demand into a ring that holds only the rows one output row
+/// needs (about six times the reduction factor), so beyond the input and output bitmaps the
+/// working memory is a few rows. Callers shrinking by large factors should first reduce with
+/// ``BoxShrinker`` to within a few times the target, as libvips does.
 public enum LanczosResampler {
     /// `pixels` resized to exactly `size` (aspect is the caller's choice).
     public static func resize(_ pixels: PixelBuffer, to size: PixelSize) -> PixelBuffer {
@@ -18,13 +19,17 @@ public enum LanczosResampler {
         let vertical = FilterTaps(inputLength: pixels.height, outputLength: size.height)
         let rowLength = size.width * channels
 
-        // Pass 1: every input row to the output width, premultiplied, as floats.
-        let rows = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength * pixels.height)
-        defer { rows.deallocate() }
+        let ring = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength * vertical.tapCount)
+        defer { ring.deallocate() }
         let premultiplied = UnsafeMutableBufferPointer<Float>.allocate(capacity: pixels.width * channels)
         defer { premultiplied.deallocate() }
+        let column = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength)
+        defer { column.deallocate() }
+        var output = PixelBuffer(width: size.width, height: size.height, format: pixels.format)
+
         pixels.bytes.withUnsafeBufferPointer { source in
-            for y in 0..<pixels.height {
+            /// Input row `y`, premultiplied and filtered to the output width, in its ring slot.
+            func filterRow(_ y: Int) {
                 let row = source.baseAddress! + y * pixels.bytesPerRow
                 if alphaIndex < 0 {
                     for index in 0..<pixels.width * channels { premultiplied[index] = Float(row[index]) }
@@ -37,34 +42,39 @@ public enum LanczosResampler {
                     }
                 }
                 horizontal.apply(premultiplied.baseAddress!, channels: channels,
-                                 into: rows.baseAddress! + y * rowLength)
+                                 into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
             }
-        }
 
-        // Pass 2: weighted sums of those rows for each output row; undo premultiplication.
-        var output = PixelBuffer(width: size.width, height: size.height, format: pixels.format)
-        let column = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength)
-        defer { column.deallocate() }
-        output.bytes.withUnsafeMutableBufferPointer { destination in
-            for y in 0..<size.height {
-                column.update(repeating: 0)
-                let first = vertical.firsts[y]
-                for tap in 0..<vertical.tapCount {
-                    let weight = vertical.weights[y * vertical.tapCount + tap]
-                    if weight == 0 { continue }
-                    let source = rows.baseAddress! + (first + tap) * rowLength
-                    for index in 0..<rowLength { column[index] += source[index] * weight }
-                }
-                let target = destination.baseAddress! + y * rowLength
-                if alphaIndex < 0 {
-                    for index in 0..<rowLength { target[index] = clampToByte(column[index]) }
-                } else {
-                    for x in 0..<size.width {
-                        let p = x * channels
-                        let alpha = min(max(column[p + alphaIndex], 0), 255)
-                        let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
-                        for channel in 0..<alphaIndex { target[p + channel] = clampToByte(column[p + channel] * unpremultiply) }
-                        target[p + alphaIndex] = clampToByte(alpha)
+            var nextRow = 0
+            output.bytes.withUnsafeMutableBufferPointer { destination in
+                for y in 0..<size.height {
+                    let first = vertical.firsts[y]
+                    // Windows only move down, so rows above `first` are never needed again.
+                    nextRow = max(nextRow, first)
+                    while nextRow < first + vertical.tapCount {
+                        filterRow(nextRow)
+                        nextRow += 1
+                    }
+                    column.update(repeating: 0)
+                    for tap in 0..<vertical.tapCount {
+                        let weight = vertical.weights[y * vertical.tapCount + tap]
+                        if weight == 0 { continue }
+                        let filtered = ring.baseAddress! + ((first + tap) % vertical.tapCount) * rowLength
+                        for index in 0..<rowLength { column[index] += filtered[index] * weight }
+                    }
+                    let target = destination.baseAddress! + y * rowLength
+                    if alphaIndex < 0 {
+                        for index in 0..<rowLength { target[index] = clampToByte(column[index]) }
+                    } else {
+                        for x in 0..<size.width {
+                            let p = x * channels
+                            let alpha = min(max(column[p + alphaIndex], 0), 255)
+                            let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
+                            for channel in 0..<alphaIndex {
+                                target[p + channel] = clampToByte(column[p + channel] * unpremultiply)
+                            }
+                            target[p + alphaIndex] = clampToByte(alpha)
+                        }
                     }
                 }
             }
