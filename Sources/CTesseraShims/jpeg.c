@@ -2,16 +2,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-// Every libjpeg call that can fail goes through GUARDED: on error, error_exit longjmps back
-// here and the call returns -1 with the message already in the wrapper.
-#define GUARDED(wrapper, statement)            \
-    do {                                       \
-        if (setjmp((wrapper)->recovery)) {     \
-            return -1;                         \
-        }                                      \
-        statement;                             \
-        return 0;                              \
-    } while (0)
+#include "guarded.h"
 
 static void decoder_error_exit(j_common_ptr common) {
     TesseraJPEGDecoder *decoder = (TesseraJPEGDecoder *)common;

@@ -2,14 +2,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#define GUARDED(wrapper, statement)                \
-    do {                                           \
-        if (setjmp((wrapper)->recovery)) {         \
-            return -1;                             \
-        }                                          \
-        statement;                                 \
-        return 0;                                  \
-    } while (0)
+#include "guarded.h"
 
 static void copy_message(char *destination, const char *message) {
     strncpy(destination, message ? message : "unknown libpng error", TESSERA_MESSAGE_CAPACITY - 1);
