@@ -33,7 +33,8 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CHeif", "CGIF", "CRSVG"]
         ),
-        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs"]),
+        .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs"]),
+        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
@@ -45,6 +46,7 @@ let package = Package(
         .executableTarget(name: "tessera-demo", dependencies: ["Tessera"]),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles"]),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.
         .testTarget(name: "TesseraCLITests", dependencies: ["tessera"]),
     ],

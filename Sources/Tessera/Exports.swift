@@ -1,2 +1,3 @@
 @_exported import TesseraCore
 @_exported import TesseraCodecs
+@_exported import TesseraTiles

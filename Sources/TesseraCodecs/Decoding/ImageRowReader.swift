@@ -1,0 +1,40 @@
+import TesseraCore
+
+/// An image's full-resolution rows, top to bottom, for consumers that never want the whole bitmap
+/// (tile pyramids). JPEG, PNG, GIF and TIFF stream from a decoder running on its own thread; the
+/// other formats are decoded whole first, within ``DecodeOptions/maximumPixelCount``.
+public final class ImageRowReader {
+    public let properties: ImageProperties
+    private let header: Header
+    private let options: DecodeOptions
+
+    public init(_ source: ImageSource, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
+        header = try Header(source)
+        properties = header.properties
+        var options = options
+        options.minimumSize = nil
+        self.options = options
+    }
+
+    /// The layout of every row.
+    public var format: PixelFormat { properties.decodedFormat }
+
+    /// True when rows stream from the decoder rather than from a full decode.
+    public var isStreaming: Bool {
+        switch header.kind {
+        case .jpeg, .png, .gif, .tiff: true
+        case .webp, .heif, .svg: false
+        }
+    }
+
+    /// Calls `body` with each row (`width × format.bytesPerPixel` bytes), in order, on the calling
+    /// thread. Throws after the rows that preceded a decoding failure.
+    public func forEachRow(_ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodingError) {
+        if let reader = try header.scanlineReader(options: options) {
+            try ScanlinePipeline(reader).forEachRow(body)
+            return
+        }
+        let pixels = try ImageDecoder(options: options).decode(header).pixels
+        for y in 0..<pixels.height { pixels.withRow(y, body) }
+    }
+}

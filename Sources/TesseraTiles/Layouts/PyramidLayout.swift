@@ -1,0 +1,42 @@
+import TesseraCodecs
+import TesseraCore
+
+/// The kinds of pyramid Tessera writes, with their parameters; ``layout(imageSize:name:)`` makes
+/// the geometry once the image's size is known.
+public enum PyramidLayout: Sendable, Hashable {
+    case deepZoom(tileSize: Int = 254, overlap: Int = 1)
+    case iiif(tileSize: Int = 512, baseURL: String? = nil)
+    case xyz(tileSize: Int = 256)
+    case thTiled(tileSize: Int = 256)
+
+    public func layout(imageSize: PixelSize, name: String) -> any TileLayout {
+        switch self {
+        case .deepZoom(let tileSize, let overlap):
+            DeepZoomLayout(imageSize: imageSize, name: name, tileSize: tileSize, overlap: overlap)
+        case .iiif(let tileSize, let baseURL):
+            IIIFLayout(imageSize: imageSize, name: name, tileSize: tileSize, baseURL: baseURL)
+        case .xyz(let tileSize):
+            XYZLayout(imageSize: imageSize, name: name, tileSize: tileSize)
+        case .thTiled(let tileSize):
+            THTiledLayout(imageSize: imageSize, name: name, tileSize: tileSize)
+        }
+    }
+
+    /// Tile file extension: Deep Zoom names the format as libvips does (`jpeg`); IIIF's format
+    /// parameter and the others use `jpg`.
+    public func fileExtension(for encoding: ImageEncoding) -> String {
+        switch (self, encoding) {
+        case (.deepZoom, .jpeg): "jpeg"
+        default: encoding.fileExtension
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .deepZoom: "dzi"
+        case .iiif: "iiif"
+        case .xyz: "xyz"
+        case .thTiled: "th"
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import TesseraCore
+
+/// Slippy-map tiles, `NAME/{z}/{x}/{y}.EXT` with y = 0 at the top and 2^z tiles per side at zoom z.
+///
+/// A non-square image is anchored at the top-left of a square world of `tileSize × 2^maxZoom`
+/// pixels, where `maxZoom` is the smallest zoom whose world holds the full-resolution image; only
+/// tiles that contain image pixels are written, and their part beyond the image is filled with the
+/// background, so every tile is `tileSize` square.
+public struct XYZLayout: TileLayout {
+    public let imageSize: PixelSize
+    public let name: String
+    public let tileSize: Int
+
+    public init(imageSize: PixelSize, name: String, tileSize: Int = 256) {
+        precondition(tileSize > 0)
+        self.imageSize = imageSize
+        self.name = name
+        self.tileSize = tileSize
+    }
+
+    public var maxZoom: Int { reductionFittingOneTile(imageSize, tileSize: PixelSize(width: tileSize, height: tileSize)) }
+
+    public var levelCount: Int { maxZoom + 1 }
+
+    public var paddedTileSize: PixelSize? { PixelSize(width: tileSize, height: tileSize) }
+
+    public func columnSpans(reduction: Int) -> [Range<Int>] {
+        overlappingSpans(length: levelSize(reduction: reduction).width, tileSize: tileSize, overlap: 0)
+    }
+
+    public func rowSpans(reduction: Int) -> [Range<Int>] {
+        overlappingSpans(length: levelSize(reduction: reduction).height, tileSize: tileSize, overlap: 0)
+    }
+
+    public func tilePath(reduction: Int, column: Int, row: Int, fileExtension: String) -> String {
+        "\(name)/\(maxZoom - reduction)/\(column)/\(row).\(fileExtension)"
+    }
+
+    public func descriptors(fileExtension: String) -> [(path: String, contents: Data)] { [] }
+
+    public var outputEntries: [String] { [name] }
+}

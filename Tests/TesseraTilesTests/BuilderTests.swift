@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import TesseraCodecs
+import TesseraCore
+@testable import TesseraTiles
+
+@Suite("Building pyramids")
+struct BuilderTests {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tessera-tiles-\(UUID().uuidString)")
+    }
+
+    /// An independent 2×2 mean with the last row and column repeated, as the spec describes.
+    func halve(_ image: PixelBuffer) -> PixelBuffer {
+        let width = (image.width + 1) / 2, height = (image.height + 1) / 2
+        let channels = image.format.bytesPerPixel
+        var bytes = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width {
+                let xs = [2 * x, min(2 * x + 1, image.width - 1)], ys = [2 * y, min(2 * y + 1, image.height - 1)]
+                for channel in 0..<channels {
+                    var sum = 2
+                    for sy in ys { for sx in xs { sum += Int(image.pixel(x: sx, y: sy)[image.pixel(x: sx, y: sy).startIndex + channel]) } }
+                    bytes.append(UInt8(sum / 4))
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, format: image.format, bytes: bytes)
+    }
+
+    @Test("reassembled PNG tiles equal the source at full size and its 2×2 reductions below",
+          arguments: ["photo-400x300.png", "photo-alpha-400x300.png", "png-adam7-rgb-8.png", "jpeg-exif-thumbnail.jpg"])
+    func reassembly(name: String) throws {
+        let output = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let source = ImageSource.file(fixtures.appendingPathComponent(name).path)
+        let options = PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 2), encoding: .png(), jobs: 2)
+        let summary = try PyramidBuilder.build(source, name: "p", outputDirectory: output.path, options: options)
+        let layout = DeepZoomLayout(imageSize: summary.imageSize, name: "p", tileSize: 64, overlap: 2)
+        var expected = try ImageDecoder().decode(source).pixels
+        for reduction in 0..<layout.levelCount {
+            let size = layout.levelSize(reduction: reduction)
+            #expect(expected.size == size)
+            for (row, rows) in layout.rowSpans(reduction: reduction).enumerated() {
+                for (column, columns) in layout.columnSpans(reduction: reduction).enumerated() {
+                    let path = output.appendingPathComponent(layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: "png")).path
+                    let tile = try ImageDecoder().decode(.file(path)).pixels
+                    #expect(tile.size == PixelSize(width: columns.count, height: rows.count))
+                    for (ty, y) in rows.enumerated() where ty % 7 == 0 || y == rows.upperBound - 1 {
+                        for (tx, x) in columns.enumerated() {
+                            #expect(tile.pixel(x: tx, y: ty) == expected.pixel(x: x, y: y), "level \(reduction) (\(x), \(y))")
+                        }
+                    }
+                }
+            }
+            expected = halve(expected)
+        }
+        #expect(summary.tiles == layout.allTilePaths(fileExtension: "png").count)
+    }
+
+    @Test("IIIF info.json predicts exactly the tile files written")
+    func iiifInfoPredictsFiles() throws {
+        let output = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let options = PyramidOptions(layout: .iiif(tileSize: 128, baseURL: "https://example.org/iiif/"), jobs: 2)
+        _ = try PyramidBuilder.build(.file(fixtures.appendingPathComponent("jpeg-exif-thumbnail.jpg").path),
+                                     name: "img", outputDirectory: output.path, options: options)
+        let info = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("img/info.json"))) as! [String: Any]
+        #expect(info["id"] as? String == "https://example.org/iiif/img")
+        #expect(info["type"] as? String == "ImageService3" && info["profile"] as? String == "level0")
+        let width = info["width"] as! Int, height = info["height"] as! Int
+        let tiles = (info["tiles"] as! [[String: Any]])[0]
+        let tw = tiles["width"] as! Int, th = tiles["height"] as! Int
+        var predicted = Set<String>()
+        for s in tiles["scaleFactors"] as! [Int] {
+            for n in 0..<Int((Double(width) / Double(tw * s)).rounded(.up)) {
+                for m in 0..<Int((Double(height) / Double(th * s)).rounded(.up)) {
+                    let xr = n * tw * s, yr = m * th * s
+                    let wr = min(tw * s, width - xr), hr = min(th * s, height - yr)
+                    let ws = (wr + s - 1) / s, hs = (hr + s - 1) / s
+                    predicted.insert("img/\(xr),\(yr),\(wr),\(hr)/\(ws),\(hs)/0/default.jpg")
+                }
+            }
+        }
+        for size in info["sizes"] as! [[String: Int]] {
+            predicted.insert("img/full/\(size["width"]!),\(size["height"]!)/0/default.jpg")
+        }
+        let enumerator = FileManager.default.enumerator(atPath: output.path)!
+        let written = Set(enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".jpg") })
+        #expect(written == predicted)
+        #expect((tiles["scaleFactors"] as! [Int]) == [1, 2, 4, 8])
+    }
+
+    @Test("XYZ tiles are whole tiles, padded past the image")
+    func xyzPadding() throws {
+        let output = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        let options = PyramidOptions(layout: .xyz(tileSize: 256), encoding: .png(), jobs: 1)
+        let summary = try PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path),
+                                               name: "m", outputDirectory: output.path, options: options)
+        #expect(summary.levels == 2 && summary.tiles == 5)
+        let corner = try ImageDecoder().decode(.file(output.appendingPathComponent("m/1/1/1.png").path)).pixels
+        #expect(corner.size == PixelSize(width: 256, height: 256))
+        #expect(Array(corner.pixel(x: 200, y: 200)) == [255, 255, 255])  // beyond the image: background
+    }
+
+    @Test("a truncated source fails with a typed error and leaves nothing behind")
+    func truncatedLeavesNothing() throws {
+        let output = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
+        #expect(throws: ImageDecodingError.self) {
+            try PyramidBuilder.build(.file(fixtures.appendingPathComponent("broken-truncated.png").path),
+                                     name: "t", outputDirectory: output.path, options: PyramidOptions())
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
+    }
+
+    @Test("rows held grow with the width, not the height")
+    func memoryFollowsWidth() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func held(width: Int, height: Int) throws -> Int {
+            var pixels = PixelBuffer(width: width, height: height, format: .rgb8)
+            for index in pixels.bytes.indices { pixels.bytes[index] = UInt8(truncatingIfNeeded: index * 7) }
+            let path = directory.appendingPathComponent("\(width)x\(height).png")
+            try ImageEncoder.encode(pixels, as: .png(compressionLevel: 1)).write(to: path)
+            return try PyramidBuilder.build(.file(path.path), name: "s\(width)x\(height)", outputDirectory: directory.path,
+                                            options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), jobs: 1))
+                .peakHeldRowBytes
+        }
+        let short = try held(width: 300, height: 400)
+        let tall = try held(width: 300, height: 4000)
+        let wide = try held(width: 3000, height: 400)
+        #expect(tall <= short + short / 10)
+        #expect(wide > 5 * short)
+        #expect(tall < 300 * 4000 * 3 / 10)
+    }
+}
