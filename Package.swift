@@ -15,6 +15,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
@@ -34,7 +37,15 @@ let package = Package(
             dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CHeif", "CGIF", "CRSVG"]
         ),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs"]),
-        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles"]),
+        .target(
+            name: "TesseraPipeline",
+            dependencies: [
+                "TesseraCore", "TesseraCodecs",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
@@ -47,6 +58,15 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles"]),
+        .testTarget(
+            name: "TesseraPipelineTests",
+            dependencies: [
+                "TesseraPipeline",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.
         .testTarget(name: "TesseraCLITests", dependencies: ["tessera"]),
     ],

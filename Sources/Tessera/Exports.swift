@@ -1,3 +1,4 @@
 @_exported import TesseraCore
 @_exported import TesseraCodecs
 @_exported import TesseraTiles
+@_exported import TesseraPipeline

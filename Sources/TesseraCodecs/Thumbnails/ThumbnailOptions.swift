@@ -7,6 +7,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
         /// Aspect-fit: the longest side is at most `maxPixelSize` pixels
         /// (`kCGImageSourceThumbnailMaxPixelSize`). Nil means full size.
         case fit(maxPixelSize: Int?)
+        /// Aspect-fit inside a box: both sides at most the box's.
+        case fitInside(box: PixelSize)
         /// Aspect-fill: the short side covers `box`; the overflow is cropped away, centred, only if
         /// `crop` is true.
         case fill(box: PixelSize, crop: Bool)
@@ -66,6 +68,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
         case .fit(let maxPixelSize):
             guard let maxPixelSize else { return size }
             scale = Double(max(maxPixelSize, 1)) / Double(size.longestSide)
+        case .fitInside(let box):
+            scale = min(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
         case .fill(let box, _):
             scale = max(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
         }

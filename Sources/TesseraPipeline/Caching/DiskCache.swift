@@ -1,0 +1,189 @@
+import Crypto
+import Foundation
+
+/// The default ``DataCaching``: one file per entry, named by the SHA-256 of its key, with a small
+/// metadata file beside it and an index of all entries.
+///
+/// - The size limit holds at every write: least-recently-used entries are deleted *before* a new
+///   one is written, so the data files never exceed ``sizeLimit`` (the metadata and index come on
+///   top and are small).
+/// - Entries expire ``timeToLive`` after they were stored (7 days by default).
+/// - Writes go to a temporary file renamed into place, so a crash never leaves a partial entry that
+///   is later served; an entry whose file is missing or of the wrong size is dropped on lookup.
+/// - The index survives restarts; if it is missing or unreadable it is rebuilt from the metadata files.
+public actor DiskCache: DataCaching {
+    struct Entry: Codable {
+        var key: String
+        var byteCount: Int
+        var storedAt: Date
+        var lastAccess: Date
+        var freshUntil: Date?
+        var validators: HTTPValidators
+    }
+
+    public nonisolated let directory: URL
+    /// Most bytes of cached data on disk.
+    public nonisolated let sizeLimit: Int
+    /// Seconds after storing that an entry is deleted, whatever its freshness.
+    public nonisolated let timeToLive: TimeInterval
+    private let now: @Sendable () -> Date
+    private var entries: [String: Entry] = [:]
+    private var totalSize = 0
+
+    /// The user's cache directory for Tessera: `$XDG_CACHE_HOME/tessera` or `~/.cache/tessera`.
+    public static var defaultDirectory: URL {
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("tessera")
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tessera")
+    }
+
+    public init(
+        directory: URL = DiskCache.defaultDirectory, sizeLimit: Int = 150 << 20,
+        timeToLive: TimeInterval = 7 * 24 * 3600, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.directory = directory
+        self.sizeLimit = sizeLimit
+        self.timeToLive = timeToLive
+        self.now = now
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (entries, totalSize) = Self.loadIndex(in: directory)
+        self.entries = entries
+        self.totalSize = totalSize
+    }
+
+    /// Bytes of cached data on disk.
+    public var size: Int { totalSize }
+
+    public var count: Int { entries.count }
+
+    public func lookup(_ key: String) -> CachedData? {
+        guard var entry = entries[key] else { return nil }
+        let current = now()
+        let url = dataURL(for: key)
+        let onDisk = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        guard current.timeIntervalSince(entry.storedAt) < timeToLive, onDisk == entry.byteCount else {
+            remove(key)
+            return nil
+        }
+        entry.lastAccess = current
+        entries[key] = entry
+        return CachedData(key: key, fileURL: url, byteCount: entry.byteCount,
+                          isFresh: entry.freshUntil.map { current < $0 } ?? true, validators: entry.validators)
+    }
+
+    public func store(_ data: Data, for key: String, validators: HTTPValidators, maxAge: TimeInterval?) {
+        remove(key)
+        guard data.count <= sizeLimit else { return }
+        while totalSize + data.count > sizeLimit,
+            let victim = entries.values.min(by: { $0.lastAccess < $1.lastAccess })
+        {
+            remove(victim.key)
+        }
+        let current = now()
+        let entry = Entry(key: key, byteCount: data.count, storedAt: current, lastAccess: current,
+                          freshUntil: maxAge.map { current.addingTimeInterval($0) }, validators: validators)
+        do {
+            try Self.writeAtomically(data, to: dataURL(for: key))
+            try Self.writeAtomically(try JSONEncoder().encode(entry), to: metadataURL(for: key))
+        } catch {
+            try? FileManager.default.removeItem(at: dataURL(for: key))
+            return
+        }
+        entries[key] = entry
+        totalSize += data.count
+        saveIndex()
+    }
+
+    public func refresh(_ key: String, validators: HTTPValidators, maxAge: TimeInterval?) {
+        guard var entry = entries[key] else { return }
+        let current = now()
+        entry.storedAt = current
+        entry.lastAccess = current
+        entry.freshUntil = maxAge.map { current.addingTimeInterval($0) }
+        if !validators.isEmpty { entry.validators = validators }
+        entries[key] = entry
+        try? Self.writeAtomically(try JSONEncoder().encode(entry), to: metadataURL(for: key))
+        saveIndex()
+    }
+
+    public func remove(_ key: String) {
+        if let entry = entries.removeValue(forKey: key) { totalSize -= entry.byteCount }
+        try? FileManager.default.removeItem(at: dataURL(for: key))
+        try? FileManager.default.removeItem(at: metadataURL(for: key))
+        saveIndex()
+    }
+
+    /// Deletes every entry.
+    public func removeAll() {
+        for key in Array(entries.keys) { remove(key) }
+    }
+
+    // MARK: - Files
+
+    nonisolated func dataURL(for key: String) -> URL { directory.appendingPathComponent(Self.fileName(for: key)) }
+
+    nonisolated func metadataURL(for key: String) -> URL {
+        directory.appendingPathComponent(Self.fileName(for: key) + ".meta")
+    }
+
+    static func fileName(for key: String) -> String {
+        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private var indexURL: URL { directory.appendingPathComponent("index.json") }
+
+    private func saveIndex() {
+        try? Self.writeAtomically(try JSONEncoder().encode(Array(entries.values)), to: indexURL)
+    }
+
+    private static func writeAtomically(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        try data.write(to: temporary)
+        if rename(temporary.path, url.path) != 0 {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    /// Reads the index, or rebuilds it from the metadata files; keeps only entries whose data file
+    /// exists with the recorded size, and clears leftovers (temporary files, orphans).
+    private static func loadIndex(in directory: URL) -> ([String: Entry], Int) {
+        let manager = FileManager.default
+        let decoder = JSONDecoder()
+        var candidates: [Entry] = []
+        if let data = try? Data(contentsOf: directory.appendingPathComponent("index.json")),
+            let index = try? decoder.decode([Entry].self, from: data)
+        {
+            candidates = index
+        } else {
+            let files = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
+            for file in files where file.hasSuffix(".meta") {
+                if let data = try? Data(contentsOf: directory.appendingPathComponent(file)),
+                    let entry = try? decoder.decode(Entry.self, from: data)
+                {
+                    candidates.append(entry)
+                }
+            }
+        }
+        var entries: [String: Entry] = [:]
+        var total = 0
+        for entry in candidates {
+            let path = directory.appendingPathComponent(fileName(for: entry.key)).path
+            guard let size = (try? manager.attributesOfItem(atPath: path)[.size]) as? Int, size == entry.byteCount else { continue }
+            entries[entry.key] = entry
+            total += size
+        }
+        // Only files of the cache's own naming are touched: a directory shared with other files is safe.
+        let valid = Set(entries.keys.map { fileName(for: $0) })
+        for file in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] {
+            let base = file.hasSuffix(".meta") ? String(file.dropLast(5)) : file
+            let isOwnEntry = base.count == 64 && base.allSatisfy(\.isHexDigit)
+            let isTemporary = file.hasPrefix(".") && file.hasSuffix(".tmp")
+            if (isOwnEntry && !valid.contains(base)) || isTemporary {
+                try? manager.removeItem(at: directory.appendingPathComponent(file))
+            }
+        }
+        return (entries, total)
+    }
+}

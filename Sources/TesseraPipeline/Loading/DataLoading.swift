@@ -1,0 +1,62 @@
+import Foundation
+
+/// Fetches the encoded bytes behind a URL.
+public protocol DataLoading: Sendable {
+    /// Loads `url`. With `validators` (from a stale cached copy), a server may answer
+    /// ``FetchedData/Outcome/notModified`` instead of sending the body again.
+    func loadData(for url: URL, validators: HTTPValidators?) async throws -> FetchedData
+}
+
+/// What identifies a cached response to its server, for revalidation.
+public struct HTTPValidators: Sendable, Hashable, Codable {
+    public var etag: String?
+    public var lastModified: String?
+
+    public init(etag: String? = nil, lastModified: String? = nil) {
+        self.etag = etag
+        self.lastModified = lastModified
+    }
+
+    public var isEmpty: Bool { etag == nil && lastModified == nil }
+}
+
+/// A fetch's result with the caching instructions that came with it.
+public struct FetchedData: Sendable {
+    public enum Outcome: Sendable {
+        case data(Data)
+        /// 304: the cached copy is still good.
+        case notModified
+    }
+
+    public var outcome: Outcome
+    public var validators: HTTPValidators
+    /// `Cache-Control: no-store`: keep it out of every cache on disk.
+    public var noStore: Bool
+    /// `Cache-Control: max-age`, in seconds: how long the copy is fresh without revalidation.
+    public var maxAge: TimeInterval?
+
+    public init(outcome: Outcome, validators: HTTPValidators = HTTPValidators(), noStore: Bool = false, maxAge: TimeInterval? = nil) {
+        self.outcome = outcome
+        self.validators = validators
+        self.noStore = noStore
+        self.maxAge = maxAge
+    }
+
+    /// Reads `Cache-Control` directives.
+    static func cacheControl(_ value: String?) -> (noStore: Bool, maxAge: TimeInterval?) {
+        guard let value else { return (false, nil) }
+        var noStore = false
+        var maxAge: TimeInterval?
+        for directive in value.lowercased().split(separator: ",") {
+            let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            switch parts.first {
+            case "no-store": noStore = true
+            case "no-cache": maxAge = 0
+            case "max-age" where parts.count == 2:
+                maxAge = TimeInterval(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" ")))
+            default: break
+            }
+        }
+        return (noStore, maxAge)
+    }
+}

@@ -1,0 +1,117 @@
+import TesseraCore
+
+/// A step applied to a decoded image. The identifier names the step and its parameters: it is part
+/// of the cache key, so two processors with equal identifiers must produce equal results.
+public protocol ImageProcessing: Sendable {
+    var identifier: String { get }
+    func process(_ image: PixelBuffer) throws -> PixelBuffer
+}
+
+/// Resizes to a size in pixels (Lanczos-3, alpha premultiplied): aspect-fit inside it, or
+/// aspect-fill with the overflow cropped, centred.
+public struct ResizeProcessor: ImageProcessing {
+    public var size: PixelSize
+    public var crop: Bool
+
+    public init(size: PixelSize, crop: Bool = false) {
+        self.size = size
+        self.crop = crop
+    }
+
+    public var identifier: String { "resize(\(size.width)x\(size.height)\(crop ? ",crop" : ""))" }
+
+    public func process(_ image: PixelBuffer) throws -> PixelBuffer {
+        let scaleX = Double(size.width) / Double(image.width), scaleY = Double(size.height) / Double(image.height)
+        let scale = crop ? max(scaleX, scaleY) : min(scaleX, scaleY)
+        let fitted = PixelSize(width: max(1, Int((Double(image.width) * scale).rounded())),
+                               height: max(1, Int((Double(image.height) * scale).rounded())))
+        let resized = LanczosResampler.resize(image, to: fitted)
+        guard crop else { return resized }
+        return try CropProcessor(x: (fitted.width - size.width) / 2, y: (fitted.height - size.height) / 2,
+                                 width: min(size.width, fitted.width), height: min(size.height, fitted.height)).process(resized)
+    }
+}
+
+/// Cuts out a rectangle, in pixels of the image it receives.
+public struct CropProcessor: ImageProcessing {
+    public var x: Int, y: Int, width: Int, height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    public var identifier: String { "crop(\(x),\(y),\(width),\(height))" }
+
+    public func process(_ image: PixelBuffer) throws -> PixelBuffer {
+        guard x >= 0, y >= 0, width > 0, height > 0, x + width <= image.width, y + height <= image.height else {
+            throw ImagePipelineError.processingFailed("crop \(x),\(y),\(width)×\(height) is outside \(image.size)")
+        }
+        let channels = image.format.bytesPerPixel
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(width * height * channels)
+        for row in y..<(y + height) {
+            let start = row * image.bytesPerRow + x * channels
+            bytes.append(contentsOf: image.bytes[start..<start + width * channels])
+        }
+        return PixelBuffer(width: width, height: height, format: image.format, bytes: bytes)
+    }
+}
+
+/// A Gaussian blur of standard deviation `radius` pixels, approximated by three box blurs per axis
+/// (within a few percent of the true Gaussian); edges clamp.
+public struct GaussianBlurProcessor: ImageProcessing {
+    public var radius: Double
+
+    public init(radius: Double) { self.radius = radius }
+
+    public var identifier: String { "gaussianBlur(\(radius))" }
+
+    public func process(_ image: PixelBuffer) throws -> PixelBuffer {
+        guard radius > 0 else { return image }
+        // Box widths whose three-fold convolution has variance radius² (Kovesi's construction).
+        let ideal = (12 * radius * radius / 3 + 1).squareRoot()
+        var lower = Int(ideal.rounded(.down))
+        if lower % 2 == 0 { lower -= 1 }
+        let upper = lower + 2
+        let lowerCount = Int(((12 * radius * radius - 3 * Double(lower * lower) - 12 * Double(lower) - 9)
+            / (-4 * Double(lower) - 4)).rounded())
+        var output = image
+        for pass in 0..<3 {
+            let half = ((pass < lowerCount ? lower : upper) - 1) / 2
+            output = Self.boxBlur(output, half: half, horizontal: true)
+            output = Self.boxBlur(output, half: half, horizontal: false)
+        }
+        return output
+    }
+
+    private static func boxBlur(_ image: PixelBuffer, half: Int, horizontal: Bool) -> PixelBuffer {
+        guard half > 0 else { return image }
+        let channels = image.format.bytesPerPixel
+        let lines = horizontal ? image.height : image.width
+        let length = horizontal ? image.width : image.height
+        let step = horizontal ? channels : image.bytesPerRow
+        let lineStep = horizontal ? image.bytesPerRow : channels
+        var output = image
+        let window = 2 * half + 1
+        image.bytes.withUnsafeBufferPointer { source in
+            output.bytes.withUnsafeMutableBufferPointer { destination in
+                for line in 0..<lines {
+                    let base = line * lineStep
+                    for channel in 0..<channels {
+                        func sample(_ index: Int) -> Int { Int(source[base + min(max(index, 0), length - 1) * step + channel]) }
+                        var sum = 0
+                        for index in -half...half { sum += sample(index) }
+                        for index in 0..<length {
+                            destination[base + index * step + channel] = UInt8((sum + window / 2) / window)
+                            sum += sample(index + half + 1) - sample(index - half)
+                        }
+                    }
+                }
+            }
+        }
+        return output
+    }
+}
