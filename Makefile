@@ -22,6 +22,7 @@ demo: release
 	@scripts/demo.sh $(RELEASE_BIN)
 
 bench: release
+	$(SWIFT) build -c release --product tessera-bench
 	@scripts/bootstrap.sh --bench
 	@scripts/bench.sh $(RELEASE_BIN)
 

@@ -55,6 +55,11 @@ let package = Package(
         ),
         // `make demo`'s grid experiment; not a product.
         .executableTarget(name: "tessera-demo", dependencies: ["Tessera"]),
+        // `make bench`'s pipeline benchmark; not a product.
+        .executableTarget(
+            name: "tessera-bench",
+            dependencies: ["Tessera", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles"]),

@@ -9,3 +9,25 @@ python3 -c "import pillow_heif" 2>/dev/null || python3 -m pip install --quiet --
 python3 scripts/bench/make_inputs.py bench-out/inputs
 python3 scripts/bench/thumbnail_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/tile_bench.py "$tessera" bench-out/inputs
+
+# The image pipeline: memory-hit latency, disk-hit throughput and a 1,000-URL prefetch storm, each
+# against a plain baseline (download + full decode + resize, no caching) in the same run, over HTTP
+# from a local server.
+bin=$(dirname "$tessera")
+served=bench-out/served
+"$bin/tessera-demo" "$served" 50 --generate-only >/dev/null
+cp Tests/Fixtures/jpeg-exif-thumbnail.jpg "$served/"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$served" >/dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null' EXIT
+for _ in $(seq 50); do python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/')" 2>/dev/null && break; sleep 0.1; done
+base="http://127.0.0.1:$port"
+photos=$(cd "$served" && ls photo-*.jpg)
+echo
+echo "Image pipeline: 100×100-point cells at 3x from 4032×3024 JPEGs over local HTTP"
+"$bin/tessera-bench" latency "$base" photo-000.jpg
+"$bin/tessera-bench" throughput "$base" $photos
+echo "  1,000 distinct URLs at once (640×480 JPEG):"
+"$bin/tessera-bench" storm "$base" jpeg-exif-thumbnail.jpg
+"$bin/tessera-bench" storm-baseline "$base" jpeg-exif-thumbnail.jpg

@@ -179,8 +179,14 @@ public final class ImagePipeline: Sendable {
                 validators = cached.validators.isEmpty ? nil : cached.validators
             }
             let conditions = validators
-            let fetched = try await self.downloads.run(ticket: ticket, priority: priority) {
-                try await self.configuration.dataLoader.loadData(for: request.url, validators: conditions)
+            let fetched: FetchedData
+            do {
+                fetched = try await self.downloads.run(ticket: ticket, priority: priority) {
+                    try await self.configuration.dataLoader.loadData(for: request.url, validators: conditions)
+                }
+            } catch let error as ImagePipelineError {
+                if case .httpStatus = error { await self.statistics.record(.networkFetch) }  // the server answered
+                throw error
             }
             await self.statistics.record(.networkFetch)
             switch fetched.outcome {

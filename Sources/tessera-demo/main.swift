@@ -1,12 +1,12 @@
 // The grid experiment behind Tessera: 100 photos shown in 100×100-point cells on a 3x screen,
 // loaded once by decoding them whole and once downsampled while decoding.
-// Usage: tessera-demo DIR [COUNT]   (photos are generated into DIR on the first run)
+// Usage: tessera-demo DIR [COUNT] [--generate-only]   (photos are generated into DIR on the first run)
 import Foundation
 import Tessera
 
 let arguments = CommandLine.arguments
 let directory = arguments.count > 1 ? arguments[1] : "demo-out/photos"
-let count = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100
+let count = arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100  // a non-number (a flag) means 100
 let photoSize = PixelSize(width: 4032, height: 3024)  // a 12-megapixel phone photo
 let cell = PointSize(width: 100, height: 100)
 let scale = DisplayScale.x3
@@ -30,6 +30,8 @@ func measure(_ label: String, _ load: (String) throws -> PixelBuffer) throws -> 
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return (bytes, seconds)
 }
+
+if arguments.contains("--generate-only") { exit(0) }
 
 let cellPixels = cell.pixelSize(scale: scale)
 print("\n\(count) photos of \(photoSize) in \(Int(cell.width))×\(Int(cell.height))-point cells at \(Int(scale.value))x "

@@ -89,6 +89,17 @@ struct CacheTests {
         #expect(files.contains("notes.txt"))
     }
 
+    @Test("entries stored after the index was last saved survive a restart")
+    func unsavedEntriesSurvive() async {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = DiskCache(directory: directory)
+        for index in 0..<10 { await cache.store(Data(count: 10 + index), for: "k\(index)", validators: HTTPValidators(), maxAge: nil) }
+        let reopened = DiskCache(directory: directory)
+        #expect(await reopened.count == 10)
+        #expect(await reopened.lookup("k9")?.byteCount == 19)
+    }
+
     @Test("Cache-Control parsing")
     func cacheControl() {
         #expect(FetchedData.cacheControl("public, max-age=60").maxAge == 60)

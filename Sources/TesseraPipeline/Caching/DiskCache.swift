@@ -11,6 +11,8 @@ import Foundation
 /// - Writes go to a temporary file renamed into place, so a crash never leaves a partial entry that
 ///   is later served; an entry whose file is missing or of the wrong size is dropped on lookup.
 /// - The index survives restarts; if it is missing or unreadable it is rebuilt from the metadata files.
+///   It is saved every few dozen changes (each entry's own metadata file is written at once), and
+///   entries newer than the saved index are picked up from their metadata files on the next start.
 public actor DiskCache: DataCaching {
     struct Entry: Codable {
         var key: String
@@ -29,6 +31,8 @@ public actor DiskCache: DataCaching {
     private let now: @Sendable () -> Date
     private var entries: [String: Entry] = [:]
     private var totalSize = 0
+    private var unsavedChanges = 0
+    private var lastSave = Date.distantPast
 
     /// The user's cache directory for Tessera: `$XDG_CACHE_HOME/tessera` or `~/.cache/tessera`.
     public static var defaultDirectory: URL {
@@ -133,8 +137,18 @@ public actor DiskCache: DataCaching {
 
     private var indexURL: URL { directory.appendingPathComponent("index.json") }
 
+    /// Saves the index when enough has changed since the last save; rewriting it on every store
+    /// would make filling the cache quadratic.
     private func saveIndex() {
+        unsavedChanges += 1
+        if unsavedChanges >= 64 || Date().timeIntervalSince(lastSave) > 2 { flush() }
+    }
+
+    /// Writes the index now.
+    public func flush() {
         try? Self.writeAtomically(try JSONEncoder().encode(Array(entries.values)), to: indexURL)
+        unsavedChanges = 0
+        lastSave = Date()
     }
 
     private static func writeAtomically(_ data: Data, to url: URL) throws {
@@ -156,14 +170,16 @@ public actor DiskCache: DataCaching {
             let index = try? decoder.decode([Entry].self, from: data)
         {
             candidates = index
-        } else {
-            let files = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
-            for file in files where file.hasSuffix(".meta") {
-                if let data = try? Data(contentsOf: directory.appendingPathComponent(file)),
-                    let entry = try? decoder.decode(Entry.self, from: data)
-                {
-                    candidates.append(entry)
-                }
+        }
+        // Entries the saved index does not know (stored since it was written, or all of them when
+        // it is lost) come from their metadata files.
+        let known = Set(candidates.map { fileName(for: $0.key) + ".meta" })
+        let files = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files where file.hasSuffix(".meta") && !known.contains(file) {
+            if let data = try? Data(contentsOf: directory.appendingPathComponent(file)),
+                let entry = try? decoder.decode(Entry.self, from: data)
+            {
+                candidates.append(entry)
             }
         }
         var entries: [String: Entry] = [:]
