@@ -22,6 +22,9 @@ public final class ImagePipeline: Sendable {
         public var maximumConcurrentDownloads: Int
         /// Decodes (and processing) at once.
         public var maximumConcurrentDecodes: Int
+        /// Also keep processed, display-sized variants in the disk cache (as PNG, under their own
+        /// keys), so a later run skips decoding the original.
+        public var storesProcessedImagesOnDisk: Bool
 
         public init(
             dataLoader: any DataLoading = HTTPDataLoader(),
@@ -29,8 +32,10 @@ public final class ImagePipeline: Sendable {
             imageCache: (any ImageCaching)? = MemoryImageCache(),
             decoder: any ImageDecoding = ThumbnailDecoder(),
             maximumConcurrentDownloads: Int = 6,
-            maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount
+            maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
+            storesProcessedImagesOnDisk: Bool = false
         ) {
+            self.storesProcessedImagesOnDisk = storesProcessedImagesOnDisk
             self.dataLoader = dataLoader
             self.dataCache = dataCache
             self.imageCache = imageCache
@@ -125,6 +130,26 @@ public final class ImagePipeline: Sendable {
     }
 
     private func loadImage(_ request: ImageRequest, ticket: UInt64, priority: ImageRequest.Priority) async throws -> DecodedResult {
+        let variants = configuration.storesProcessedImagesOnDisk && request.cachePolicy == .useAll
+            ? configuration.dataCache : nil
+        let variantKey = "variant:" + request.imageKey
+        if let variants, let stored = await variants.lookup(variantKey) {
+            var original = request
+            (original.target, original.processors) = (.original, [])
+            if let result = try? await decode(LoadedData(location: .file(stored.fileURL), source: .disk),
+                                              request: original, ticket: ticket, priority: priority) {
+                return result
+            }
+            await variants.remove(variantKey)
+        }
+        let result = try await loadOriginal(request, ticket: ticket, priority: priority)
+        if let variants, let png = try? ImageEncoder.encode(result.pixels, as: .png(compressionLevel: 1)) {
+            await variants.store(png, for: variantKey, validators: HTTPValidators(), maxAge: nil)
+        }
+        return result
+    }
+
+    private func loadOriginal(_ request: ImageRequest, ticket: UInt64, priority: ImageRequest.Priority) async throws -> DecodedResult {
         var loaded = try await data(for: request).value
         do {
             return try await decode(loaded, request: request, ticket: ticket, priority: priority)

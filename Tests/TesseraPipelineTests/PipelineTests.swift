@@ -144,3 +144,72 @@ struct PipelineTests {
         #expect(await pipeline.statistics.failures == 5)
     }
 }
+
+@Suite("Cache policies, variants and prefetching", .serialized)
+struct PolicyTests {
+    @Test("reload ignores both caches; memoryOnly never touches the disk; skipProcessedVariants keeps memory clean")
+    func policies() async throws {
+        let server = try TestHTTPServer()
+        let directory = temporaryDirectory()
+        defer { server.shutdown(); try? FileManager.default.removeItem(at: directory) }
+        server.route("/p.jpg", .init(body: photo))
+        let memory = MemoryImageCache(costLimit: 64 << 20)
+        let pipeline = makePipeline(directory: directory, memory: memory)
+        let url = server.url("/p.jpg")
+        _ = try await pipeline.image(for: ImageRequest(url: url, target: .maxPixelSize(20)))
+        let reload = try await pipeline.image(for: ImageRequest(url: url, target: .maxPixelSize(20), cachePolicy: .reloadIgnoringCaches))
+        #expect(reload.source == .network)
+        #expect(server.requestCount("/p.jpg") == 2)
+
+        let memoryOnly = ImageRequest(url: server.url("/m.jpg"), target: .maxPixelSize(20), cachePolicy: .memoryOnly)
+        server.route("/m.jpg", .init(body: photo))
+        _ = try await pipeline.image(for: memoryOnly)
+        #expect(await DiskCache(directory: directory).lookup(memoryOnly.dataKey) == nil)
+        #expect(try await pipeline.image(for: memoryOnly).source == .memory)
+
+        let variant = ImageRequest(url: url, target: .maxPixelSize(21), cachePolicy: .skipProcessedVariants)
+        let fromDisk = try await pipeline.image(for: variant)
+        #expect(fromDisk.source == .disk)
+        #expect(memory.image(for: variant.imageKey) == nil)
+    }
+
+    @Test("with processed variants on disk, a new pipeline serves the display-sized image without the original")
+    func processedVariantsOnDisk() async throws {
+        let server = try TestHTTPServer()
+        let directory = temporaryDirectory()
+        defer { server.shutdown(); try? FileManager.default.removeItem(at: directory) }
+        server.route("/v.jpg", .init(body: photo))
+        func pipeline() -> ImagePipeline {
+            ImagePipeline(configuration: .init(dataLoader: HTTPDataLoader(timeout: 5), dataCache: DiskCache(directory: directory),
+                                               imageCache: nil, storesProcessedImagesOnDisk: true))
+        }
+        let request = ImageRequest(url: server.url("/v.jpg"), target: .maxPixelSize(50), processors: [GaussianBlurProcessor(radius: 1)])
+        let first = try await pipeline().image(for: request)
+        #expect(await DiskCache(directory: directory).count == 2)  // original and variant
+        await DiskCache(directory: directory).remove(request.dataKey)  // the original is gone…
+        let second = try await pipeline().image(for: request)       // …the variant suffices
+        #expect(second.source == .disk)
+        #expect(second.pixels == first.pixels)
+        #expect(server.requestCount("/v.jpg") == 1)
+    }
+
+    @Test("the prefetcher fills the disk cache at low priority and stops on request")
+    func prefetcher() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let loader = GatedLoader()
+        let pipeline = makePipeline(directory: directory, loader: loader)
+        let prefetcher = ImagePrefetcher(pipeline: pipeline)
+        let keep = ImageRequest(url: URL(string: "http://x/keep.jpg")!)
+        let drop = ImageRequest(url: URL(string: "http://x/drop.jpg")!)
+        prefetcher.startPrefetching([keep, drop])
+        await eventually { await loader.waitingCount == 2 }
+        prefetcher.stopPrefetching([drop])
+        await loader.release()
+        await eventually { prefetcher.activeCount == 0 }
+        #expect(await loader.sawCancellation == ["drop.jpg"])
+        #expect(await DiskCache(directory: directory).lookup(keep.dataKey) != nil)
+        #expect(await DiskCache(directory: directory).lookup(drop.dataKey) == nil)
+        #expect(await pipeline.statistics.decodes == 0)
+    }
+}

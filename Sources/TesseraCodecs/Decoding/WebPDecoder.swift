@@ -7,10 +7,9 @@ import TesseraCore
 /// onto the full canvas.
 enum WebPDecoder {
     static func decode(_ source: ImageSource, header: WebPHeader, options: DecodeOptions) throws(ImageDecodingError) -> PixelBuffer {
-        let data = try source.loadData()
         if header.isAnimated {
             try options.checkPixelLimit(header.size)
-            return try decodeFirstFrame(data, size: header.size)
+            return try decodeFirstFrame(try source.loadData(), size: header.size)
         }
         let target = header.size.scaledToCover(options.minimumSize)
         if target == header.size { try options.checkPixelLimit(header.size) }
@@ -25,15 +24,28 @@ enum WebPDecoder {
         config.options.use_threads = 1  // lossy in-loop filtering on a second thread, as libvips does
         config.output.colorspace = header.decodedFormat == .rgba8 ? MODE_RGBA : MODE_RGB
         config.output.is_external_memory = 1
-        let status = data.withUnsafeBytes { encoded in
-            pixels.bytes.withUnsafeMutableBufferPointer { output -> VP8StatusCode in
-                config.output.u.RGBA.rgba = output.baseAddress
-                config.output.u.RGBA.stride = Int32(pixels.bytesPerRow)
-                config.output.u.RGBA.size = output.count
-                return WebPDecode(encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), encoded.count, &config)
+        // Fed in chunks through libwebp's incremental decoder, which drops the bytes it no longer
+        // needs, so the whole file is never held at once.
+        let stream = try source.openStream()
+        var status = VP8_STATUS_SUSPENDED
+        pixels.bytes.withUnsafeMutableBufferPointer { output in
+            config.output.u.RGBA.rgba = output.baseAddress
+            config.output.u.RGBA.stride = Int32(pixels.bytesPerRow)
+            config.output.u.RGBA.size = output.count
+            guard let decoder = WebPIDecode(nil, 0, &config) else {
+                status = VP8_STATUS_OUT_OF_MEMORY
+                return
+            }
+            defer { WebPIDelete(decoder) }
+            while status == VP8_STATUS_SUSPENDED {
+                let chunk = stream.read(256 << 10)
+                if chunk.isEmpty {
+                    status = VP8_STATUS_NOT_ENOUGH_DATA
+                    break
+                }
+                status = chunk.withUnsafeBufferPointer { WebPIAppend(decoder, $0.baseAddress, $0.count) }
             }
         }
-        WebPFreeDecBuffer(&config.output)
         try check(status)
         return pixels
     }

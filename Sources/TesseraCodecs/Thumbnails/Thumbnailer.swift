@@ -76,10 +76,9 @@ public struct Thumbnailer: Sendable {
             memory.release(full.byteCount(in: format))
             return (shrinker.result(), 1, false)
         }
-        // Decoders that scale themselves are asked for twice the target, leaving the last step to Lanczos.
-        decodeOptions.minimumSize = PixelSize(
-            width: min(full.width, storedTarget.width * 2), height: min(full.height, storedTarget.height * 2))
-        if case .svg = header.kind { decodeOptions.minimumSize = storedTarget }
+        // libwebp's scaler averages areas (a proper low-pass) and SVG renders at any size, so both
+        // are asked for the target itself; what remains is at most a pixel of rounding.
+        decodeOptions.minimumSize = storedTarget
         let decoded = try ImageDecoder(options: decodeOptions).decode(header)
         memory.hold(decoded.pixels.byteCount)
         let shrunk = Self.shrink(decoded.pixels, toward: storedTarget, memory: &memory)

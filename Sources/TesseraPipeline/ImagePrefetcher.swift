@@ -1,0 +1,66 @@
+import Foundation
+
+/// Loads images ahead of need (the rows a grid is about to show) at low priority, and stops when
+/// they are no longer wanted. Each prefetch goes through the pipeline, so it shares downloads with
+/// real requests and obeys the same limits.
+public final class ImagePrefetcher: @unchecked Sendable {
+    // @unchecked: `tasks` is only touched under `lock`.
+    public enum Destination: Sendable {
+        /// Download into the disk cache only (cheap: no decoding).
+        case diskCache
+        /// Download and decode into the memory cache too.
+        case memoryCache
+    }
+
+    public let pipeline: ImagePipeline
+    public let destination: Destination
+    /// The priority prefetches run at.
+    public let priority: ImageRequest.Priority
+    private let lock = NSLock()
+    private var tasks: [String: Task<Void, Never>] = [:]
+
+    public init(pipeline: ImagePipeline, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
+        self.pipeline = pipeline
+        self.destination = destination
+        self.priority = priority
+    }
+
+    /// Starts prefetching each request not already being prefetched.
+    public func startPrefetching(_ requests: [ImageRequest]) {
+        lock.withLock {
+            for var request in requests {
+                let key = request.imageKey
+                guard tasks[key] == nil else { continue }
+                request.priority = priority
+                let decode = destination == .memoryCache
+                tasks[key] = Task { [weak self] in
+                    try? await self?.pipeline.prefetch(request, decode: decode)
+                    self?.finished(key)
+                }
+            }
+        }
+    }
+
+    /// Stops prefetching these requests; work a real request still waits for goes on.
+    public func stopPrefetching(_ requests: [ImageRequest]) {
+        lock.withLock {
+            for request in requests { tasks.removeValue(forKey: request.imageKey)?.cancel() }
+        }
+    }
+
+    public func stopAll() {
+        lock.withLock {
+            tasks.values.forEach { $0.cancel() }
+            tasks.removeAll()
+        }
+    }
+
+    /// Prefetches under way.
+    public var activeCount: Int { lock.withLock { tasks.count } }
+
+    private func finished(_ key: String) {
+        _ = lock.withLock { tasks.removeValue(forKey: key) }
+    }
+
+    deinit { tasks.values.forEach { $0.cancel() } }
+}
