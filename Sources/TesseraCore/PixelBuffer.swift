@@ -91,3 +91,18 @@ public struct PixelBuffer: Sendable, Equatable {
         return output
     }
 }
+
+extension PixelBuffer {
+    /// The rectangle at (`x`, `y`) of `width × height` pixels; nil if it does not lie inside.
+    public func cropped(x: Int, y: Int, width: Int, height: Int) -> PixelBuffer? {
+        guard x >= 0, y >= 0, width > 0, height > 0, x + width <= self.width, y + height <= self.height else { return nil }
+        let channels = format.bytesPerPixel
+        var output = [UInt8]()
+        output.reserveCapacity(width * height * channels)
+        for row in y..<(y + height) {
+            let start = row * bytesPerRow + x * channels
+            output.append(contentsOf: bytes[start..<start + width * channels])
+        }
+        return PixelBuffer(width: width, height: height, format: format, bytes: output)
+    }
+}

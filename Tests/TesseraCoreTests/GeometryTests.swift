@@ -34,6 +34,14 @@ struct GeometryTests {
         #expect(PixelFormat.rgb8.withAlpha(true) == .rgba8 && PixelFormat.grayAlpha8.withAlpha(false) == .gray8)
     }
 
+    @Test("cropping takes the rectangle asked for and refuses one reaching outside")
+    func cropping() {
+        let buffer = PixelBuffer(width: 3, height: 3, format: .gray8, bytes: Array(0..<9))
+        #expect(buffer.cropped(x: 1, y: 1, width: 2, height: 2)?.bytes == [4, 5, 7, 8])
+        #expect(buffer.cropped(x: 2, y: 0, width: 2, height: 1) == nil)
+        #expect(buffer.cropped(x: 0, y: 0, width: 0, height: 1) == nil)
+    }
+
     @Test("pixel access addresses rows and columns")
     func pixelAccess() {
         let buffer = PixelBuffer(width: 2, height: 2, format: .rgb8, bytes: Array(0..<12))

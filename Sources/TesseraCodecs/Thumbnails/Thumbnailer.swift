@@ -133,16 +133,7 @@ public struct Thumbnailer: Sendable {
 
     static func centerCrop(_ pixels: PixelBuffer, to box: PixelSize) -> PixelBuffer {
         let width = min(box.width, pixels.width), height = min(box.height, pixels.height)
-        guard width < pixels.width || height < pixels.height else { return pixels }
-        let x0 = (pixels.width - width) / 2, y0 = (pixels.height - height) / 2
-        let pixelBytes = pixels.format.bytesPerPixel
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(width * height * pixelBytes)
-        for y in y0..<(y0 + height) {
-            let start = y * pixels.bytesPerRow + x0 * pixelBytes
-            bytes.append(contentsOf: pixels.bytes[start..<start + width * pixelBytes])
-        }
-        return PixelBuffer(width: width, height: height, format: pixels.format, bytes: bytes)
+        return pixels.cropped(x: (pixels.width - width) / 2, y: (pixels.height - height) / 2, width: width, height: height)!
     }
 }
 

@@ -46,17 +46,10 @@ public struct CropProcessor: ImageProcessing {
     public var identifier: String { "crop(\(x),\(y),\(width),\(height))" }
 
     public func process(_ image: PixelBuffer) throws -> PixelBuffer {
-        guard x >= 0, y >= 0, width > 0, height > 0, x + width <= image.width, y + height <= image.height else {
+        guard let cropped = image.cropped(x: x, y: y, width: width, height: height) else {
             throw ImagePipelineError.processingFailed("crop \(x),\(y),\(width)×\(height) is outside \(image.size)")
         }
-        let channels = image.format.bytesPerPixel
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(width * height * channels)
-        for row in y..<(y + height) {
-            let start = row * image.bytesPerRow + x * channels
-            bytes.append(contentsOf: image.bytes[start..<start + width * channels])
-        }
-        return PixelBuffer(width: width, height: height, format: image.format, bytes: bytes)
+        return cropped
     }
 }
 

@@ -6,7 +6,7 @@ import TesseraCore
 /// scaled level's pixels (`ws = ceil(w / s)`), as the Image API implementation notes compute them.
 /// Scale factors run from 1 up to the first at which one tile holds the whole image; the levels
 /// that fit in one tile are also written with the region `full`.
-public struct IIIFLayout: TileLayout {
+public struct IIIFLayout: SquareGridLayout {
     public let imageSize: PixelSize
     public let name: String
     public let tileSize: Int
@@ -25,14 +25,6 @@ public struct IIIFLayout: TileLayout {
     public var levelCount: Int { reductionFittingOneTile(imageSize, tileSize: PixelSize(width: tileSize, height: tileSize)) + 1 }
 
     public var scaleFactors: [Int] { (0..<levelCount).map { 1 << $0 } }
-
-    public func columnSpans(reduction: Int) -> [Range<Int>] {
-        overlappingSpans(length: levelSize(reduction: reduction).width, tileSize: tileSize, overlap: 0)
-    }
-
-    public func rowSpans(reduction: Int) -> [Range<Int>] {
-        overlappingSpans(length: levelSize(reduction: reduction).height, tileSize: tileSize, overlap: 0)
-    }
 
     /// The full-resolution region of a tile: `x = n·tw·s`, `w = min(tw·s, W − x)`, likewise for y.
     public func region(reduction: Int, column: Int, row: Int) -> (x: Int, y: Int, width: Int, height: Int) {

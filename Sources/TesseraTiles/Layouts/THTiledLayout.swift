@@ -4,7 +4,7 @@ import TesseraCore
 /// The naming THTiledImageView (iOS) loads: `NAME/{tileSize}/NAME_{tileSize}_{level}_{x}_{y}.EXT`,
 /// level 1 the coarsest (the whole image in one tile) up to the full resolution, each level a real
 /// half-resolution image; edge tiles are partial, with no overlap.
-public struct THTiledLayout: TileLayout {
+public struct THTiledLayout: SquareGridLayout {
     public let imageSize: PixelSize
     public let name: String
     public let tileSize: Int
@@ -17,14 +17,6 @@ public struct THTiledLayout: TileLayout {
     }
 
     public var levelCount: Int { reductionFittingOneTile(imageSize, tileSize: PixelSize(width: tileSize, height: tileSize)) + 1 }
-
-    public func columnSpans(reduction: Int) -> [Range<Int>] {
-        overlappingSpans(length: levelSize(reduction: reduction).width, tileSize: tileSize, overlap: 0)
-    }
-
-    public func rowSpans(reduction: Int) -> [Range<Int>] {
-        overlappingSpans(length: levelSize(reduction: reduction).height, tileSize: tileSize, overlap: 0)
-    }
 
     public func tilePath(reduction: Int, column: Int, row: Int, fileExtension: String) -> String {
         "\(name)/\(tileSize)/\(name)_\(tileSize)_\(levelCount - reduction)_\(column)_\(row).\(fileExtension)"

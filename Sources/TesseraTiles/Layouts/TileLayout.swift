@@ -70,6 +70,21 @@ func overlappingSpans(length: Int, tileSize: Int, overlap: Int) -> [Range<Int>] 
     }
 }
 
+/// Square tiles of `tileSize` with no overlap: the grid IIIF, XYZ and THTiledImageView share.
+protocol SquareGridLayout: TileLayout {
+    var tileSize: Int { get }
+}
+
+extension SquareGridLayout {
+    public func columnSpans(reduction: Int) -> [Range<Int>] {
+        overlappingSpans(length: levelSize(reduction: reduction).width, tileSize: tileSize, overlap: 0)
+    }
+
+    public func rowSpans(reduction: Int) -> [Range<Int>] {
+        overlappingSpans(length: levelSize(reduction: reduction).height, tileSize: tileSize, overlap: 0)
+    }
+}
+
 /// The smallest reduction at which the whole image fits in one tile.
 func reductionFittingOneTile(_ size: PixelSize, tileSize: PixelSize) -> Int {
     var reduction = 0

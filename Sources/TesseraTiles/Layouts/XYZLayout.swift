@@ -7,7 +7,7 @@ import TesseraCore
 /// pixels, where `maxZoom` is the smallest zoom whose world holds the full-resolution image; only
 /// tiles that contain image pixels are written, and their part beyond the image is filled with the
 /// background, so every tile is `tileSize` square.
-public struct XYZLayout: TileLayout {
+public struct XYZLayout: SquareGridLayout {
     public let imageSize: PixelSize
     public let name: String
     public let tileSize: Int
@@ -24,14 +24,6 @@ public struct XYZLayout: TileLayout {
     public var levelCount: Int { maxZoom + 1 }
 
     public var paddedTileSize: PixelSize? { PixelSize(width: tileSize, height: tileSize) }
-
-    public func columnSpans(reduction: Int) -> [Range<Int>] {
-        overlappingSpans(length: levelSize(reduction: reduction).width, tileSize: tileSize, overlap: 0)
-    }
-
-    public func rowSpans(reduction: Int) -> [Range<Int>] {
-        overlappingSpans(length: levelSize(reduction: reduction).height, tileSize: tileSize, overlap: 0)
-    }
 
     public func tilePath(reduction: Int, column: Int, row: Int, fileExtension: String) -> String {
         "\(name)/\(maxZoom - reduction)/\(column)/\(row).\(fileExtension)"
