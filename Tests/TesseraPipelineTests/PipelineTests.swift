@@ -117,6 +117,22 @@ struct PipelineTests {
         #expect(server.requestCount("/photo.jpg") == 2)
     }
 
+    @Test("redirects are followed; a body over the size limit is a typed error")
+    func redirectsAndSizeLimit() async throws {
+        defer { cleanUp() }
+        server.route("/moved", .init(status: .found, headers: [("Location", server.url("/photo.jpg").absoluteString)]))
+        let loader = HTTPDataLoader(timeout: 5)
+        guard case .data(let data) = try await loader.loadData(for: server.url("/moved"), validators: nil).outcome else {
+            Issue.record("expected data")
+            return
+        }
+        #expect(data == photo)
+        let small = HTTPDataLoader(timeout: 5, maximumResponseSize: 1000)
+        await #expect(throws: ImagePipelineError.responseTooLarge(limit: 1000)) {
+            _ = try await small.loadData(for: server.url("/photo.jpg"), validators: nil)
+        }
+    }
+
     @Test("404, 500, a timeout, a refused connection and undecodable bytes fail alone; the others complete")
     func failures() async throws {
         defer { cleanUp() }
