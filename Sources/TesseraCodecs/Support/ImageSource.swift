@@ -50,9 +50,4 @@ public struct ImageSource: Sendable {
             }
         }
     }
-
-    /// The encoded size in bytes.
-    func byteCount() throws(ImageDecodingError) -> Int {
-        try openStream().length
-    }
 }

@@ -77,9 +77,6 @@ actor TaskCoalescer<Value: Sendable> {
         Task { await raise(ticket, priority, related) }
     }
 
-    /// Callers currently waiting for `key` (for tests and diagnostics).
-    func subscriberCount(for key: String) -> Int { entries[key]?.subscribers.count ?? 0 }
-
     private func finish(key: String, entry: Entry, result: Result<Value, any Error>) {
         if entries[key] === entry { entries[key] = nil }
         for (_, subscriber) in entry.subscribers {

@@ -56,8 +56,6 @@ final class TileWriter: @unchecked Sendable {
         if let failure = lock.withLock({ failure }) { throw failure }
     }
 
-    var hasFailed: Bool { lock.withLock { failure != nil } }
-
     private func makeDirectory(_ url: URL) throws {
         let path = url.path
         if lock.withLock({ directories.contains(path) }) { return }
