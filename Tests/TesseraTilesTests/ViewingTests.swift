@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TesseraCodecs
+import TesseraCore
+@testable import TesseraTiles
+
+@Suite("Viewing pyramids")
+struct ViewingTests {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    @Test("level selection: at and between every boundary, and clamped beyond both ends")
+    func levelSelection() {
+        let selector = LevelSelector()
+        let levels = 10
+        for k in 0..<levels {
+            let density = 1 / Double(1 << k)  // exactly at level k's resolution
+            #expect(selector.reduction(screenPixelsPerImagePixel: density, levelCount: levels) == k)
+            // Slightly denser than level k: level k no longer suffices, the finer one is chosen.
+            if k > 0 { #expect(selector.reduction(screenPixelsPerImagePixel: density * 1.01, levelCount: levels) == k - 1) }
+            // Between k and k + 1: k still meets the density.
+            #expect(selector.reduction(screenPixelsPerImagePixel: density * 0.75, levelCount: levels) == min(k, levels - 1))
+        }
+        #expect(selector.reduction(screenPixelsPerImagePixel: 40, levelCount: levels) == 0)        // magnified
+        #expect(selector.reduction(screenPixelsPerImagePixel: 1e-9, levelCount: levels) == 9)     // tiny
+        #expect(selector.reduction(screenPixelsPerImagePixel: 0, levelCount: levels) == 9)
+        #expect(LevelSelector(bias: -1).reduction(screenPixelsPerImagePixel: 0.25, levelCount: levels) == 1)
+        #expect(LevelSelector(bias: 1).reduction(screenPixelsPerImagePixel: 0.25, levelCount: levels) == 3)
+    }
+
+    @Test("visible tiles at the edges with overlap, ordered from the centre out")
+    func visibleTiles() {
+        let layout = DeepZoomLayout(imageSize: PixelSize(width: 1000, height: 600), name: "a", tileSize: 254, overlap: 1)
+        // Cores: columns [0,254) [254,508) [508,762) [762,1000); rows [0,254) [254,508) [508,600).
+        let corner = layout.tiles(reduction: 0, covering: ImageRect(minX: 0, minY: 0, maxX: 254, maxY: 254))
+        #expect(corner == [TileID(reduction: 0, column: 0, row: 0)])
+        let straddling = layout.tiles(reduction: 0, covering: ImageRect(minX: 250, minY: 500, maxX: 260, maxY: 700))
+        #expect(Set(straddling) == [TileID(reduction: 0, column: 0, row: 1), TileID(reduction: 0, column: 1, row: 1),
+                                    TileID(reduction: 0, column: 0, row: 2), TileID(reduction: 0, column: 1, row: 2)])
+        let all = layout.tiles(reduction: 0, covering: ImageRect(minX: 400, minY: 200, maxX: 600, maxY: 400), ring: 5)
+        #expect(all.count == 12)
+        #expect(all.first == TileID(reduction: 0, column: 1, row: 1))  // the core nearest the centre
+        let distances = all.map { abs($0.column - 1) + abs($0.row - 1) }
+        #expect(distances.first == 0 && distances.last! >= 2)
+        #expect(layout.tiles(reduction: 0, covering: ImageRect(minX: -500, minY: -500, maxX: -10, maxY: -10)).isEmpty)
+        // Half size: one level down, the same view needs fewer tiles.
+        #expect(layout.tiles(reduction: 1, covering: ImageRect(minX: 0, minY: 0, maxX: 1000, maxY: 600)).count == 4)  // 500×300: 2×2
+    }
+
+    @Test("pan and zoom keep the anchor under the pointer; fit shows the whole image")
+    func viewportMath() {
+        var view = Viewport(size: PointSize(width: 200, height: 100), zoom: 1, center: ImagePoint(x: 500, y: 500))
+        let anchor = (x: 150.0, y: 25.0)
+        let before = view.imagePoint(atPoint: anchor)
+        view.zoom(to: 4, anchor: anchor)
+        let after = view.imagePoint(atPoint: anchor)
+        #expect(abs(before.x - after.x) < 1e-9 && abs(before.y - after.y) < 1e-9)
+        view.pan(byPoints: 40, -20)
+        #expect(view.center.x == after.x - (150 - 100) / 4 - 10 && abs(view.center.y - (after.y - (25 - 50) / 4.0 + 5)) < 1e-9)
+        view.fit(PixelSize(width: 1000, height: 200))
+        #expect(view.zoom == 0.2 && view.center == ImagePoint(x: 500, y: 100))
+        view.zoom(to: 1e9)
+        #expect(view.zoom == view.maximumZoom)
+    }
+
+    func pyramid() throws -> (source: LocalPyramidSource, image: PixelBuffer, cleanup: URL) {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-view-\(UUID().uuidString)")
+        let path = fixtures.appendingPathComponent("photo-400x300.png").path
+        _ = try PyramidBuilder.build(.file(path), name: "p", outputDirectory: output.path,
+                                     options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), encoding: .png(), jobs: 2))
+        return (try LocalPyramidSource(path: output.path), try ImageDecoder().decode(.file(path)).pixels, output)
+    }
+
+    func render(_ source: LocalPyramidSource, _ view: Viewport, drop: Set<TileID> = []) async throws -> TileRenderer.Result {
+        let layout = source.layout
+        let reduction = LevelSelector().reduction(screenPixelsPerImagePixel: view.screenPixelsPerImagePixel, levelCount: layout.levelCount)
+        var tiles: [TileID: PixelBuffer] = [:]
+        for level in reduction..<layout.levelCount {
+            for id in layout.tiles(reduction: level, covering: view.visibleRect) where !drop.contains(id) {
+                tiles[id] = try await source.tile(reduction: id.reduction, column: id.column, row: id.row)
+            }
+        }
+        return TileRenderer().render(view, layout: layout, reduction: reduction) { tiles[$0] }
+    }
+
+    func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        var squares = 0.0
+        for index in a.bytes.indices { let d = Double(a.bytes[index]) - Double(b.bytes[index]); squares += d * d }
+        return 10 * log10(255 * 255 / (squares / Double(a.bytes.count)))
+    }
+
+    @Test("renders match a direct resize of the same region, zoomed out, at 1:1 and magnified, without seams",
+          arguments: [(0.5, 28.0), (0.75, 28.0), (1.0, 33.0), (2.5, 30.0)])
+    func renderQuality(zoom: Double, minimum: Double) async throws {
+        let (source, image, directory) = try pyramid()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A 100×80-point view centred so that it stays inside the image at every zoom.
+        let view = Viewport(size: PointSize(width: 100, height: 80), zoom: zoom, center: ImagePoint(x: 200, y: 150))
+        let rendered = try await render(source, view).pixels
+        let rect = view.visibleRect
+        let crop = image.cropped(x: Int(rect.minX), y: Int(rect.minY), width: Int(rect.maxX - rect.minX), height: Int(rect.maxY - rect.minY))!
+        let expected = LanczosResampler.resize(crop, to: rendered.size)
+        let value = psnr(rendered, expected)
+        #expect(value >= minimum, "PSNR \(value) dB at zoom \(zoom)")
+    }
+
+    @Test("a missing tile is drawn from the coarser level in hand, never left blank")
+    func placeholders() async throws {
+        let (source, _, directory) = try pyramid()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let view = Viewport(size: PointSize(width: 100, height: 80), zoom: 1, center: ImagePoint(x: 100, y: 100))
+        let complete = try await render(source, view)
+        #expect(complete.placeholderPixelCount == 0)
+        let missing = TileID(reduction: 0, column: 1, row: 1)
+        let partial = try await render(source, view, drop: [missing])
+        #expect(partial.placeholderPixelCount > 0)
+        #expect(psnr(partial.pixels, complete.pixels) > 20)  // blurrier there, but the same picture
+    }
+}
