@@ -36,7 +36,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CHeif", "CGIF", "CRSVG"]
         ),
-        .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs"]),
+        .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline"]),
         .target(
             name: "TesseraPipeline",
             dependencies: [

@@ -38,39 +38,51 @@ struct RenderCommand: AsyncParsableCommand {
     func run() async throws {
         let parts = viewport.lowercased().split(separator: "x").compactMap { Double($0) }
         guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw ValidationError("--viewport takes WxH points") }
-        let pyramid: LocalPyramidSource
+        let pyramid: any TiledImageSource
         do {
-            pyramid = try LocalPyramidSource(path: source)
+            if source.hasPrefix("http://") || source.hasPrefix("https://"), let url = URL(string: source) {
+                pyramid = try await RemotePyramidSource(url: url, pipeline: ImagePipeline())
+            } else {
+                pyramid = try LocalPyramidSource(path: source)
+            }
         } catch {
             reportFailure(source, error)
             throw ExitCode.failure
         }
-        let layout = pyramid.layout
         var view = Viewport(size: PointSize(width: parts[0], height: parts[1]), scale: DisplayScale(scale), zoom: 1,
                             center: ImagePoint(x: 0, y: 0))
-        view.fit(layout.imageSize)
+        view.fit(pyramid.imageSize)
         if let zoom { view.zoom(to: zoom) }
         if let center {
             let xy = center.split(separator: ",").compactMap { Double($0) }
             guard xy.count == 2 else { throw ValidationError("--center takes X,Y") }
             view.center = ImagePoint(x: xy[0], y: xy[1])
         }
-        let reduction = LevelSelector(bias: bias).reduction(
-            screenPixelsPerImagePixel: view.screenPixelsPerImagePixel, levelCount: layout.levelCount)
+        let engine = TiledViewEngine(source: pyramid, viewport: view, selector: LevelSelector(bias: bias))
         let start = ContinuousClock.now
-        func event(_ text: String) {
-            if timeline { print(String(format: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds) + text) }
+        let printer = Task { [timeline] in
+            for await event in engine.events where timeline {
+                print(String(format: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds) + Self.describe(event))
+            }
         }
-        // First the finest level that is a single tile: it stands in for everything while the rest arrives.
-        let coarsest = (0..<layout.levelCount).first { layout.tileCount(reduction: $0) == 1 } ?? layout.levelCount - 1
-        let everything = ImageRect(minX: 0, minY: 0, maxX: Double(layout.imageSize.width), maxY: Double(layout.imageSize.height))
-        var loaded: [TileID: PixelBuffer] = [:]
-        loaded.merge(try await load(layout.tiles(reduction: coarsest, covering: everything), from: pyramid, event: event)) { a, _ in a }
-        let visible = noWait ? [] : layout.tiles(reduction: reduction, covering: view.visibleRect)
-        loaded.merge(try await load(visible.filter { loaded[$0] == nil }, from: pyramid, event: event)) { a, _ in a }
-        let result = TileRenderer(background: (32, 32, 32)).render(view, layout: layout, reduction: reduction) { loaded[$0] }
-        event("drew \(view.pixelSize) at level reduction \(reduction) "
-            + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
+        await engine.start()
+        if noWait {
+            // The first frame: whatever has arrived once the single-tile placeholder level is in.
+            let base = (0..<pyramid.levelCount).first { pyramid.layout.tileCount(reduction: $0) == 1 } ?? pyramid.levelCount - 1
+            while engine.cachedTile(TileID(reduction: base, column: 0, row: 0)) == nil, ContinuousClock.now - start < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        } else {
+            await engine.waitUntilVisibleTilesLoaded(giveUpAfter: 4)
+        }
+        let result = await engine.render(background: (32, 32, 32))
+        await engine.finish()
+        await printer.value
+        if timeline {
+            print(String(format: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
+                + "drew \(view.pixelSize) at reduction \(await engine.reduction) "
+                + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
+        }
         let outputExtension = URL(fileURLWithPath: output).pathExtension
         guard let encoding = ImageEncoding(fileExtension: outputExtension) else {
             throw ValidationError("cannot write .\(outputExtension) files")
@@ -78,29 +90,15 @@ struct RenderCommand: AsyncParsableCommand {
         try ImageEncoder.encode(result.pixels, as: encoding).write(to: URL(fileURLWithPath: output), options: .atomic)
     }
 
-    /// Loads tiles six at a time, in the order given (centre outwards), reporting each.
-    private func load(
-        _ ids: [TileID], from pyramid: LocalPyramidSource, event: (String) -> Void
-    ) async throws -> [TileID: PixelBuffer] {
-        var tiles: [TileID: PixelBuffer] = [:]
-        for id in ids { event("requested \(id)") }
-        try await withThrowingTaskGroup(of: (TileID, PixelBuffer?).self) { group in
-            var pending = ids.makeIterator()
-            func next() {
-                guard let id = pending.next() else { return }
-                group.addTask { (id, try? await pyramid.tile(reduction: id.reduction, column: id.column, row: id.row)) }
-            }
-            for _ in 0..<6 { next() }
-            for try await (id, pixels) in group {
-                if let pixels {
-                    tiles[id] = pixels
-                    event("loaded \(id)")
-                } else {
-                    event("failed \(id)")
-                }
-                next()
-            }
+    private static func describe(_ event: TiledViewEngine.Event) -> String {
+        switch event {
+        case .requested(let id, let priority): "requested \(id) (\(priority))"
+        case .servedFromCache(let id): "served \(id) from cache"
+        case .loaded(let id): "loaded \(id)"
+        case .cancelled(let id): "cancelled \(id)"
+        case .failed(let id, let attempt, let retry): String(format: "failed \(id) (attempt \(attempt), retry in %.2f s)", retry)
+        case .invalidated(let x, let y, let width, let height):
+            String(format: "invalidated %.0f,%.0f %.0f×%.0f pt", x, y, width, height)
         }
-        return tiles
     }
 }

@@ -31,7 +31,10 @@ public final class MemoryImageCache: ImageCaching, @unchecked Sendable {
     private var nodes: [String: Node] = [:]
     private var oldest: Node?   // evicted first
     private var newest: Node?
-    private(set) public var totalCost = 0
+    private var cost = 0
+
+    /// Bytes held now; never above ``costLimit``, even while an image is being stored.
+    public var totalCost: Int { lock.withLock { cost } }
 
     /// 15% of physical memory, at most 512 MiB.
     public static var defaultCostLimit: Int {
@@ -60,18 +63,19 @@ public final class MemoryImageCache: ImageCaching, @unchecked Sendable {
         lock.withLock {
             if let existing = nodes[key] {
                 unlink(existing)
-                totalCost -= existing.cost
+                cost -= existing.cost
                 nodes[key] = nil
             }
             let node = Node(key: key, image: image)
-            nodes[key] = node
-            append(node)
-            totalCost += node.cost
-            while totalCost > costLimit || nodes.count > countLimit, let victim = oldest {
+            // Make room first, so the total never exceeds the limit.
+            while cost + node.cost > costLimit || nodes.count + 1 > countLimit, let victim = oldest {
                 unlink(victim)
                 nodes[victim.key] = nil
-                totalCost -= victim.cost
+                cost -= victim.cost
             }
+            nodes[key] = node
+            append(node)
+            cost += node.cost
         }
     }
 
@@ -79,7 +83,7 @@ public final class MemoryImageCache: ImageCaching, @unchecked Sendable {
         lock.withLock {
             guard let node = nodes.removeValue(forKey: key) else { return }
             unlink(node)
-            totalCost -= node.cost
+            cost -= node.cost
         }
     }
 
@@ -88,7 +92,7 @@ public final class MemoryImageCache: ImageCaching, @unchecked Sendable {
             nodes.removeAll()
             oldest = nil
             newest = nil
-            totalCost = 0
+            cost = 0
         }
     }
 

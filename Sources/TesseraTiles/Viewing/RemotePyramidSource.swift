@@ -1,0 +1,45 @@
+import Foundation
+import TesseraCodecs
+import TesseraCore
+import TesseraPipeline
+
+/// A pyramid served over HTTP(S), from the URL of its `.dzi` or IIIF `info.json`. Tiles load
+/// through an ``ImagePipeline``, so they are cached in memory and on disk like any image and
+/// identical requests share one download.
+public struct RemotePyramidSource: TiledImageSource {
+    public let layout: any TileLayout
+    public let baseURL: URL
+    public let fileExtension: String
+    public let pipeline: ImagePipeline
+
+    /// Fetches and reads the descriptor at `url`.
+    public init(url: URL, pipeline: ImagePipeline, loader: any DataLoading = HTTPDataLoader()) async throws {
+        guard case .data(let data) = try await loader.loadData(for: url, validators: nil).outcome else {
+            throw TiledSourceError.notAPyramid(url.absoluteString)
+        }
+        self.pipeline = pipeline
+        if url.pathExtension.lowercased() == "dzi" {
+            let descriptor = try DeepZoomDescriptor(xml: String(decoding: data, as: UTF8.self))
+            let name = url.deletingPathExtension().lastPathComponent
+            layout = DeepZoomLayout(imageSize: descriptor.size, name: name, tileSize: descriptor.tileSize, overlap: descriptor.overlap)
+            baseURL = url.deletingLastPathComponent()
+            fileExtension = descriptor.format
+        } else if url.lastPathComponent == "info.json" {
+            let info = try IIIFInfo(json: data)
+            let service = url.deletingLastPathComponent()
+            layout = IIIFLayout(imageSize: info.size, name: service.lastPathComponent, tileSize: info.tileSize)
+            baseURL = service.deletingLastPathComponent()
+            fileExtension = "jpg"
+        } else {
+            throw TiledSourceError.notAPyramid(url.absoluteString)
+        }
+    }
+
+    public func tile(reduction: Int, column: Int, row: Int) async throws -> PixelBuffer {
+        let path = layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
+        guard let url = URL(string: path, relativeTo: baseURL)?.absoluteURL else {
+            throw TiledSourceError.notAPyramid(path)
+        }
+        return try await pipeline.image(for: ImageRequest(url: url)).pixels
+    }
+}
