@@ -104,6 +104,27 @@ struct ViewingTests {
         #expect(value >= minimum, "PSNR \(value) dB at zoom \(zoom)")
     }
 
+    @Test("every layout tessera tile writes opens from its directory and renders the same view",
+          arguments: [PyramidLayout.iiif(tileSize: 128), .xyz(tileSize: 128), .thTiled(tileSize: 128)])
+    func everyLayoutOpens(layout: PyramidLayout) async throws {
+        let (reference, _, directory) = try pyramid()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("other")
+        _ = try PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path), name: "q",
+                                     outputDirectory: output.path, options: PyramidOptions(layout: layout, encoding: .png(), jobs: 2))
+        let source = try LocalPyramidSource(path: output.path)
+        if case .xyz = layout {
+            #expect(source.imageSize == PixelSize(width: 512, height: 384))  // padded to whole tiles
+        } else {
+            #expect(source.imageSize == PixelSize(width: 400, height: 300))
+        }
+        let view = Viewport(size: PointSize(width: 120, height: 90), zoom: 0.6, center: ImagePoint(x: 180, y: 140))
+        let expected = try await render(reference, view).pixels
+        let actual = try await render(source, view)
+        #expect(actual.placeholderPixelCount == 0)
+        #expect(psnr(actual.pixels, expected) > 40)
+    }
+
     @Test("a missing tile is drawn from the coarser level in hand, never left blank")
     func placeholders() async throws {
         let (source, _, directory) = try pyramid()

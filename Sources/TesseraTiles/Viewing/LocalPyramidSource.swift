@@ -22,6 +22,15 @@ public struct LocalPyramidSource: TiledImageSource {
                 url.appendPathComponent("info.json")
             } else if let dzi = entries.filter({ $0.hasSuffix(".dzi") }).sorted().first {
                 url.appendPathComponent(dzi)
+            } else if let service = entries.sorted().first(where: {
+                FileManager.default.fileExists(atPath: url.appendingPathComponent("\($0)/info.json").path)
+            }) {
+                url.appendPathComponent("\(service)/info.json")
+            } else if let found = try Self.descriptorless(at: url) ?? entries.sorted().lazy
+                .compactMap({ try? Self.descriptorless(at: url.appendingPathComponent($0)) }).first
+            {
+                (layout, root, fileExtension) = found
+                return
             } else {
                 throw TiledSourceError.notAPyramid(path)
             }
@@ -38,10 +47,65 @@ public struct LocalPyramidSource: TiledImageSource {
             let directory = url.deletingLastPathComponent()
             layout = IIIFLayout(imageSize: info.size, name: directory.lastPathComponent, tileSize: info.tileSize)
             root = directory.deletingLastPathComponent()
-            fileExtension = "jpg"
+            // The format is whatever the tiles were written as (`default.jpg` unless chosen otherwise).
+            let enumerator = FileManager.default.enumerator(atPath: directory.path)
+            var found = "jpg"
+            while let file = enumerator?.nextObject() as? String {
+                if (file as NSString).lastPathComponent.hasPrefix("default.") {
+                    found = (file as NSString).pathExtension
+                    break
+                }
+            }
+            fileExtension = found
         } else {
             throw TiledSourceError.notAPyramid(path)
         }
+    }
+
+    /// Recognises the layouts written without a descriptor, from their directory structure:
+    /// THTiledImageView (`NAME/{tileSize}/NAME_{tileSize}_{level}_{x}_{y}.EXT`, whose partial edge
+    /// tiles give the exact size) and XYZ (`NAME/{z}/{x}/{y}.EXT`, whose tiles are padded, so the
+    /// size is known only to the tile: the padding shows as background).
+    static func descriptorless(at directory: URL) throws -> (any TileLayout, URL, String)? {
+        let manager = FileManager.default
+        let name = directory.lastPathComponent
+        let entries = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
+        let numbers = entries.compactMap(Int.init)
+        guard !numbers.isEmpty, numbers.count == entries.count else { return nil }
+        // th: a single tile-size directory of NAME_ts_level_x_y files.
+        if numbers.count == 1, let tileSize = numbers.first {
+            let files = (try? manager.contentsOfDirectory(atPath: directory.appendingPathComponent("\(tileSize)").path)) ?? []
+            let parsed = files.compactMap { file -> (level: Int, x: Int, y: Int, ext: String)? in
+                let stem = (file as NSString).deletingPathExtension, ext = (file as NSString).pathExtension
+                let parts = stem.split(separator: "_").suffix(4).compactMap { Int($0) }
+                guard stem.hasPrefix("\(name)_\(tileSize)_"), parts.count == 4, parts[0] == tileSize else { return nil }
+                return (parts[1], parts[2], parts[3], ext)
+            }
+            if let finest = parsed.map(\.level).max(), let ext = parsed.first?.ext {
+                let full = parsed.filter { $0.level == finest }
+                let columns = (full.map(\.x).max() ?? 0) + 1, rows = (full.map(\.y).max() ?? 0) + 1
+                func edge(_ x: Int, _ y: Int) throws -> PixelSize {
+                    let file = directory.appendingPathComponent("\(tileSize)/\(name)_\(tileSize)_\(finest)_\(x)_\(y).\(ext)")
+                    return try ImageDecoder().probe(.file(file.path)).size
+                }
+                let size = PixelSize(width: (columns - 1) * tileSize + (try edge(columns - 1, 0)).width,
+                                     height: (rows - 1) * tileSize + (try edge(0, rows - 1)).height)
+                let layout = THTiledLayout(imageSize: size, name: name, tileSize: tileSize)
+                if layout.levelCount == finest { return (layout, directory.deletingLastPathComponent(), ext) }
+            }
+        }
+        // xyz: zoom directories 0…max of column directories of row files.
+        guard let maxZoom = numbers.max(), Set(numbers) == Set(0...maxZoom) else { return nil }
+        let top = directory.appendingPathComponent("\(maxZoom)")
+        let columns = ((try? manager.contentsOfDirectory(atPath: top.path)) ?? []).compactMap(Int.init)
+        guard let lastColumn = columns.max() else { return nil }
+        let rowFiles = (try? manager.contentsOfDirectory(atPath: top.appendingPathComponent("0").path)) ?? []
+        let rows = rowFiles.compactMap { Int(($0 as NSString).deletingPathExtension) }
+        guard let lastRow = rows.max(), let ext = rowFiles.first.map({ ($0 as NSString).pathExtension }) else { return nil }
+        let tileSize = try ImageDecoder().probe(.file(directory.appendingPathComponent("0/0/0.\(ext)").path)).size.width
+        let layout = XYZLayout(imageSize: PixelSize(width: (lastColumn + 1) * tileSize, height: (lastRow + 1) * tileSize),
+                               name: name, tileSize: tileSize)
+        return layout.maxZoom == maxZoom ? (layout, directory.deletingLastPathComponent(), ext) : nil
     }
 
     public func tile(reduction: Int, column: Int, row: Int) async throws -> PixelBuffer {
