@@ -35,31 +35,21 @@ public struct LocalPyramidSource: TiledImageSource {
                 throw TiledSourceError.notAPyramid(path)
             }
         }
-        let data = try Data(contentsOf: url)
-        if url.pathExtension.lowercased() == "dzi" {
-            let descriptor = try DeepZoomDescriptor(xml: String(decoding: data, as: UTF8.self))
-            let name = url.deletingPathExtension().lastPathComponent
-            layout = DeepZoomLayout(imageSize: descriptor.size, name: name, tileSize: descriptor.tileSize, overlap: descriptor.overlap)
-            root = url.deletingLastPathComponent()
-            fileExtension = descriptor.format
-        } else if url.lastPathComponent == "info.json" {
-            let info = try IIIFInfo(json: data)
-            let directory = url.deletingLastPathComponent()
-            layout = IIIFLayout(imageSize: info.size, name: directory.lastPathComponent, tileSize: info.tileSize)
-            root = directory.deletingLastPathComponent()
-            // The format is whatever the tiles were written as (`default.jpg` unless chosen otherwise).
-            let enumerator = FileManager.default.enumerator(atPath: directory.path)
-            var found = "jpg"
-            while let file = enumerator?.nextObject() as? String {
-                if (file as NSString).lastPathComponent.hasPrefix("default.") {
-                    found = (file as NSString).pathExtension
-                    break
-                }
-            }
-            fileExtension = found
-        } else {
-            throw TiledSourceError.notAPyramid(path)
+        let described = try PyramidDescriptor.parse(try Data(contentsOf: url), at: url)
+        layout = described.layout
+        root = described.base
+        fileExtension = described.layout is IIIFLayout
+            ? Self.iiifTileExtension(in: url.deletingLastPathComponent()) : described.fileExtension
+    }
+
+    /// IIIF names no format in info.json: it is whatever the tiles were written as (`default.jpg`
+    /// unless chosen otherwise).
+    private static func iiifTileExtension(in directory: URL) -> String {
+        let enumerator = FileManager.default.enumerator(atPath: directory.path)
+        while let file = enumerator?.nextObject() as? String {
+            if (file as NSString).lastPathComponent.hasPrefix("default.") { return (file as NSString).pathExtension }
         }
+        return "jpg"
     }
 
     /// Recognises the layouts written without a descriptor, from their directory structure:
@@ -112,6 +102,27 @@ public struct LocalPyramidSource: TiledImageSource {
         let path = root.appendingPathComponent(
             layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)).path
         return try ImageDecoder().decode(.file(path)).pixels
+    }
+}
+
+/// Reads the descriptor of a pyramid: a `.dzi` or an IIIF `info.json`.
+enum PyramidDescriptor {
+    /// The layout `data` (found at `url`) describes, the URL its tile paths are relative to, and
+    /// the tile extension it names.
+    static func parse(_ data: Data, at url: URL) throws -> (layout: any TileLayout, base: URL, fileExtension: String) {
+        if url.pathExtension.lowercased() == "dzi" {
+            let descriptor = try DeepZoomDescriptor(xml: String(decoding: data, as: UTF8.self))
+            let layout = DeepZoomLayout(imageSize: descriptor.size, name: url.deletingPathExtension().lastPathComponent,
+                                        tileSize: descriptor.tileSize, overlap: descriptor.overlap)
+            return (layout, url.deletingLastPathComponent(), descriptor.format)
+        }
+        if url.lastPathComponent == "info.json" {
+            let info = try IIIFInfo(json: data)
+            let service = url.deletingLastPathComponent()
+            return (IIIFLayout(imageSize: info.size, name: service.lastPathComponent, tileSize: info.tileSize),
+                    service.deletingLastPathComponent(), "jpg")
+        }
+        throw TiledSourceError.notAPyramid(url.absoluteString)
     }
 }
 

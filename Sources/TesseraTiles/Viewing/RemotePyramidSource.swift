@@ -18,21 +18,7 @@ public struct RemotePyramidSource: TiledImageSource {
             throw TiledSourceError.notAPyramid(url.absoluteString)
         }
         self.pipeline = pipeline
-        if url.pathExtension.lowercased() == "dzi" {
-            let descriptor = try DeepZoomDescriptor(xml: String(decoding: data, as: UTF8.self))
-            let name = url.deletingPathExtension().lastPathComponent
-            layout = DeepZoomLayout(imageSize: descriptor.size, name: name, tileSize: descriptor.tileSize, overlap: descriptor.overlap)
-            baseURL = url.deletingLastPathComponent()
-            fileExtension = descriptor.format
-        } else if url.lastPathComponent == "info.json" {
-            let info = try IIIFInfo(json: data)
-            let service = url.deletingLastPathComponent()
-            layout = IIIFLayout(imageSize: info.size, name: service.lastPathComponent, tileSize: info.tileSize)
-            baseURL = service.deletingLastPathComponent()
-            fileExtension = "jpg"
-        } else {
-            throw TiledSourceError.notAPyramid(url.absoluteString)
-        }
+        (layout, baseURL, fileExtension) = try PyramidDescriptor.parse(data, at: url)
     }
 
     public func tile(reduction: Int, column: Int, row: Int) async throws -> PixelBuffer {
