@@ -71,6 +71,8 @@ def main(directory):
         jpeg(p, 60000, 4000, seed=4)
     if p := need("tall-4000x60000.jpg"):
         jpeg(p, 4000, 60000, seed=5)
+    if p := need("view-16000x12000.jpg"):
+        jpeg(p, 16000, 12000, seed=7)
     if p := need("png-8000x8000.png"):
         Image.fromarray(whole(8000, 8000, seed=3)).save(p, compress_level=6)
     source = out / "source-6000x4000.png"
