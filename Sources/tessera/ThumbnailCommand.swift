@@ -75,6 +75,18 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let job = ThumbnailJob(options: options, output: output, outputDir: outputDir, format: format, quality: quality)
         let progress = ProgressBar(total: inputs.count, enabled: isatty(STDERR_FILENO) != 0)
         var failures = 0
+        if inputs.count == 1 {
+            // One input: no worker tasks to schedule, so no extra threads to start.
+            switch job.run(inputs[0]) {
+            case .success(let line, let summary):
+                print(json ? line : summary)
+                return
+            case .failure(let input, let line, let error):
+                if json { print(line) }
+                reportFailure(input, error)
+                throw ExitCode.failure
+            }
+        }
         await withTaskGroup(of: ThumbnailJob.Outcome.self) { group in
             var pending = inputs[...]
             func startNext() {
