@@ -77,46 +77,45 @@ struct SchedulingTests {
         #expect(await loader.sawCancellation.isEmpty)
     }
 
-    @Test("a waiting download is raised when a more urgent caller joins it")
-    func priorityRaise() async throws {
+    /// With one download slot held by `first.jpg`, queues `low.jpg` (low) then `normal.jpg`
+    /// (normal), lets `beforeRelease` act on the queue, then releases everything and returns the
+    /// order in which the loader started the downloads.
+    func downloadOrder(beforeRelease: (_ load: (String, ImageRequest.Priority) -> Task<ImageResponse, any Error>,
+                                       _ pipeline: ImagePipeline) async -> Void = { _, _ in }) async throws -> [String] {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let loader = GatedLoader()
         let pipeline = makePipeline(directory: directory, loader: loader, downloads: 1)
+        var tasks: [Task<ImageResponse, any Error>] = []
         func load(_ name: String, _ priority: ImageRequest.Priority) -> Task<ImageResponse, any Error> {
-            Task { try await pipeline.image(for: ImageRequest(url: URL(string: "http://x/\(name)")!, priority: priority)) }
+            let task = Task { try await pipeline.image(for: ImageRequest(url: URL(string: "http://x/\(name)")!, priority: priority)) }
+            tasks.append(task)
+            return task
         }
-        let blocker = load("first.jpg", .normal)
+        _ = load("first.jpg", .normal)
         await eventually { await loader.started == ["first.jpg"] }
-        let low = load("low.jpg", .low)
+        _ = load("low.jpg", .low)
         await eventually { await pipeline.downloads.waitingCount == 1 }
-        let normal = load("normal.jpg", .normal)
+        _ = load("normal.jpg", .normal)
         await eventually { await pipeline.downloads.waitingCount == 2 }
-        let urgent = load("low.jpg", .veryHigh)  // joins the low-priority download
-        await eventually { await pipeline.downloads.waitingPriorities.contains(.veryHigh) }
+        await beforeRelease(load, pipeline)
         await loader.release()
-        _ = try await (blocker.value, low.value, normal.value, urgent.value)
-        #expect(await loader.started == ["first.jpg", "low.jpg", "normal.jpg"])
+        for task in tasks { _ = try await task.value }
+        return await loader.started
     }
 
-    @Test("without the raise, the same queue runs in priority order: normal before low")
+    @Test("queued downloads run in priority order: normal before low")
     func priorityOrder() async throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let loader = GatedLoader()
-        let pipeline = makePipeline(directory: directory, loader: loader, downloads: 1)
-        func load(_ name: String, _ priority: ImageRequest.Priority) -> Task<ImageResponse, any Error> {
-            Task { try await pipeline.image(for: ImageRequest(url: URL(string: "http://x/\(name)")!, priority: priority)) }
+        #expect(try await downloadOrder() == ["first.jpg", "normal.jpg", "low.jpg"])
+    }
+
+    @Test("a waiting download is raised when a more urgent caller joins it")
+    func priorityRaise() async throws {
+        let order = try await downloadOrder { load, pipeline in
+            _ = load("low.jpg", .veryHigh)  // joins the low-priority download
+            await eventually { await pipeline.downloads.waitingPriorities.contains(.veryHigh) }
         }
-        let blocker = load("first.jpg", .normal)
-        await eventually { await loader.started == ["first.jpg"] }
-        let low = load("low.jpg", .low)
-        await eventually { await pipeline.downloads.waitingCount == 1 }
-        let normal = load("normal.jpg", .normal)
-        await eventually { await pipeline.downloads.waitingCount == 2 }
-        await loader.release()
-        _ = try await (blocker.value, low.value, normal.value)
-        #expect(await loader.started == ["first.jpg", "normal.jpg", "low.jpg"])
+        #expect(order == ["first.jpg", "low.jpg", "normal.jpg"])
     }
 
     @Test("1,000 prefetches at once stay within a few threads over the core count")
