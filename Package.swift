@@ -31,6 +31,8 @@ let package = Package(
             name: "CTesseraShims",
             dependencies: ["CJPEG", "CPNG", "CTIFF"]
         ),
+        // ffmpeg's libraries, loaded with dlopen on first use (see its header for why).
+        .target(name: "CTesseraAV", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "TesseraCore"),
         .target(
             name: "TesseraCodecs",
@@ -45,7 +47,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline"]),
+        .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"]),
+        .target(
+            name: "Tessera",
+            dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline", "TesseraVideo"]
+        ),
         .executableTarget(
             name: "tessera",
             dependencies: [
@@ -63,6 +69,7 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles"]),
+        .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         .testTarget(
             name: "TesseraPipelineTests",
             dependencies: [

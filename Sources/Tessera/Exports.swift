@@ -2,3 +2,4 @@
 @_exported import TesseraCodecs
 @_exported import TesseraTiles
 @_exported import TesseraPipeline
+@_exported import TesseraVideo

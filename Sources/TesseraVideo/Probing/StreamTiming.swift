@@ -1,0 +1,66 @@
+import CTesseraAV
+
+/// A keyframe as the container's index lists it.
+struct IndexedKeyframe: Sendable, Hashable {
+    /// The raw index timestamp, in stream ticks: what `av_seek_frame` expects to land on this entry.
+    let indexTimestamp: Int64
+    /// Presentation time in seconds from the stream's first frame.
+    let time: Double
+}
+
+/// Converts the video stream's ticks to seconds from its first frame, and reads its index.
+struct StreamTiming: Sendable {
+    let timeBase: AVRational
+    /// Tick of the first frame's presentation time.
+    let startTick: Int64
+    private let streamDuration: Int64
+    private let containerDuration: Int64
+    private let frameRate: Double
+
+    init(input: MediaInput) {
+        let stream = input.videoStream.pointee
+        timeBase = stream.time_base
+        startTick = stream.start_time == LibAV.noTimestamp ? 0 : stream.start_time
+        streamDuration = stream.duration
+        containerDuration = input.context.pointee.duration
+        let rate = input.av.av_guess_frame_rate(input.context, input.videoStream, nil)
+        frameRate = rate.seconds
+    }
+
+    /// Seconds from the first frame for a presentation timestamp in stream ticks.
+    func seconds(_ tick: Int64) -> Double { Double(tick - startTick) * timeBase.seconds }
+
+    /// Stream ticks for a time in seconds from the first frame, rounded to the nearest tick.
+    func tick(_ seconds: Double) -> Int64 {
+        startTick + Int64((seconds / timeBase.seconds).rounded())
+    }
+
+    /// The stream's duration in seconds; falls back to the container's, then to frames ÷ rate.
+    func duration(frameCountHint: Int?) -> Double {
+        if streamDuration != LibAV.noTimestamp, streamDuration > 0 { return Double(streamDuration) * timeBase.seconds }
+        if containerDuration != LibAV.noTimestamp, containerDuration > 0 {
+            return max(0, Double(containerDuration) / 1_000_000 - Double(startTick) * timeBase.seconds)
+        }
+        if let frames = frameCountHint, frameRate > 0 { return Double(frames) / frameRate }
+        return 0
+    }
+
+    /// The presentation times of the keyframes in the container's index, ascending, in seconds.
+    ///
+    /// MP4 indexes by decode time, which runs ahead of presentation time by the B-frame delay; the
+    /// first entry is the first frame shown, so its gap to the stream's start corrects them all.
+    func keyframeIndex(input: MediaInput) -> (keyframeTimes: [Double], frameCount: Int?) {
+        let av = input.av
+        let stream = input.videoStream
+        let count = Int(av.avformat_index_get_entries_count(stream))
+        guard count > 0, let first = av.avformat_index_get_entry(stream, 0) else { return ([], nil) }
+        let decodeDelay = startTick - first.pointee.timestamp
+        var times: [Double] = []
+        for index in 0..<count {
+            guard let entry = av.avformat_index_get_entry(stream, Int32(index)),
+                  entry.pointee.flags & AVINDEX_KEYFRAME != 0 else { continue }
+            times.append(seconds(entry.pointee.timestamp + decodeDelay))
+        }
+        return (times.sorted(), count)
+    }
+}

@@ -1,0 +1,96 @@
+import CTesseraAV
+import Foundation
+import TesseraCore
+
+/// What a video file holds, read from its container without decoding a frame.
+///
+/// All times are in seconds from the video stream's first frame (a stream that starts at 1.4 s,
+/// as MPEG-TS streams do, still reports its first frame at 0).
+public struct VideoAsset: Sendable, Hashable {
+    public let path: String
+    /// Length of the video stream, in seconds: the last frame's time plus its duration.
+    public let duration: Double
+    /// Frames per second (the container's average or nominal rate).
+    public let frameRate: Double
+    /// Stored frame size, in pixels, before rotation and pixel-aspect correction.
+    public let pixelSize: PixelSize
+    /// Width ÷ height of one stored pixel (1 for square pixels).
+    public let sampleAspectRatio: Double
+    /// Quarter turns clockwise, 0–3, that show the video upright (from the display matrix).
+    public let clockwiseQuarterTurns: Int
+    /// The codec's short name ("h264", "hevc", "vp9", ...).
+    public let codec: String
+    public let hasAudio: Bool
+    /// Times of the video stream's keyframes, ascending, from the container's index. Empty when
+    /// the container has no index (raw streams, some Matroska files); seeking then probes.
+    public let keyframeTimes: [Double]
+    /// Number of video frames the index lists, or nil without an index.
+    public let frameCount: Int?
+
+    /// Upright display size, in pixels: pixel aspect applied, then the rotation.
+    public var displaySize: PixelSize {
+        let width = max(1, Int((Double(pixelSize.width) * sampleAspectRatio).rounded()))
+        let upright = PixelSize(width: width, height: pixelSize.height)
+        return clockwiseQuarterTurns % 2 == 1 ? upright.transposed : upright
+    }
+
+    /// Duration of one frame, in seconds.
+    public var frameDuration: Double { frameRate > 0 ? 1 / frameRate : 0 }
+
+    /// Probes the file at `path`: container header and index only.
+    public static func load(path: String) async throws(VideoError) -> VideoAsset {
+        try probe(MediaInput(path: path))
+    }
+
+    static func probe(_ input: MediaInput) throws(VideoError) -> VideoAsset {
+        let av = input.av
+        let stream = input.videoStream
+        let parameters = stream.pointee.codecpar.pointee
+        guard parameters.width > 0, parameters.height > 0 else { throw .corrupt(reason: "the video stream has no frame size") }
+        let timing = StreamTiming(input: input)
+        let index = timing.keyframeIndex(input: input)
+        try checkIndexFitsFile(input: input)
+        let duration = timing.duration(frameCountHint: index.frameCount)
+        guard duration > 0, index.frameCount != 0 else { throw .empty }
+        let rate = av.av_guess_frame_rate(input.context, stream, nil)
+        let sar = parameters.sample_aspect_ratio
+        let hasAudio = input.streams.contains { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
+        return VideoAsset(
+            path: input.path,
+            duration: duration,
+            frameRate: rate.seconds,
+            pixelSize: PixelSize(width: Int(parameters.width), height: Int(parameters.height)),
+            sampleAspectRatio: sar.num > 0 && sar.den > 0 ? sar.seconds : 1,
+            clockwiseQuarterTurns: displayQuarterTurns(av: av, stream: stream),
+            codec: av.avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown",
+            hasAudio: hasAudio,
+            keyframeTimes: index.keyframeTimes,
+            frameCount: index.frameCount
+        )
+    }
+
+    /// The display matrix stores a counter-clockwise angle; an upright picture needs the opposite.
+    private static func displayQuarterTurns(av: TesseraAV, stream: UnsafeMutablePointer<AVStream>) -> Int {
+        var size = 0
+        guard let matrix = av.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return 0 }
+        let counterClockwise = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { av.av_display_rotation_get($0) }
+        guard counterClockwise.isFinite else { return 0 }
+        let quarterTurns = Int((-counterClockwise / 90).rounded())
+        return ((quarterTurns % 4) + 4) % 4
+    }
+
+    /// An index entry that points past the end of the file means the tail is missing: the frames
+    /// there would fail one by one, so say so up front.
+    private static func checkIndexFitsFile(input: MediaInput) throws(VideoError) {
+        let av = input.av
+        let stream = input.videoStream
+        let count = av.avformat_index_get_entries_count(stream)
+        guard count > 0, let last = av.avformat_index_get_entry(stream, count - 1),
+              let size = try? FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int64
+        else { return }
+        let end = last.pointee.pos + Int64(last.pointee.size)
+        if last.pointee.pos >= 0, end > size {
+            throw .truncated(reason: "frames up to byte \(end) are indexed, the file has \(size)")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import CTesseraAV
+import TesseraCore
+
+/// Picks and scales the frame for each slot it is given, in time order, on one decoder.
+///
+/// Consecutive slots share work: when the next target lies ahead in the same group of pictures,
+/// decoding simply goes on instead of seeking back to the keyframe.
+final class FrameSampler {
+    /// Frame times are whole ticks turned into seconds; this absorbs the rounding.
+    private static let tolerance = 1e-6
+
+    private let decoder: VideoDecoder
+    private let scaler: FrameScaler
+    private let asset: VideoAsset
+    /// Keyframe times in seconds, ascending; empty without a container index.
+    private let keyframes: [Double]
+    private let storedSize: PixelSize
+    private let orientation: Orientation
+    private let mode: FrameSamplingMode
+    /// A copy (by reference) of the last frame passed over, for a target beyond the last frame.
+    private let previous: UnsafeMutablePointer<AVFrame>
+    /// Time of the frame the decoder returned last; nil when the next read needs a seek.
+    private var position: Double?
+
+    init(path: String, asset: VideoAsset, frameSize: PixelSize, mode: FrameSamplingMode, threads: Int) throws(VideoError) {
+        let input = try MediaInput(path: path)
+        decoder = try VideoDecoder(input: input, threads: threads)
+        guard let previous = input.av.av_frame_alloc() else { throw .decodeFailed(reason: "out of memory") }
+        self.previous = previous
+        scaler = FrameScaler(av: input.av)
+        keyframes = asset.keyframeTimes
+        self.asset = asset
+        self.mode = mode
+        orientation = [Orientation.up, .right, .down, .left][asset.clockwiseQuarterTurns]
+        storedSize = orientation.swapsDimensions ? frameSize.transposed : frameSize
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = previous
+        decoder.input.av.av_frame_free(&frame)
+    }
+
+    /// The frame for `slot`: its presentation time in seconds and its upright picture.
+    func sample(_ slot: FrameSlot) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        do {
+            let key = keyframe(atOrBefore: slot.target)
+            if mode == .fast, let key, key >= slot.start - Self.tolerance {
+                return try keyframeFrame(key)
+            }
+            return try firstFrame(atOrAfter: mode == .fast ? slot.start : slot.target)
+        } catch {
+            position = nil
+            throw error
+        }
+    }
+
+    private func keyframe(atOrBefore time: Double) -> Double? {
+        keyframes.last { $0 <= time + Self.tolerance }
+    }
+
+    /// The keyframe at `key` seconds, decoded alone; if the demuxer lands elsewhere, decoding
+    /// forward to it instead.
+    private func keyframeFrame(_ key: Double) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        try decoder.seek(toKeyframeBefore: key)
+        position = nil
+        decoder.skipNonReferenceBefore = -.infinity
+        if let frame = try decoder.nextFrame(stopAfterNextPacket: true), abs(decoder.frameTime - key) <= Self.tolerance {
+            return try capture(frame, time: decoder.frameTime)
+        }
+        return try firstFrame(atOrAfter: key)
+    }
+
+    /// `stepBack` counts how often a seek already landed past the target; each retry starts one
+    /// keyframe (or, without an index, twice as many seconds) earlier.
+    private func firstFrame(atOrAfter target: Double, stepBack: Int = 0) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        let keyIndex = keyframes.lastIndex { $0 <= target + Self.tolerance }
+        let key = keyIndex.flatMap { $0 - stepBack >= 0 ? keyframes[$0 - stepBack] : nil }
+        let canContinue = stepBack == 0 && position.map {
+            $0 < target - Self.tolerance && (key ?? -.infinity) <= $0 + Self.tolerance
+        } ?? false
+        var afterSeek = false
+        if !canContinue {
+            try decoder.seek(toKeyframeBefore: key ?? (stepBack == 0 ? target : max(0, target - Double(1 << stepBack))))
+            afterSeek = true
+        }
+        // Frames before the target are never shown, so those nothing refers to need not be decoded;
+        // the last frame stays decodable because a target past it falls back to it.
+        let lastFrameTime = asset.duration - 1.5 * asset.frameDuration
+        decoder.skipNonReferenceBefore = min(target, lastFrameTime) - Self.tolerance
+        decoder.input.av.av_frame_unref(previous)
+        var havePrevious = false
+        while let frame = try decoder.nextFrame() {
+            let time = decoder.frameTime
+            position = time
+            if afterSeek, time > target + Self.tolerance, target > 0, stepBack < 8 {
+                // The demuxer landed past the target (an index in decode time, or none at all).
+                return try firstFrame(atOrAfter: target, stepBack: stepBack + 1)
+            }
+            afterSeek = false
+            if time >= target - Self.tolerance { return try capture(frame, time: time) }
+            decoder.input.av.av_frame_move_ref(previous, frame)
+            havePrevious = true
+        }
+        position = nil
+        guard havePrevious else { throw .decodeFailed(reason: "no frame at or after \(target) s") }
+        return try capture(previous, time: decoder.timing.seconds(previous.pointee.best_effort_timestamp))
+    }
+
+    private func capture(_ frame: UnsafeMutablePointer<AVFrame>, time: Double) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        let stored = try scaler.scale(frame, to: storedSize)
+        return (time, orientation.apply(to: stored))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Turns a failed open into the error a user can act on: ffmpeg says only "invalid data" both for
+/// a text file and for an MP4 whose index never got written, so the bytes are looked at here.
+enum ContainerDiagnosis {
+    static func failure(path: String, code: Int32) -> VideoError {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return .unreadable(reason: LibAV.message(code))
+        }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: 0)
+        let head = (try? handle.read(upToCount: 64)) ?? Data()
+        if size == 0 { return .notAVideo }
+        if isISOBaseMedia(head) {
+            return isoBaseMediaTruncation(handle: handle, size: size).map { .truncated(reason: $0) }
+                ?? .corrupt(reason: LibAV.message(code))
+        }
+        if hasKnownSignature(head) { return .corrupt(reason: LibAV.message(code)) }
+        return .notAVideo
+    }
+
+    /// MP4, MOV, 3GP, M4V: a top-level box named `ftyp` right at the start.
+    static func isISOBaseMedia(_ head: Data) -> Bool {
+        head.count >= 8 && head[head.startIndex + 4..<head.startIndex + 8] == Data("ftyp".utf8)
+    }
+
+    /// Matroska/WebM, AVI, MPEG-TS, FLV, Ogg: containers whose failure means damage, not a stranger.
+    private static func hasKnownSignature(_ head: Data) -> Bool {
+        let bytes = [UInt8](head)
+        if bytes.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return true }
+        if bytes.starts(with: Array("RIFF".utf8)) { return true }
+        if bytes.starts(with: Array("FLV".utf8)) || bytes.starts(with: Array("OggS".utf8)) { return true }
+        return bytes.first == 0x47 && bytes.count > 1 && bytes[1] & 0x80 == 0
+    }
+
+    /// Walks the top-level boxes: one that runs past the end of the file, or a file with no `moov`
+    /// box (the index an interrupted recorder never wrote), means the file was cut short.
+    static func isoBaseMediaTruncation(handle: FileHandle, size: UInt64) -> String? {
+        var offset: UInt64 = 0
+        var sawMovie = false
+        while offset + 8 <= size {
+            try? handle.seek(toOffset: offset)
+            guard let header = try? handle.read(upToCount: 16), header.count >= 8 else { break }
+            let bytes = [UInt8](header)
+            var boxSize = UInt64(bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            if boxSize == 1, bytes.count >= 16 {
+                boxSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            } else if boxSize == 0 {
+                boxSize = size - offset
+            }
+            if String(decoding: bytes[4..<8], as: UTF8.self) == "moov" { sawMovie = true }
+            guard boxSize >= 8 else { return nil }
+            if offset + boxSize > size {
+                return "the '\(String(decoding: bytes[4..<8], as: UTF8.self))' box needs \(offset + boxSize) bytes, the file has \(size)"
+            }
+            offset += boxSize
+        }
+        return sawMovie ? nil : "no 'moov' box (the file's index was never written)"
+    }
+}

@@ -1,0 +1,44 @@
+import CTesseraAV
+import TesseraCore
+
+/// Scales decoded frames straight into small RGBA buffers with swscale, so no full-size RGBA
+/// copy of a frame ever exists: the decoder's own YUV planes are the only full-resolution memory.
+final class FrameScaler {
+    private let av: TesseraAV
+    private var context: OpaquePointer?
+    private var key: (width: Int32, height: Int32, format: Int32, output: PixelSize)?
+
+    init(av: TesseraAV) { self.av = av }
+
+    deinit { if let context { av.sws_freeContext(context) } }
+
+    /// `frame` scaled to `size` (stored orientation, pixels) as straight-alpha RGBA.
+    func scale(_ frame: UnsafeMutablePointer<AVFrame>, to size: PixelSize) throws(VideoError) -> PixelBuffer {
+        let source = frame.pointee
+        if key == nil || key!.width != source.width || key!.height != source.height || key!.format != source.format || key!.output != size {
+            if let context { av.sws_freeContext(context) }
+            // Bicubic widens its kernel with the reduction, so a 12× shrink still averages every source pixel.
+            context = av.sws_getContext(
+                source.width, source.height, AVPixelFormat(source.format), Int32(size.width), Int32(size.height),
+                AV_PIX_FMT_RGBA, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
+            key = (source.width, source.height, source.format, size)
+        }
+        guard let context else { throw .decodeFailed(reason: "no scaler from pixel format \(source.format)") }
+        var output = PixelBuffer(width: size.width, height: size.height, format: .rgba8)
+        let rows = output.bytes.withUnsafeMutableBufferPointer { destination -> Int32 in
+            var planes: [UnsafeMutablePointer<UInt8>?] = [destination.baseAddress, nil, nil, nil]
+            var strides: [Int32] = [Int32(output.bytesPerRow), 0, 0, 0]
+            return withUnsafePointer(to: frame.pointee.data) { data in
+                withUnsafePointer(to: frame.pointee.linesize) { linesize in
+                    data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourcePlanes in
+                        linesize.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
+                            av.sws_scale(context, sourcePlanes, sourceStrides, 0, source.height, &planes, &strides)
+                        }
+                    }
+                }
+            }
+        }
+        guard rows == Int32(size.height) else { throw .decodeFailed(reason: "scaling produced \(rows) of \(size.height) rows") }
+        return output
+    }
+}

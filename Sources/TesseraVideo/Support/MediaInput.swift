@@ -1,0 +1,63 @@
+import CTesseraAV
+import Foundation
+
+/// One opened input file: owns its `AVFormatContext` and knows its best video stream.
+///
+/// Not thread-safe: each worker opens its own, because a demuxer has one read position.
+final class MediaInput {
+    let av: TesseraAV
+    let path: String
+    let context: UnsafeMutablePointer<AVFormatContext>
+    let videoStreamIndex: Int32
+
+    /// Opens `path` and reads enough to know its streams. Throws a `VideoError` that says whether
+    /// the file is missing, not a video at all, cut short, or holds no video stream.
+    init(path: String) throws(VideoError) {
+        let av = try LibAV.table()
+        try Self.checkReadable(path)
+        var opened: UnsafeMutablePointer<AVFormatContext>?
+        let openStatus = av.avformat_open_input(&opened, path, nil, nil)
+        guard openStatus >= 0, let context = opened else {
+            throw ContainerDiagnosis.failure(path: path, code: openStatus)
+        }
+        // Every stored property is set only once nothing can fail, so deinit never sees half a state.
+        let infoStatus = av.avformat_find_stream_info(context, nil)
+        let best = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard best >= 0 else {
+            av.avformat_close_input(&opened)
+            if infoStatus < 0 { throw ContainerDiagnosis.failure(path: path, code: infoStatus) }
+            throw .noVideoStream
+        }
+        self.av = av
+        self.path = path
+        self.context = context
+        videoStreamIndex = best
+    }
+
+    deinit {
+        var pointer: UnsafeMutablePointer<AVFormatContext>? = context
+        av.avformat_close_input(&pointer)
+    }
+
+    var videoStream: UnsafeMutablePointer<AVStream> { context.pointee.streams[Int(videoStreamIndex)]! }
+
+    var streams: [UnsafeMutablePointer<AVStream>] {
+        (0..<Int(context.pointee.nb_streams)).map { context.pointee.streams[$0]! }
+    }
+
+    /// Tells the demuxer to skip every packet outside the video stream, so reads cost nothing for them.
+    func discardAllButVideo() {
+        for (index, stream) in streams.enumerated() where index != Int(videoStreamIndex) {
+            stream.pointee.discard = AVDISCARD_ALL
+        }
+    }
+
+    private static func checkReadable(_ path: String) throws(VideoError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable(reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw .unreadable(reason: "is a directory") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw .unreadable(reason: "permission denied") }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Why a video could not be probed, sampled or trimmed. Every libav failure ends up as one of
+/// these; none of them crashes the process or prints on its own.
+public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file could not be opened or read at all (missing, permission, a directory).
+    case unreadable(reason: String)
+    /// The bytes are not a container format ffmpeg's libraries recognise.
+    case notAVideo
+    /// A recognised container that ends before its own structure does.
+    case truncated(reason: String)
+    /// A recognised container that breaks its own rules.
+    case corrupt(reason: String)
+    /// The file holds media but no video stream (an audio-only file, for one).
+    case noVideoStream
+    /// A video stream with no frames, or a duration of zero.
+    case empty
+    /// A codec this build of ffmpeg's libraries cannot decode or encode.
+    case unsupportedCodec(String)
+    /// A requested time range that does not lie within the video. Times in seconds.
+    case rangeOutsideDuration(start: Double, end: Double, duration: Double)
+    /// Decoding failed for every frame that was asked for.
+    case decodeFailed(reason: String)
+    /// Writing the output failed.
+    case exportFailed(reason: String)
+    /// ffmpeg's shared libraries are not installed, or lack a function Tessera needs.
+    case librariesUnavailable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let reason): "cannot read: \(reason)"
+        case .notAVideo: "not a video file"
+        case .truncated(let reason): "truncated video: \(reason)"
+        case .corrupt(let reason): "corrupt video: \(reason)"
+        case .noVideoStream: "no video stream (audio only?)"
+        case .empty: "the video has no frames"
+        case .unsupportedCodec(let codec): "unsupported codec: \(codec)"
+        case .rangeOutsideDuration(let start, let end, let duration):
+            "range \(Self.seconds(start))–\(Self.seconds(end)) s is outside the video's \(Self.seconds(duration)) s"
+        case .decodeFailed(let reason): "decoding failed: \(reason)"
+        case .exportFailed(let reason): "export failed: \(reason)"
+        case .librariesUnavailable(let reason): "ffmpeg libraries unavailable: \(reason)"
+        }
+    }
+
+    /// A short stable name for the kind of failure (used in JSON output and tests).
+    public var kind: String {
+        switch self {
+        case .unreadable: "unreadable"
+        case .notAVideo: "notAVideo"
+        case .truncated: "truncated"
+        case .corrupt: "corrupt"
+        case .noVideoStream: "noVideoStream"
+        case .empty: "empty"
+        case .unsupportedCodec: "unsupportedCodec"
+        case .rangeOutsideDuration: "rangeOutsideDuration"
+        case .decodeFailed: "decodeFailed"
+        case .exportFailed: "exportFailed"
+        case .librariesUnavailable: "librariesUnavailable"
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        (value * 1000).rounded() / 1000 == value ? "\(value)" : String(format: "%.3f", value)
+    }
+}
