@@ -14,6 +14,8 @@ public actor FrameStripGenerator {
     private var cache: FrameStripCache
     private var decodersInUse = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// Strips decoded rather than served from the cache.
+    private(set) var stripsDecoded = 0
 
     /// - Parameters:
     ///   - maximumDecoders: decoder threads across all strips; defaults to the active core count.
@@ -46,6 +48,7 @@ public actor FrameStripGenerator {
             return merged
         }
         release(workers)
+        stripsDecoded += 1
 
         let strip = try Self.assemble(slots: slots, results: results, asset: asset, request: request, frameSize: frameSize)
         cache.insert(strip, for: identity)

@@ -15,6 +15,9 @@ final class VideoDecoder {
     private var sentEndOfStream = false
     /// Frames whose time is before this (seconds) may be skipped when no other frame refers to them.
     var skipNonReferenceBefore: Double = -.infinity
+    /// Receives the packets of other streams read on the way (the packet is unreferenced after);
+    /// without one they are dropped. Set `MediaInput.discardAllButVideo()` to not read them at all.
+    var otherPacketHandler: ((UnsafeMutablePointer<AVPacket>) throws(VideoError) -> Void)?
 
     init(input: MediaInput, threads: Int) throws(VideoError) {
         let av = input.av
@@ -38,7 +41,6 @@ final class VideoDecoder {
         context.pointee.pkt_timebase = input.videoStream.pointee.time_base
         if status >= 0 { status = av.avcodec_open2(context, decoder, nil) }
         guard status >= 0 else { throw fail(.unsupportedCodec(LibAV.message(status))) }
-        input.discardAllButVideo()
         self.input = input
         self.av = av
         self.codec = context
@@ -100,7 +102,10 @@ final class VideoDecoder {
                 return
             }
             defer { av.av_packet_unref(packet) }
-            guard packet.pointee.stream_index == input.videoStreamIndex else { continue }
+            guard packet.pointee.stream_index == input.videoStreamIndex else {
+                try otherPacketHandler?(packet)
+                continue
+            }
             let time = packet.pointee.pts == LibAV.noTimestamp ? Double.infinity : timing.seconds(packet.pointee.pts)
             codec.pointee.skip_frame = time < skipNonReferenceBefore ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
             let sent = av.avcodec_send_packet(codec, packet)

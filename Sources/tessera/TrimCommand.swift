@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Tessera
+
+struct TrimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trim",
+        abstract: "Write part of a video to a new file: copied from the keyframe before the start, or re-encoded to start exactly."
+    )
+
+    @Argument(help: "The video.")
+    var video: String
+
+    @Option(help: "Start, in seconds.")
+    var from: Double
+
+    @Option(help: "End, in seconds.")
+    var to: Double
+
+    @Option(help: "The clip to write (.mp4, .mov or .mkv); it appears only when complete.")
+    var output: String
+
+    @Flag(help: "Re-encode the video (libx264) so the clip starts on the requested frame.")
+    var exact = false
+
+    @Flag(help: "Print the requested and real start, the end and the duration as JSON.")
+    var json = false
+
+    func run() async throws {
+        do {
+            let result = try await ClipExporter.trim(
+                path: video, from: from, to: to, output: output, method: exact ? .exact() : .streamCopy)
+            if json {
+                print(JSONLine([
+                    ("requestedStart", .double(result.requestedStart)), ("start", .double(result.start)),
+                    ("end", .double(result.end)), ("duration", .double(result.duration)),
+                ]).rendered)
+            }
+        } catch {
+            reportFailure(video, error)
+            throw ExitCode.failure
+        }
+    }
+}
