@@ -46,6 +46,7 @@ let package = Package(
             ]
         ),
         .target(name: "Tessera", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline"]),
+        .target(name: "TesseraVideo", dependencies: ["TesseraCore"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
@@ -63,6 +64,7 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles"]),
+        .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         .testTarget(
             name: "TesseraPipelineTests",
             dependencies: [
