@@ -4,3 +4,14 @@
 /// With a 32 s clip that is 8 pt per second, so x(t) = 16 + 8t and every value in these tests is
 /// exact in binary floating point: a mismatch is a bug, not rounding.
 let standardGeometry = TrimmingSliderGeometry(width: 288, height: 40, handleWidth: 16, barThickness: 4)
+
+func makeSlider(
+    duration: Double = 32, minimumDuration: Double = 2, maximumDuration: Double? = nil,
+    frameTimes: [Double]? = nil, lower: Double = 4, upper: Double = 28, playhead: Double = 16,
+    geometry: TrimmingSliderGeometry = standardGeometry
+) -> TrimmingSlider {
+    let model = TrimmingSliderModel(
+        duration: duration, minimumDuration: minimumDuration, maximumDuration: maximumDuration,
+        frameTimes: frameTimes, lower: lower, upper: upper, playhead: playhead)
+    return TrimmingSlider(model: model, geometry: geometry)
+}
