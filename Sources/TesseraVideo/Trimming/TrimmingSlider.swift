@@ -1,5 +1,5 @@
 /// A host-agnostic video trimming slider: a ``TrimmingSliderModel`` laid out by a
-/// ``TrimmingSliderGeometry``, driven by touches, pointer and setters.
+/// ``TrimmingSliderGeometry``, driven by touches, pointer, setters and assistive technology.
 ///
 /// Every mutating call returns the ``TrimmingSliderEvent``s it caused, in order, instead of calling
 /// back, so a UIKit, AppKit, SwiftUI or test host stays in control of what happens next.
@@ -113,5 +113,30 @@ public struct TrimmingSlider: Sendable {
         guard let thumb = activeThumb else { return [] }
         let seconds = geometry.seconds(at: x - grabOffset, duration: model.duration)
         return model.set(thumb, to: seconds).map { .valueChanged($0, source: .user) }
+    }
+
+    // MARK: - Assistive technology
+
+    /// Applies an assistive-technology action to `thumb` (see ``TrimmingAccessibilityAction``).
+    /// A change is a complete user edit: `editingBegan`, `.user` value changes, `editingEnded`, so
+    /// hosts that commit on `editingEnded` work the same for VoiceOver users. Reports nothing when
+    /// the value is already at the limit.
+    public mutating func perform(_ action: TrimmingAccessibilityAction, on thumb: TrimmingThumb) -> [TrimmingSliderEvent] {
+        let target = action.target(from: model, for: thumb)
+        let changed = model.set(thumb, to: target).map { TrimmingSliderEvent.valueChanged($0, source: .user) }
+        guard !changed.isEmpty else { return [] }
+        // A drag of the same thumb already owns the editing session.
+        if activeThumb == thumb { return changed }
+        return [.editingBegan(thumb)] + changed + [.editingEnded(thumb)]
+    }
+
+    /// The accessibility description of `thumb`.
+    public func accessibilityElement(for thumb: TrimmingThumb) -> TrimmingAccessibilityElement {
+        TrimmingAccessibilityElement(model: model, thumb: thumb)
+    }
+
+    /// One element per thumb in reading order: start, playhead, end.
+    public var accessibilityElements: [TrimmingAccessibilityElement] {
+        [.lower, .playhead, .upper].map(accessibilityElement(for:))
     }
 }
