@@ -7,7 +7,7 @@ struct TesseraCommand: AsyncParsableCommand {
         abstract: "Big images and video, cheap to show.",
         subcommands: [
             InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, TileCommand.self, LoadCommand.self, RenderCommand.self,
-            StripCommand.self, TrimCommand.self,
+            StripCommand.self, TrimmerCommand.self, TrimCommand.self,
         ]
     )
 }

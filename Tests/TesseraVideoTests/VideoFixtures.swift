@@ -29,8 +29,12 @@ enum VideoFixtures {
 
         var keyframeTimes: [Double] { frames.filter(\.key).map(\.time) }
 
-        func exact(at time: Double) -> Int { exactAt![Self.key(time)]! }
-        func keyframe(at time: Double) -> Int { keyframeAt![Self.key(time)]! }
+        /// Crashing on a time the manifest lacks would take the whole test run down; -1 fails one test.
+        func exact(at time: Double) -> Int { exactAt?[Self.key(time)] ?? -1 }
+        func keyframe(at time: Double) -> Int { keyframeAt?[Self.key(time)] ?? -1 }
+
+        /// The index of the first frame ffprobe lists at or after `time`.
+        func firstFrame(atOrAfter time: Double) -> Int { frames.firstIndex { $0.time >= time - 1e-6 } ?? -1 }
 
         private static func key(_ time: Double) -> String { String(format: "%.6f", (time * 1e6).rounded() / 1e6) }
     }

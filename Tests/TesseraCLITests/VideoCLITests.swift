@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@Suite("tessera strip, trimmer and trim")
+struct VideoCLITests {
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-video-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test("strip --json lists every slot's centre, the frame's real time and its place in the image")
+    func stripJSON() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sprite = directory.appendingPathComponent("sprite.jpg").path
+        let vtt = directory.appendingPathComponent("thumbs.vtt").path
+        let result = try CLI.run([
+            "strip", CLI.fixture("video/gop1.mp4"), "--frames", "6", "--height", "36", "--mode", "exact",
+            "--layout", "sprite", "--columns", "4", "--output", sprite, "--vtt", vtt, "--json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        #expect(report["duration"] as? Double == 4.0)
+        #expect(report["ms"] is Double)
+        let frames = report["frames"] as! [[String: Any]]
+        #expect(frames.count == 6)
+        #expect(frames.map { $0["index"] as! Int } == Array(0..<6))
+        let targets = frames.map { $0["target"] as! Double }
+        let centres: [Double] = (0..<6).map { slot in (Double(slot) + 0.5) * 4 / 6 }
+        #expect(zip(targets, centres).allSatisfy { abs($0 - $1) < 1e-9 })
+        #expect(frames[5]["x"] as? Int == 64 && frames[5]["y"] as? Int == 36)
+        #expect(frames.allSatisfy { ($0["time"] as! Double) >= ($0["target"] as! Double) - 1e-6 })
+        let track = try String(contentsOfFile: vtt, encoding: .utf8)
+        #expect(track.hasPrefix("WEBVTT\n"))
+        #expect(track.contains("00:00:03.333 --> 00:00:04.000\nsprite.jpg#xywh=64,36,64,36\n"))
+        #expect(FileManager.default.fileExists(atPath: sprite))
+    }
+
+    @Test("strip --layout frames writes one numbered PNG per slot")
+    func stripFrames() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CLI.run(["strip", CLI.fixture("video/short.mp4"), "--frames", "3", "--layout", "frames", "--output", directory.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(names == ["frame-000.png", "frame-001.png", "frame-002.png"])
+    }
+
+    @Test("trim --json reports the keyframe it really starts on; --exact starts on the requested frame")
+    func trimJSON() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = try CLI.run(["trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--output", directory.appendingPathComponent("copy.mp4").path, "--json"])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        let copied = try JSONSerialization.jsonObject(with: Data(copy.stdout.utf8)) as! [String: Double]
+        #expect(copied["requestedStart"] == 1.5 && copied["start"] == 1.0)
+        #expect(abs(copied["duration"]! - (copied["end"]! - copied["start"]!)) < 1e-9)
+        let exact = try CLI.run(["trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--exact", "--output", directory.appendingPathComponent("exact.mp4").path, "--json"])
+        #expect(exact.status == 0, "\(exact.stderr)")
+        let reencoded = try JSONSerialization.jsonObject(with: Data(exact.stdout.utf8)) as! [String: Double]
+        #expect(reencoded["start"] == 1.5 && abs(reencoded["end"]! - 3.0) < 1e-6)
+    }
+
+    @Test("trimmer draws the control at points × scale")
+    func trimmer() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("control.png").path
+        let result = try CLI.run(["trimmer", CLI.fixture("video/gop1.mp4"), "--width", "300", "--height", "40", "--scale", "3",
+                                  "--lower", "1", "--upper", "2.5", "--playhead", "2", "--output", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try CLI.run(["info", "--json", output])
+        let fields = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+        #expect(fields["width"] as? Int == 900 && fields["height"] as? Int == 120)
+    }
+
+    @Test("each broken input and a range outside the video: one line naming the file, non-zero exit, nothing written",
+          arguments: [
+              (["strip", "video/not-a-video.mp4", "--frames", "4"], "not a video"),
+              (["strip", "video/truncated.mp4", "--frames", "4"], "truncated"),
+              (["strip", "video/audio-only.m4a", "--frames", "4"], "no video stream"),
+              (["strip", "video/zero-length.mp4", "--frames", "4"], "no frames"),
+              (["trim", "video/gop1.mp4", "--from", "3", "--to", "5"], "outside"),
+              (["trim", "video/truncated.mp4", "--from", "0", "--to", "1"], "truncated"),
+              (["trimmer", "video/gop1.mp4", "--width", "100", "--height", "20", "--lower", "2", "--upper", "9"], "outside"),
+          ])
+    func brokenInputs(arguments: [String], message: String) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent(arguments[0] == "trim" ? "out.mp4" : "out.png").path
+        let result = try CLI.run([arguments[0], CLI.fixture(arguments[1])] + arguments.dropFirst(2) + ["--output", output])
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains(arguments[1].split(separator: "/").last!) == true)
+        #expect(lines.first?.contains(message) == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(result.stdout.isEmpty)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraVideo
+
+@Suite("Trimming clips")
+struct ClipExporterTests {
+    /// The first frame of a video, upright, and its time.
+    private func firstFrame(_ path: String) throws -> (time: Double, image: PixelBuffer) {
+        let input = try MediaInput(path: path)
+        let asset = try VideoAsset.probe(input)
+        let sampler = try FrameSampler(path: path, asset: asset, frameSize: asset.displaySize, mode: .exact, threads: 1)
+        return try sampler.sample(FrameSlot(index: 0, start: 0, end: 0))
+    }
+
+    @Test("stream copy starts on the keyframe at or before the start, keeps audio, and lasts what it reports")
+    func streamCopy() async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("clip.mp4").path
+        let result = try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: 1.5, to: 3.2, output: output)
+        #expect(result.requestedStart == 1.5)
+        #expect(result.start == 1.0)
+        #expect(result.end <= 3.2 + 1e-6 && result.end > 3.2 - 3.0 / 30)
+        let clip = try await VideoAsset.load(path: output)
+        #expect(abs(clip.duration - result.duration) < 1e-3)
+        #expect(clip.hasAudio)
+        #expect(clip.keyframeTimes.first == 0)
+        let first = try firstFrame(output)
+        #expect(first.time == 0)
+        #expect(VideoFixtures.index(of: first.image) == 30)
+    }
+
+    @Test("exact re-encoding starts on the first frame at or after the start and ends at the end",
+          arguments: [(1.5, 3.2), (0.7, 1.0), (0.0, 4.0), (2.01, 2.5)])
+    func exact(start: Double, end: Double) async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("clip.mp4").path
+        let entry = VideoFixtures.manifest["gop1.mp4"]!
+        let result = try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: start, to: end, output: output, method: .exact())
+        let expectedFirst = entry.firstFrame(atOrAfter: start)
+        #expect(abs(result.start - entry.frames[expectedFirst].time) < 1e-5)
+        let clip = try await VideoAsset.load(path: output)
+        let frames = entry.frames.filter { $0.time >= start - 1e-6 && $0.time < end - 1e-6 }.count
+        #expect(clip.frameCount == frames)
+        #expect(abs(clip.duration - Double(frames) / 30) < 1e-3)
+        #expect(abs(result.duration - clip.duration) < 1e-3)
+        #expect(clip.hasAudio)
+        let first = try firstFrame(output)
+        #expect(VideoFixtures.index(of: first.image) == expectedFirst)
+    }
+
+    @Test("a rotated video stays rotated in its clip")
+    func rotationSurvives() async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for method in [ClipExporter.Method.streamCopy, .exact()] {
+            let output = directory.appendingPathComponent("clip.mp4").path
+            _ = try await ClipExporter.trim(path: VideoFixtures.path("rotated.mp4"), from: 0, to: 0.2, output: output, method: method)
+            let clip = try await VideoAsset.load(path: output)
+            let source = try await VideoAsset.load(path: VideoFixtures.path("rotated.mp4"))
+            #expect(clip.clockwiseQuarterTurns == source.clockwiseQuarterTurns && clip.clockwiseQuarterTurns != 0)
+        }
+    }
+
+    @Test("ranges outside the video, empty or reversed are refused before anything is written",
+          arguments: [(-1.0, 2.0), (3.0, 5.0), (2.0, 2.0), (3.0, 1.0), (Double.nan, 1.0)])
+    func badRanges(start: Double, end: Double) async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("clip.mp4").path
+        await #expect(throws: VideoError.self) {
+            try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: start, to: end, output: output)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("an output the container does not know, or cannot be written, leaves nothing behind")
+    func unwritable() async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        await #expect(throws: VideoError.self) {
+            try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: 0, to: 1, output: directory.appendingPathComponent("clip.xyz").path)
+        }
+        await #expect(throws: VideoError.self) {
+            try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: 0, to: 1, output: directory.appendingPathComponent("missing/clip.mp4").path)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+}
