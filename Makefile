@@ -26,9 +26,11 @@ bench: release
 	@scripts/bootstrap.sh --bench
 	@scripts/bench.sh $(RELEASE_BIN)
 
-# Regenerates the committed test fixtures (needs: pip install pillow==13.0.0 pillow-heif==1.8.1).
+# Regenerates the committed test fixtures (needs: pip install pillow==13.0.0 pillow-heif==1.8.1,
+# and ffmpeg for the videos).
 fixtures:
 	python3 scripts/make-fixtures.py
+	python3 scripts/make-video-fixtures.py
 
 clean:
 	rm -rf .build demo-out bench-out

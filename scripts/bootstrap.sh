@@ -15,6 +15,10 @@ modules=(
   "libheif:libheif-dev"
   "libtiff-4:libtiff-dev"
   "librsvg-2.0:librsvg2-dev"
+  "libavformat:libavformat-dev"
+  "libavcodec:libavcodec-dev"
+  "libavutil:libavutil-dev"
+  "libswscale:libswscale-dev"
 )
 # command → Debian package, for `make bench`
 bench_tools=(

@@ -19,7 +19,9 @@ static void load(void) {
     enum { count = sizeof names / sizeof names[0] };
     void *handles[count];
     for (int i = 0; i < count; i++) {
-        handles[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        // Lazy binding: libavcodec and its ~60 dependencies export thousands of functions, and
+        // resolving them all up front costs more than decoding a keyframe.
+        handles[i] = dlopen(names[i], RTLD_LAZY | RTLD_LOCAL);
         if (!handles[i]) {
             snprintf(failure, sizeof failure, "cannot load %s (install ffmpeg's libraries)", names[i]);
             return;

@@ -99,6 +99,8 @@ final class FrameSampler {
             }
             afterSeek = false
             if time >= target - Self.tolerance { return try capture(frame, time: time) }
+            // move_ref overwrites without releasing: the frame held before must be let go first.
+            decoder.input.av.av_frame_unref(previous)
             decoder.input.av.av_frame_move_ref(previous, frame)
             havePrevious = true
         }

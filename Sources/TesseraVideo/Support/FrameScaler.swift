@@ -17,10 +17,11 @@ final class FrameScaler {
         let source = frame.pointee
         if key == nil || key!.width != source.width || key!.height != source.height || key!.format != source.format || key!.output != size {
             if let context { av.sws_freeContext(context) }
-            // Bicubic widens its kernel with the reduction, so a 12× shrink still averages every source pixel.
+            // Area averaging: every source pixel counts once, so a 12× shrink neither aliases nor
+            // costs a wide kernel per output pixel.
             context = av.sws_getContext(
                 source.width, source.height, AVPixelFormat(source.format), Int32(size.width), Int32(size.height),
-                AV_PIX_FMT_RGBA, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nil, nil, nil)
+                AV_PIX_FMT_RGBA, SWS_AREA, nil, nil, nil)
             key = (source.width, source.height, source.format, size)
         }
         guard let context else { throw .decodeFailed(reason: "no scaler from pixel format \(source.format)") }

@@ -21,8 +21,14 @@ final class MediaInput {
             throw ContainerDiagnosis.failure(path: path, code: openStatus)
         }
         // Every stored property is set only once nothing can fail, so deinit never sees half a state.
-        let infoStatus = av.avformat_find_stream_info(context, nil)
-        let best = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        var best = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        var infoStatus: Int32 = 0
+        // Containers with a full header (MP4, Matroska) already say everything Tessera needs;
+        // find_stream_info would decode frames to learn more, costing a 1080p decode per open.
+        if best < 0 || !Self.isDescribed(context.pointee.streams[Int(best)]!) {
+            infoStatus = av.avformat_find_stream_info(context, nil)
+            best = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        }
         guard best >= 0 else {
             av.avformat_close_input(&opened)
             if infoStatus < 0 { throw ContainerDiagnosis.failure(path: path, code: infoStatus) }
@@ -50,6 +56,13 @@ final class MediaInput {
         for (index, stream) in streams.enumerated() where index != Int(videoStreamIndex) {
             stream.pointee.discard = AVDISCARD_ALL
         }
+    }
+
+    private static func isDescribed(_ stream: UnsafeMutablePointer<AVStream>) -> Bool {
+        let parameters = stream.pointee.codecpar.pointee
+        let rate = stream.pointee.avg_frame_rate
+        return parameters.codec_id != AV_CODEC_ID_NONE && parameters.width > 0 && parameters.height > 0
+            && rate.num > 0 && rate.den > 0
     }
 
     private static func checkReadable(_ path: String) throws(VideoError) {

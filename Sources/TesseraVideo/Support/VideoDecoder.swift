@@ -81,6 +81,7 @@ final class VideoDecoder {
     /// packet, which makes an H.264 decoder with B-frame delay hand out a keyframe at once instead of
     /// after two or three more frames; a seek is needed before decoding on.
     func nextFrame(stopAfterNextPacket: Bool = false) throws(VideoError) -> UnsafeMutablePointer<AVFrame>? {
+        codec.pointee.skip_loop_filter = stopAfterNextPacket ? AVDISCARD_ALL : AVDISCARD_DEFAULT
         while true {
             if drained { return nil }
             let received = av.avcodec_receive_frame(codec, frame)
