@@ -51,16 +51,18 @@ struct ClipExporterTests {
         #expect(VideoFixtures.index(of: first.image) == expectedFirst)
     }
 
-    @Test("a rotated video stays rotated in its clip")
-    func rotationSurvives() async throws {
+    @Test("a rotated or non-square-pixel video keeps its display geometry in its clip", arguments: ["rotated.mp4", "anamorphic.mp4"])
+    func displayGeometrySurvives(file: String) async throws {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let source = try await VideoAsset.load(path: VideoFixtures.path(file))
+        #expect(source.displaySize != source.pixelSize)
         for method in [ClipExporter.Method.streamCopy, .exact()] {
             let output = directory.appendingPathComponent("clip.mp4").path
-            _ = try await ClipExporter.trim(path: VideoFixtures.path("rotated.mp4"), from: 0, to: 0.2, output: output, method: method)
+            _ = try await ClipExporter.trim(path: VideoFixtures.path(file), from: 0, to: 0.2, output: output, method: method)
             let clip = try await VideoAsset.load(path: output)
-            let source = try await VideoAsset.load(path: VideoFixtures.path("rotated.mp4"))
-            #expect(clip.clockwiseQuarterTurns == source.clockwiseQuarterTurns && clip.clockwiseQuarterTurns != 0)
+            #expect(clip.clockwiseQuarterTurns == source.clockwiseQuarterTurns)
+            #expect(clip.displaySize == source.displaySize, "\(method)")
         }
     }
 

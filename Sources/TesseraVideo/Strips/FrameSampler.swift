@@ -23,7 +23,7 @@ final class FrameSampler {
     private var position: Double?
 
     init(path: String, asset: VideoAsset, frameSize: PixelSize, mode: FrameSamplingMode, threads: Int) throws(VideoError) {
-        let input = try MediaInput(path: path)
+        let input = try MediaInput(path: path, fullProbe: false)
         input.discardAllButVideo()
         decoder = try VideoDecoder(input: input, threads: threads)
         guard let previous = input.av.av_frame_alloc() else { throw .decodeFailed(reason: "out of memory") }

@@ -12,7 +12,12 @@ final class MediaInput {
 
     /// Opens `path` and reads enough to know its streams. Throws a `VideoError` that says whether
     /// the file is missing, not a video at all, cut short, or holds no video stream.
-    init(path: String) throws(VideoError) {
+    ///
+    /// `fullProbe` false skips ffmpeg's stream analysis when the container header already gives
+    /// codec, size and rate: that analysis decodes frames (a 1080p decode per open, paid again by
+    /// every strip worker) to learn details such as the pixel aspect from the H.264 headers, which
+    /// a worker gets from the `VideoAsset` instead.
+    init(path: String, fullProbe: Bool = true) throws(VideoError) {
         let av = try LibAV.table()
         try Self.checkReadable(path)
         var opened: UnsafeMutablePointer<AVFormatContext>?
@@ -23,9 +28,7 @@ final class MediaInput {
         // Every stored property is set only once nothing can fail, so deinit never sees half a state.
         var best = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         var infoStatus: Int32 = 0
-        // Containers with a full header (MP4, Matroska) already say everything Tessera needs;
-        // find_stream_info would decode frames to learn more, costing a 1080p decode per open.
-        if best < 0 || !Self.isDescribed(context.pointee.streams[Int(best)]!) {
+        if fullProbe || best < 0 || !Self.isDescribed(context.pointee.streams[Int(best)]!) {
             infoStatus = av.avformat_find_stream_info(context, nil)
             best = av.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         }
