@@ -23,18 +23,19 @@
 #define TESSERA_AV_FUNCTIONS(X)                                                                    \
     X(avformat_open_input) X(avformat_find_stream_info) X(avformat_close_input)                    \
     X(av_find_best_stream) X(av_read_frame) X(av_seek_frame) X(avformat_index_get_entries_count)   \
-    X(avformat_index_get_entry) X(av_stream_get_side_data) X(av_stream_new_side_data) X(avformat_alloc_output_context2)       \
-    X(avformat_new_stream) X(avformat_free_context) X(avio_open) X(avio_closep)                    \
-    X(avformat_write_header) X(av_interleaved_write_frame) X(av_write_trailer)                     \
-    X(avcodec_find_decoder) X(avcodec_find_encoder) X(avcodec_find_encoder_by_name) X(avcodec_alloc_context3)              \
-    X(avcodec_free_context) X(avcodec_parameters_to_context) X(avcodec_parameters_from_context)    \
+    X(avformat_index_get_entry) X(av_stream_get_side_data) X(av_stream_new_side_data)              \
+    X(avformat_alloc_output_context2) X(avformat_new_stream) X(avformat_free_context)              \
+    X(avio_open) X(avio_closep) X(avformat_write_header) X(av_interleaved_write_frame)             \
+    X(av_write_trailer) X(avcodec_find_decoder) X(avcodec_find_encoder)                            \
+    X(avcodec_find_encoder_by_name) X(avcodec_alloc_context3) X(avcodec_free_context)              \
+    X(avcodec_parameters_to_context) X(avcodec_parameters_from_context)                            \
     X(avcodec_parameters_copy) X(avcodec_open2) X(avcodec_send_packet) X(avcodec_receive_frame)    \
     X(avcodec_send_frame) X(avcodec_receive_packet) X(avcodec_flush_buffers) X(avcodec_get_name)   \
-    X(av_packet_alloc) X(av_packet_clone) X(av_packet_free) X(av_packet_unref) X(av_packet_rescale_ts)                \
-    X(av_frame_alloc) X(av_frame_free) X(av_frame_unref) X(av_frame_move_ref)                       \
-    X(av_display_rotation_get) X(av_strerror) X(av_log_set_level) X(av_dict_set) X(av_dict_free)   \
-    X(av_rescale_q) X(av_guess_frame_rate) X(av_opt_set) X(av_frame_get_buffer)                                         \
-    X(sws_getContext) X(sws_scale) X(sws_freeContext)
+    X(av_packet_alloc) X(av_packet_clone) X(av_packet_free) X(av_packet_unref)                     \
+    X(av_packet_rescale_ts) X(av_frame_alloc) X(av_frame_free) X(av_frame_unref)                   \
+    X(av_frame_move_ref) X(av_display_rotation_get) X(av_strerror) X(av_log_set_level)             \
+    X(av_rescale_q) X(av_guess_frame_rate) X(av_opt_set)            \
+    X(av_frame_get_buffer) X(sws_getContext) X(sws_scale) X(sws_freeContext)
 
 typedef struct TesseraAV {
 #define TESSERA_AV_FIELD(name) __typeof__(&name) _Nonnull name;
