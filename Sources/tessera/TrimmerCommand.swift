@@ -35,6 +35,7 @@ struct TrimmerCommand: AsyncParsableCommand {
     func validate() throws {
         guard width > 0, height > 0, width.isFinite, height.isFinite else { throw ValidationError("--width and --height must be positive") }
         guard scale > 0, scale <= 8 else { throw ValidationError("--scale must be between 0 and 8") }
+        guard width * scale <= 16384, height * scale <= 16384 else { throw ValidationError("the control must stay within 16384 pixels a side") }
         guard (output as NSString).pathExtension.lowercased() == "png" else { throw ValidationError("--output must be a .png file") }
     }
 

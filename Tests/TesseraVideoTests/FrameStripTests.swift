@@ -99,6 +99,18 @@ struct FrameStripTests {
         }
     }
 
+    @Test("a strip that would not fit the byte limit fails before decoding anything")
+    func byteLimit() async throws {
+        let generator = FrameStripGenerator(maximumStripBytes: 1 << 20)
+        await #expect(throws: VideoError.stripTooLarge(bytes: 500 * 160 * 90 * 4, limit: 1 << 20)) {
+            try await generator.strip(path: VideoFixtures.path("gop1.mp4"), request: FrameStripRequest(frameCount: 500, sizing: .height(90)))
+        }
+        await #expect(throws: VideoError.self) {
+            try await generator.strip(path: VideoFixtures.path("gop1.mp4"), request: FrameStripRequest(frameCount: 1, sizing: .height(Int.max / 2)))
+        }
+        #expect(await generator.stripsDecoded == 0)
+    }
+
     @Test("slots split into contiguous runs, one per decoder, covering every slot once")
     func runs() {
         let slots = FrameSlot.slots(duration: 10, count: 7)

@@ -11,6 +11,7 @@ public actor FrameStripGenerator {
     public static let shared = FrameStripGenerator()
 
     private let maximumDecoders: Int
+    private let maximumStripBytes: Int
     private var cache: FrameStripCache
     private var decodersInUse = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -20,8 +21,14 @@ public actor FrameStripGenerator {
     /// - Parameters:
     ///   - maximumDecoders: decoder threads across all strips; defaults to the active core count.
     ///   - cacheByteLimit: decoded bytes of finished strips kept for repeated requests.
-    public init(maximumDecoders: Int = ProcessInfo.processInfo.activeProcessorCount, cacheByteLimit: Int = 64 << 20) {
+    ///   - maximumStripBytes: decoded bytes one strip may take (frames × width × height × 4);
+    ///     larger requests fail up front instead of growing without bound.
+    public init(
+        maximumDecoders: Int = ProcessInfo.processInfo.activeProcessorCount, cacheByteLimit: Int = 64 << 20,
+        maximumStripBytes: Int = 1 << 30
+    ) {
         self.maximumDecoders = max(1, maximumDecoders)
+        self.maximumStripBytes = maximumStripBytes
         cache = FrameStripCache(byteLimit: cacheByteLimit)
     }
 
@@ -34,6 +41,10 @@ public actor FrameStripGenerator {
         let asset = try await VideoAsset.load(path: path)
         let slots = FrameSlot.slots(duration: asset.duration, count: request.frameCount)
         let frameSize = request.sizing.frameSize(display: asset.displaySize)
+        let (bytes, overflow) = frameSize.byteCount(in: .rgba8).multipliedReportingOverflow(by: request.frameCount)
+        guard !overflow, bytes <= maximumStripBytes else {
+            throw .stripTooLarge(bytes: overflow ? .max : bytes, limit: maximumStripBytes)
+        }
 
         let workers = min(maximumDecoders, slots.count)
         await acquire(workers)

@@ -19,6 +19,8 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedCodec(String)
     /// A requested time range that does not lie within the video. Times in seconds.
     case rangeOutsideDuration(start: Double, end: Double, duration: Double)
+    /// A strip whose decoded frames would need more bytes than the generator allows.
+    case stripTooLarge(bytes: Int, limit: Int)
     /// Decoding failed for every frame that was asked for.
     case decodeFailed(reason: String)
     /// Writing the output failed.
@@ -37,6 +39,7 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedCodec(let codec): "unsupported codec: \(codec)"
         case .rangeOutsideDuration(let start, let end, let duration):
             "range \(Self.seconds(start))–\(Self.seconds(end)) s is outside the video's \(Self.seconds(duration)) s"
+        case .stripTooLarge(let bytes, let limit): "the strip would take \(bytes) bytes decoded, over the limit of \(limit)"
         case .decodeFailed(let reason): "decoding failed: \(reason)"
         case .exportFailed(let reason): "export failed: \(reason)"
         case .librariesUnavailable(let reason): "ffmpeg libraries unavailable: \(reason)"
@@ -54,6 +57,7 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty: "empty"
         case .unsupportedCodec: "unsupportedCodec"
         case .rangeOutsideDuration: "rangeOutsideDuration"
+        case .stripTooLarge: "stripTooLarge"
         case .decodeFailed: "decodeFailed"
         case .exportFailed: "exportFailed"
         case .librariesUnavailable: "librariesUnavailable"
