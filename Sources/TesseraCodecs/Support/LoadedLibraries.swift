@@ -1,5 +1,6 @@
 import CTesseraHeif
 import CTesseraSVG
+import CTesseraTIFF
 
 /// libheif's function table, loaded on first use (see CTesseraHeif.h for why it is not linked).
 enum LibHeif {
@@ -15,6 +16,14 @@ enum LibRSVG {
 
     /// The table, or `.unsupported` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraSVG { try loaded.get() }
+}
+
+/// libtiff's function table, loaded on first use (see CTesseraTIFF.h).
+enum LibTIFF {
+    private static let loaded = load { tessera_tiff_load($0, $1) }
+
+    /// The table, or `.unsupported` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraTIFF { try loaded.get() }
 }
 
 /// Calls a C loader once, turning its failure message into the error decoding reports.
