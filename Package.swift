@@ -23,20 +23,21 @@ let package = Package(
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         systemLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
-        systemLibrary("CHeif", pkgConfig: "libheif", apt: "libheif-dev"),
-        systemLibrary("CTIFF", pkgConfig: "libtiff-4", apt: "libtiff-dev"),
         systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
-        systemLibrary("CRSVG", pkgConfig: "librsvg-2.0", apt: "librsvg2-dev"),
         .target(
             name: "CTesseraShims",
-            dependencies: ["CJPEG", "CPNG", "CTIFF"]
+            dependencies: ["CJPEG", "CPNG"]
         ),
-        // ffmpeg's libraries, loaded with dlopen on first use (see its header for why).
+        // ffmpeg's libraries, libheif, librsvg and libtiff, loaded with dlopen on first use (see their
+        // headers for why).
         .target(name: "CTesseraAV", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraHeif", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraSVG", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraTIFF", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "TesseraCore"),
         .target(
             name: "TesseraCodecs",
-            dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CHeif", "CGIF", "CRSVG"]
+            dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF"]
         ),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline"]),
         .target(

@@ -1,10 +1,10 @@
 #ifndef C_TESSERA_SHIMS_H
 #define C_TESSERA_SHIMS_H
 
-// Tiny C wrappers around the codec calls that report errors by longjmp (libjpeg, libpng)
-// or through variadic callbacks (libtiff). Swift cannot survive a longjmp across its frames,
-// so every such call is made here, under setjmp, and its failure comes back as a return code
-// with the library's message copied into the wrapper. All decisions stay in Swift.
+// Tiny C wrappers around the codec calls that report errors by longjmp (libjpeg, libpng).
+// Swift cannot survive a longjmp across its frames, so every such call is made here, under
+// setjmp, and its failure comes back as a return code with the library's message copied into the
+// wrapper. All decisions stay in Swift. (libtiff's message capture lives in CTesseraTIFF.)
 
 #include <stddef.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include <png.h>
-#include <tiffio.h>
 
 #define TESSERA_MESSAGE_CAPACITY 256
 
@@ -97,25 +96,5 @@ int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, uns
                              int compressionLevel);
 int tessera_png_write_row(TesseraPNGEncoder *encoder, const unsigned char *row);
 int tessera_png_finish(TesseraPNGEncoder *encoder);
-
-// MARK: - libtiff
-
-typedef struct TesseraTIFFMessages {
-    char error[TESSERA_MESSAGE_CAPACITY];
-    int errorCount;
-    int warningCount;
-} TesseraTIFFMessages;
-
-/// Opens a TIFF for reading with its errors and warnings captured in `messages` (never printed).
-TIFF *tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages);
-/// Same, over a memory buffer that must outlive the returned handle.
-TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages);
-
-/// TIFFGetFieldDefaulted for one integer-valued tag (libtiff's variadic getter cannot be called from Swift).
-/// Returns 1 when the tag is present or has a default.
-int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value);
-int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value);
-/// The count of extra samples (alpha and others) and the kind of the first one.
-int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind);
 
 #endif

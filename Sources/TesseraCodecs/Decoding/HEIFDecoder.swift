@@ -1,10 +1,12 @@
-import CHeif
+import CTesseraHeif
 import Foundation
 import TesseraCore
 
 /// HEIC and AVIF through libheif. libheif applies the container's rotation and mirroring (irot,
 /// imir) as the HEIF standard requires, so sizes here are already upright and orientation is `.up`.
+/// libheif is loaded on first use; without it these files fail with `.unsupported`.
 final class HEIFDecoder {
+    private let heif: TesseraHeif
     private let contextHandle: CHandle<OpaquePointer>
     private let imageHandle: CHandle<OpaquePointer>
     private var context: OpaquePointer { contextHandle.pointer }
@@ -12,59 +14,61 @@ final class HEIFDecoder {
     private let data: Data?  // libheif reads in-memory input without copying; keep it alive
 
     init(_ source: ImageSource) throws(ImageDecodingError) {
-        guard let context = heif_context_alloc() else { throw .unsupported(reason: "libheif could not start") }
-        contextHandle = CHandle(context) { heif_context_free($0) }
+        let heif = try LibHeif.table()
+        self.heif = heif
+        guard let context = heif.heif_context_alloc() else { throw .unsupported(reason: "libheif could not start") }
+        contextHandle = CHandle(context) { heif.heif_context_free($0) }
         var data: Data?
         var error: heif_error
         if let path = source.filePath {
-            error = heif_context_read_from_file(context, path, nil)
+            error = heif.heif_context_read_from_file(context, path, nil)
         } else {
             let bytes = try source.loadData()
             data = bytes
-            error = bytes.withUnsafeBytes { heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
+            error = bytes.withUnsafeBytes { heif.heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
         }
         var handle: OpaquePointer?
         if error.code == heif_error_Ok {
-            error = heif_context_get_primary_image_handle(context, &handle)
+            error = heif.heif_context_get_primary_image_handle(context, &handle)
         }
         self.data = data
         guard error.code == heif_error_Ok, let handle else { throw Self.failure(error) }
-        imageHandle = CHandle(handle) { heif_image_handle_release($0) }
+        imageHandle = CHandle(handle) { heif.heif_image_handle_release($0) }
     }
 
     func properties(format: ImageFormat, fileByteCount: Int) -> ImageProperties {
-        let size = PixelSize(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
-        let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
-        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+        let size = PixelSize(width: Int(heif.heif_image_handle_get_width(handle)), height: Int(heif.heif_image_handle_get_height(handle)))
+        let hasAlpha = heif.heif_image_handle_has_alpha_channel(handle) != 0
+        let bits = Int(heif.heif_image_handle_get_luma_bits_per_pixel(handle))
         return ImageProperties(
             format: format, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: bits > 0 ? bits : 8,
-            colorModel: .rgb, frameCount: max(1, Int(heif_context_get_number_of_top_level_images(context))),
+            colorModel: .rgb, frameCount: max(1, Int(heif.heif_context_get_number_of_top_level_images(context))),
             isProgressive: false, fileByteCount: fileByteCount, decodedFormat: hasAlpha ? .rgba8 : .rgb8)
     }
 
     /// The largest embedded thumbnail that covers `minimum`, decoded; nil when there is none.
     func embeddedThumbnail(covering minimum: PixelSize) -> PixelBuffer? {
-        let count = Int(heif_image_handle_get_number_of_thumbnails(handle))
+        let count = Int(heif.heif_image_handle_get_number_of_thumbnails(handle))
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: count)
-        let listed = Int(heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, Int32(count)))
+        let listed = Int(heif.heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, Int32(count)))
         var best: (handle: CHandle<OpaquePointer>, size: PixelSize)?
         for id in ids.prefix(listed) {
             var thumbnail: OpaquePointer?
-            guard heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
-            let owned = CHandle(thumbnail) { heif_image_handle_release($0) }
-            let size = PixelSize(width: Int(heif_image_handle_get_width(thumbnail)), height: Int(heif_image_handle_get_height(thumbnail)))
+            guard heif.heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
+            let owned = CHandle(thumbnail) { [heif] in heif.heif_image_handle_release($0) }
+            let size = PixelSize(width: Int(heif.heif_image_handle_get_width(thumbnail)), height: Int(heif.heif_image_handle_get_height(thumbnail)))
             if size.width >= minimum.width, size.height >= minimum.height, size.area > (best?.size.area ?? 0) {
                 best = (owned, size)
             }
         }
         guard let best else { return nil }
-        let format: PixelFormat = heif_image_handle_has_alpha_channel(best.handle.pointer) != 0 ? .rgba8 : .rgb8
-        return try? Self.decode(best.handle.pointer, format: format, expectedSize: best.size)
+        let format: PixelFormat = heif.heif_image_handle_has_alpha_channel(best.handle.pointer) != 0 ? .rgba8 : .rgb8
+        return try? decode(best.handle.pointer, format: format, expectedSize: best.size)
     }
 
     func decode(format: PixelFormat, expectedSize: PixelSize) throws(ImageDecodingError) -> PixelBuffer {
-        try Self.decode(handle, format: format, expectedSize: expectedSize)
+        try decode(handle, format: format, expectedSize: expectedSize)
     }
 
     /// Decodes the primary image and hands its rows to `body`, top to bottom, straight from
@@ -72,10 +76,10 @@ final class HEIFDecoder {
     func decodeRows(
         format: PixelFormat, expectedSize: PixelSize, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
-        try Self.decodeRows(handle, format: format, expectedSize: expectedSize, body)
+        try decodeRows(handle, format: format, expectedSize: expectedSize, body)
     }
 
-    private static func decode(
+    private func decode(
         _ handle: OpaquePointer, format: PixelFormat, expectedSize: PixelSize
     ) throws(ImageDecodingError) -> PixelBuffer {
         var pixels = PixelBuffer(width: expectedSize.width, height: expectedSize.height, format: format)
@@ -90,19 +94,19 @@ final class HEIFDecoder {
         return pixels
     }
 
-    private static func decodeRows(
+    private func decodeRows(
         _ handle: OpaquePointer, format: PixelFormat, expectedSize: PixelSize,
         _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
         var image: OpaquePointer?
         let chroma = format == .rgba8 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
-        let error = heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)
-        guard error.code == heif_error_Ok, let image else { throw failure(error) }
-        defer { heif_image_release(image) }
+        let error = heif.heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)
+        guard error.code == heif_error_Ok, let image else { throw Self.failure(error) }
+        defer { heif.heif_image_release(image) }
         var stride: Int32 = 0
-        let width = Int(heif_image_get_width(image, heif_channel_interleaved))
-        let height = Int(heif_image_get_height(image, heif_channel_interleaved))
-        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
+        let width = Int(heif.heif_image_get_width(image, heif_channel_interleaved))
+        let height = Int(heif.heif_image_get_height(image, heif_channel_interleaved))
+        guard let plane = heif.heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
             width == expectedSize.width, height == expectedSize.height
         else { throw .corrupt(reason: "libheif returned an image of an unexpected size") }
         let bytesPerRow = width * format.bytesPerPixel

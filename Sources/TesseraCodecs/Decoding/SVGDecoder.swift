@@ -1,35 +1,36 @@
-import CRSVG
+import CTesseraSVG
 import Foundation
 import TesseraCore
 
 /// Rasterises SVG with librsvg and cairo. Vector art has no pixels to discard, so a smaller request
 /// renders directly at that size. Input is always parsed from memory, so a document cannot make
-/// librsvg load other local files.
+/// librsvg load other local files. librsvg is loaded on first use; without it SVG fails with
+/// `.unsupported`.
 final class SVGDecoder {
     /// The intrinsic size in pixels: the width and height attributes, or the viewBox without them.
     let size: PixelSize
-    private let rsvg: CHandle<UnsafeMutablePointer<RsvgHandle>>
-    private var handle: UnsafeMutablePointer<RsvgHandle> { rsvg.pointer }
+    private let svg: TesseraSVG
+    private let rsvg: CHandle<OpaquePointer>
+    private var handle: OpaquePointer { rsvg.pointer }
 
     init(_ source: ImageSource) throws(ImageDecodingError) {
-        SVGDecoder.silenceGLibLogging
+        let svg = try LibRSVG.table()
+        self.svg = svg
         let data = try source.loadData()
-        var error: UnsafeMutablePointer<GError>?
+        var error: UnsafeMutablePointer<TesseraGError>?
         let parsed = data.withUnsafeBytes {
-            rsvg_handle_new_from_data($0.baseAddress?.assumingMemoryBound(to: UInt8.self), gsize($0.count), &error)
+            svg.rsvg_handle_new_from_data($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &error)
         }
         guard let parsed else {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "librsvg could not parse the document"
-            if let error { g_error_free(error) }
-            throw .corrupt(reason: message)
+            throw .corrupt(reason: Self.message(taking: error, svg, default: "librsvg could not parse the document"))
         }
-        rsvg = CHandle(parsed) { g_object_unref($0) }
+        rsvg = CHandle(parsed) { svg.g_object_unref(UnsafeMutableRawPointer($0)) }
         var width = 0.0, height = 0.0
-        if rsvg_handle_get_intrinsic_size_in_pixels(parsed, &width, &height) == 0 {
-            var hasWidth: gboolean = 0, hasHeight: gboolean = 0, hasViewBox: gboolean = 0
-            var lengthWidth = RsvgLength(), lengthHeight = RsvgLength()
-            var viewBox = RsvgRectangle()
-            rsvg_handle_get_intrinsic_dimensions(parsed, &hasWidth, &lengthWidth, &hasHeight, &lengthHeight, &hasViewBox, &viewBox)
+        if svg.rsvg_handle_get_intrinsic_size_in_pixels(parsed, &width, &height) == 0 {
+            var hasWidth: TesseraGBoolean = 0, hasHeight: TesseraGBoolean = 0, hasViewBox: TesseraGBoolean = 0
+            var lengthWidth = TesseraRsvgLength(), lengthHeight = TesseraRsvgLength()
+            var viewBox = TesseraRsvgRectangle()
+            svg.rsvg_handle_get_intrinsic_dimensions(parsed, &hasWidth, &lengthWidth, &hasHeight, &lengthHeight, &hasViewBox, &viewBox)
             if hasViewBox != 0 {
                 width = viewBox.width
                 height = viewBox.height
@@ -49,25 +50,24 @@ final class SVGDecoder {
 
     /// Renders the whole document scaled into `target` pixels.
     func render(at target: PixelSize) throws(ImageDecodingError) -> PixelBuffer {
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(target.width), Int32(target.height)) else {
+        let format = Int32(TESSERA_CAIRO_FORMAT_ARGB32)
+        guard let surface = svg.cairo_image_surface_create(format, Int32(target.width), Int32(target.height)) else {
             throw .unsupported(reason: "cairo could not allocate \(target)")
         }
-        defer { cairo_surface_destroy(surface) }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let context = cairo_create(surface) else {
+        defer { svg.cairo_surface_destroy(surface) }
+        guard svg.cairo_surface_status(surface) == TESSERA_CAIRO_STATUS_SUCCESS, let context = svg.cairo_create(surface) else {
             throw .unsupported(reason: "cairo could not allocate \(target)")
         }
-        var viewport = RsvgRectangle(x: 0, y: 0, width: Double(target.width), height: Double(target.height))
-        var error: UnsafeMutablePointer<GError>?
-        let rendered = rsvg_handle_render_document(handle, context, &viewport, &error)
-        cairo_destroy(context)
+        var viewport = TesseraRsvgRectangle(x: 0, y: 0, width: Double(target.width), height: Double(target.height))
+        var error: UnsafeMutablePointer<TesseraGError>?
+        let rendered = svg.rsvg_handle_render_document(handle, context, &viewport, &error)
+        svg.cairo_destroy(context)
         if rendered == 0 {
-            let message = error.map { String(cString: $0.pointee.message) } ?? "librsvg could not render"
-            if let error { g_error_free(error) }
-            throw .corrupt(reason: message)
+            throw .corrupt(reason: Self.message(taking: error, svg, default: "librsvg could not render"))
         }
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { throw .corrupt(reason: "cairo returned no pixels") }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        svg.cairo_surface_flush(surface)
+        guard let data = svg.cairo_image_surface_get_data(surface) else { throw .corrupt(reason: "cairo returned no pixels") }
+        let stride = Int(svg.cairo_image_surface_get_stride(surface))
         var pixels = PixelBuffer(width: target.width, height: target.height, format: .rgba8)
         pixels.bytes.withUnsafeMutableBufferPointer { output in
             for y in 0..<target.height {
@@ -89,8 +89,12 @@ final class SVGDecoder {
         return pixels
     }
 
-    /// GLib would print librsvg's warnings on stderr; Tessera reports problems through its errors.
-    private static let silenceGLibLogging: Void = {
-        g_log_set_default_handler({ _, _, _, _ in }, nil)
-    }()
+    /// A GError's message, freeing the error; `fallback` when there is none.
+    private static func message(
+        taking error: UnsafeMutablePointer<TesseraGError>?, _ svg: TesseraSVG, default fallback: String
+    ) -> String {
+        guard let error else { return fallback }
+        defer { svg.g_error_free(error) }
+        return String(cString: error.pointee.message)
+    }
 }

@@ -1,8 +1,11 @@
-import CTesseraShims
+import CTesseraTIFF
 import TesseraCore
 
 /// An open TIFF (first directory) whose libtiff messages are captured rather than printed.
+/// libtiff is loaded on first use; without it TIFF fails with `.unsupported`.
 final class TIFFFile {
+    /// libtiff's functions, for the readers of this file.
+    let library: TesseraTIFF
     private let handle: CHandle<OpaquePointer>
     private let messagesHandle: CHandle<UnsafeMutablePointer<TesseraTIFFMessages>>
     var tiff: OpaquePointer { handle.pointer }
@@ -20,6 +23,8 @@ final class TIFFFile {
     let compression: Int
 
     init(_ source: ImageSource) throws(ImageDecodingError) {
+        let library = try LibTIFF.table()
+        self.library = library
         messagesHandle = .allocate(TesseraTIFFMessages()) { _ in }
         let messages = messagesHandle.pointer
         var opened: OpaquePointer?
@@ -32,7 +37,7 @@ final class TIFFFile {
             opened = input.withBytes { tessera_tiff_open_memory($0, $1, messages) }
         }
         guard let opened else { throw Self.failure(messages) }
-        handle = CHandle(opened) { TIFFClose($0) }
+        handle = CHandle(opened) { library.TIFFClose($0) }
         func field32(_ tag: Int32) -> Int {
             var value: UInt32 = 0
             return tessera_tiff_get_uint32(opened, UInt32(tag), &value) != 0 ? Int(value) : 0
@@ -52,7 +57,7 @@ final class TIFFFile {
         var firstExtra: UInt16 = 0
         _ = tessera_tiff_get_extra_samples(opened, &extraCount, &firstExtra)
         extraSampleCount = Int(extraCount)
-        isTiled = TIFFIsTiled(opened) != 0
+        isTiled = library.TIFFIsTiled(opened) != 0
         guard size.width > 0, size.height > 0 else { throw .corrupt(reason: "TIFF without an image size") }
     }
 
@@ -74,7 +79,7 @@ final class TIFFFile {
     func properties(fileByteCount: Int) -> ImageProperties {
         ImageProperties(
             format: .tiff, size: size, orientation: orientation, hasAlpha: hasAlpha, bitsPerComponent: bitsPerSample,
-            colorModel: colorModel, frameCount: max(1, Int(TIFFNumberOfDirectories(tiff))), isProgressive: false,
+            colorModel: colorModel, frameCount: max(1, Int(library.TIFFNumberOfDirectories(tiff))), isProgressive: false,
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
     }
 

@@ -1,4 +1,4 @@
-import CTesseraShims
+import CTesseraTIFF
 import TesseraCore
 
 /// Streams a TIFF one strip or one row of tiles at a time.
@@ -40,7 +40,7 @@ final class TIFFScanlineReader: ScanlineReader {
         if !readsNatively {
             var message = [CChar](repeating: 0, count: 1024)
             let image = UnsafeMutablePointer<TIFFRGBAImage>.allocate(capacity: 1)
-            guard TIFFRGBAImageBegin(image, file.tiff, 1, &message) != 0 else {
+            guard file.library.TIFFRGBAImageBegin(image, file.tiff, 1, &message) != 0 else {
                 image.deallocate()
                 let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 throw .unsupported(reason: text)
@@ -52,7 +52,7 @@ final class TIFFScanlineReader: ScanlineReader {
 
     deinit {
         if let rgbaImage {
-            TIFFRGBAImageEnd(rgbaImage)
+            file.library.TIFFRGBAImageEnd(rgbaImage)
             rgbaImage.deallocate()
         }
     }
@@ -88,22 +88,22 @@ final class TIFFScanlineReader: ScanlineReader {
             _ = tessera_tiff_get_uint32(file.tiff, UInt32(TIFFTAG_TILEWIDTH), &tileWidth)
             pieceWidth = max(1, Int(tileWidth))
             pieceCount = (width + pieceWidth - 1) / pieceWidth
-            raw = [UInt8](repeating: 0, count: Int(TIFFTileSize(file.tiff)))
+            raw = [UInt8](repeating: 0, count: Int(file.library.TIFFTileSize(file.tiff)))
         } else {
             pieceWidth = width
             pieceCount = 1
-            raw = [UInt8](repeating: 0, count: Int(TIFFStripSize(file.tiff)))
+            raw = [UInt8](repeating: 0, count: Int(file.library.TIFFStripSize(file.tiff)))
         }
         let invert = file.photometric == Int(PHOTOMETRIC_MINISWHITE)
         for piece in 0..<pieceCount {
             let x0 = piece * pieceWidth
             let read = raw.withUnsafeMutableBytes { buffer -> Int in
                 if file.isTiled {
-                    let tile = TIFFComputeTile(file.tiff, UInt32(x0), UInt32(bandStart), 0, 0)
-                    return Int(TIFFReadEncodedTile(file.tiff, tile, buffer.baseAddress, tmsize_t(buffer.count)))
+                    let tile = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(bandStart), 0, 0)
+                    return Int(file.library.TIFFReadEncodedTile(file.tiff, tile, buffer.baseAddress, tmsize_t(buffer.count)))
                 }
-                let strip = TIFFComputeStrip(file.tiff, UInt32(bandStart), 0)
-                return Int(TIFFReadEncodedStrip(file.tiff, strip, buffer.baseAddress, tmsize_t(buffer.count)))
+                let strip = file.library.TIFFComputeStrip(file.tiff, UInt32(bandStart), 0)
+                return Int(file.library.TIFFReadEncodedStrip(file.tiff, strip, buffer.baseAddress, tmsize_t(buffer.count)))
             }
             guard read >= 0 else { throw file.failure() }
             let columns = min(pieceWidth, width - x0)
@@ -137,7 +137,7 @@ final class TIFFScanlineReader: ScanlineReader {
         var raster = [UInt32](repeating: 0, count: width * bandRows)
         rgbaImage.pointee.row_offset = Int32(bandStart)
         let ok = raster.withUnsafeMutableBufferPointer {
-            TIFFRGBAImageGet(rgbaImage, $0.baseAddress, UInt32(width), UInt32(bandRows))
+            file.library.TIFFRGBAImageGet(rgbaImage, $0.baseAddress, UInt32(width), UInt32(bandRows))
         }
         guard ok != 0 else { throw file.failure() }
         let channels = outputFormat.bytesPerPixel

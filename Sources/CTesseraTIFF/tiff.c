@@ -1,13 +1,52 @@
-#include "CTesseraShims.h"
+#include "CTesseraTIFF.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+static TesseraTIFF table;
+static const TesseraTIFF *loaded;
+static __typeof__(&TIFFGetFieldDefaulted) getFieldDefaulted;  // variadic: C-only, not in the table
+static char failure[256];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    // libtiff's soname has moved on its own (4.0-4.4: .so.5, 4.5 on: .so.6), not with its version;
+    // .so.6 is the ABI of the 4.5 header this is built with (TIFFOpenExt and friends are 4.5's).
+    const char *name = "libtiff.so.6";
+    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(failure, sizeof failure, "cannot load %s (install libtiff)", name);
+        return;
+    }
+#define TESSERA_TIFF_RESOLVE(function)                                                   \
+    if (!(*(void **)&table.function = dlsym(handle, #function))) {                       \
+        snprintf(failure, sizeof failure, "libtiff lacks %s", #function);                \
+        return;                                                                          \
+    }
+    TESSERA_TIFF_FUNCTIONS(TESSERA_TIFF_RESOLVE)
+#undef TESSERA_TIFF_RESOLVE
+    if (!(*(void **)&getFieldDefaulted = dlsym(handle, "TIFFGetFieldDefaulted"))) {
+        snprintf(failure, sizeof failure, "libtiff lacks TIFFGetFieldDefaulted");
+        return;
+    }
+    loaded = &table;
+}
+
+const TesseraTIFF *_Nullable tessera_tiff_load(char *_Nullable message, size_t capacity) {
+    pthread_once(&once, load);
+    if (!loaded && message && capacity) snprintf(message, capacity, "%s", failure);
+    return loaded;
+}
 
 static int capture_error(TIFF *tiff, void *userData, const char *module, const char *format, va_list arguments) {
     (void)tiff;
     (void)module;
     TesseraTIFFMessages *messages = userData;
     if (messages->errorCount++ == 0) {
-        vsnprintf(messages->error, TESSERA_MESSAGE_CAPACITY, format, arguments);
+        vsnprintf(messages->error, sizeof messages->error, format, arguments);
     }
     return 1;  // handled: libtiff must not print it
 }
@@ -23,10 +62,13 @@ static int count_warning(TIFF *tiff, void *userData, const char *module, const c
 
 static TIFFOpenOptions *capturing_options(TesseraTIFFMessages *messages) {
     memset(messages, 0, sizeof(*messages));
-    TIFFOpenOptions *options = TIFFOpenOptionsAlloc();
+    if (!tessera_tiff_load(messages->error, sizeof messages->error)) {
+        return NULL;
+    }
+    TIFFOpenOptions *options = table.TIFFOpenOptionsAlloc();
     if (options) {
-        TIFFOpenOptionsSetErrorHandlerExtR(options, capture_error, messages);
-        TIFFOpenOptionsSetWarningHandlerExtR(options, count_warning, messages);
+        table.TIFFOpenOptionsSetErrorHandlerExtR(options, capture_error, messages);
+        table.TIFFOpenOptionsSetWarningHandlerExtR(options, count_warning, messages);
     }
     return options;
 }
@@ -36,8 +78,8 @@ TIFF *tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages) {
     if (!options) {
         return NULL;
     }
-    TIFF *tiff = TIFFOpenExt(path, "rm", options);
-    TIFFOpenOptionsFree(options);
+    TIFF *tiff = table.TIFFOpenExt(path, "rm", options);
+    table.TIFFOpenOptionsFree(options);
     return tiff;
 }
 
@@ -74,7 +116,7 @@ static toff_t memory_seek(thandle_t handle, toff_t offset, int whence) {
 }
 
 static int memory_close(thandle_t handle) {
-    _TIFFfree(handle);
+    table._TIFFfree(handle);
     return 0;
 }
 
@@ -94,40 +136,40 @@ static void memory_unmap(thandle_t handle, void *base, toff_t size) {
 }
 
 TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages) {
-    MemoryStream *stream = _TIFFmalloc(sizeof(MemoryStream));
+    TIFFOpenOptions *options = capturing_options(messages);
+    if (!options) {
+        return NULL;
+    }
+    MemoryStream *stream = table._TIFFmalloc(sizeof(MemoryStream));
     if (!stream) {
+        table.TIFFOpenOptionsFree(options);
         return NULL;
     }
     stream->bytes = bytes;
     stream->length = length;
     stream->offset = 0;
-    TIFFOpenOptions *options = capturing_options(messages);
-    if (!options) {
-        _TIFFfree(stream);
-        return NULL;
-    }
-    TIFF *tiff = TIFFClientOpenExt("memory", "rm", stream, memory_read, memory_write, memory_seek, memory_close,
-                                   memory_size, memory_map, memory_unmap, options);
-    TIFFOpenOptionsFree(options);
+    TIFF *tiff = table.TIFFClientOpenExt("memory", "rm", stream, memory_read, memory_write, memory_seek,
+                                         memory_close, memory_size, memory_map, memory_unmap, options);
+    table.TIFFOpenOptionsFree(options);
     if (!tiff) {
-        _TIFFfree(stream);  // libtiff does not call close when opening fails
+        table._TIFFfree(stream);  // libtiff does not call close when opening fails
     }
     return tiff;
 }
 
 int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value) {
-    return TIFFGetFieldDefaulted(tiff, tag, value);
+    return getFieldDefaulted(tiff, tag, value);
 }
 
 int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value) {
-    return TIFFGetFieldDefaulted(tiff, tag, value);
+    return getFieldDefaulted(tiff, tag, value);
 }
 
 int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind) {
     uint16_t *kinds = NULL;
     *count = 0;
     *firstKind = 0;
-    if (!TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, &kinds)) {
+    if (!getFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, &kinds)) {
         return 0;
     }
     if (*count > 0 && kinds) {

@@ -1,0 +1,36 @@
+#ifndef C_TESSERA_HEIF_H
+#define C_TESSERA_HEIF_H
+
+// libheif, reached through a table of function pointers that is filled with dlopen/dlsym on first
+// use rather than by the linker, as CTesseraAV does for ffmpeg.
+//
+// Why: libheif brings its codecs (libde265, x265, aom, dav1d, ...) into every `tessera` process at
+// start, about 4.8 MB of resident memory measured, while most runs never see a HEIC or AVIF file.
+// Loaded on demand, only those runs pay for it. The header is libheif's
+// own, so the table's prototypes (`__typeof__`) cannot drift from the ABI it was compiled
+// against, and the soname is derived from the header's major version for the same reason.
+
+#include <libheif/heif.h>
+#include <stddef.h>
+
+#define TESSERA_HEIF_FUNCTIONS(X)                                                                  \
+    X(heif_context_alloc) X(heif_context_free) X(heif_context_read_from_file)                      \
+    X(heif_context_read_from_memory_without_copy) X(heif_context_get_primary_image_handle)         \
+    X(heif_context_get_number_of_top_level_images) X(heif_image_handle_release)                    \
+    X(heif_image_handle_get_width) X(heif_image_handle_get_height)                                 \
+    X(heif_image_handle_has_alpha_channel) X(heif_image_handle_get_luma_bits_per_pixel)            \
+    X(heif_image_handle_get_number_of_thumbnails) X(heif_image_handle_get_list_of_thumbnail_IDs)   \
+    X(heif_image_handle_get_thumbnail) X(heif_decode_image) X(heif_image_release)                  \
+    X(heif_image_get_width) X(heif_image_get_height) X(heif_image_get_plane_readonly)
+
+typedef struct TesseraHeif {
+#define TESSERA_HEIF_FIELD(name) __typeof__(&name) _Nonnull name;
+    TESSERA_HEIF_FUNCTIONS(TESSERA_HEIF_FIELD)
+#undef TESSERA_HEIF_FIELD
+} TesseraHeif;
+
+/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
+/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
+const TesseraHeif *_Nullable tessera_heif_load(char *_Nullable message, size_t capacity);
+
+#endif

@@ -1,0 +1,58 @@
+#ifndef C_TESSERA_TIFF_H
+#define C_TESSERA_TIFF_H
+
+// libtiff, reached through a table of function pointers that is filled with dlopen/dlsym on first
+// use rather than by the linker, as CTesseraAV does for ffmpeg; and the few wrappers Swift needs
+// around it (message capture, an in-memory reader, the variadic tag getter).
+//
+// Why: libtiff brings its codecs (zstd, lzma, LERC, JBIG, libdeflate) into every `tessera` process
+// at start, about 2.5 MB of resident memory measured, while most runs never see a TIFF file.
+// Loaded on demand, only those runs pay for it. The header is libtiff's own, so the table's
+// prototypes (`__typeof__`) cannot drift from the ABI it was compiled against. The soname's number
+// is not in the header (libtiff 4.5 is libtiff.so.6): see tiff.c.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tiffio.h>
+
+#define TESSERA_TIFF_FUNCTIONS(X)                                                                  \
+    X(TIFFOpenExt) X(TIFFClientOpenExt) X(TIFFClose) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) \
+    X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR)                  \
+    X(_TIFFmalloc) X(_TIFFfree) X(TIFFIsTiled) X(TIFFNumberOfDirectories) X(TIFFTileSize)          \
+    X(TIFFStripSize) X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile)                 \
+    X(TIFFReadEncodedStrip) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)
+
+typedef struct TesseraTIFF {
+#define TESSERA_TIFF_FIELD(name) __typeof__(&name) _Nonnull name;
+    TESSERA_TIFF_FUNCTIONS(TESSERA_TIFF_FIELD)
+#undef TESSERA_TIFF_FIELD
+} TesseraTIFF;
+
+/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
+/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
+const TesseraTIFF *_Nullable tessera_tiff_load(char *_Nullable message, size_t capacity);
+
+#pragma clang assume_nonnull begin
+
+typedef struct TesseraTIFFMessages {
+    char error[256];
+    int errorCount;
+    int warningCount;
+} TesseraTIFFMessages;
+
+/// Opens a TIFF for reading with its errors and warnings captured in `messages` (never printed).
+/// NULL when it cannot be opened, or when libtiff is not loaded (see `tessera_tiff_load`).
+TIFF *_Nullable tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages);
+/// Same, over a memory buffer that must outlive the returned handle.
+TIFF *_Nullable tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages);
+
+/// TIFFGetFieldDefaulted for one integer-valued tag (libtiff's variadic getter cannot be called from Swift).
+/// Returns 1 when the tag is present or has a default.
+int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value);
+int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value);
+/// The count of extra samples (alpha and others) and the kind of the first one.
+int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind);
+
+#pragma clang assume_nonnull end
+
+#endif

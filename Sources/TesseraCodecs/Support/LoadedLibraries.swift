@@ -1,0 +1,39 @@
+import CTesseraHeif
+import CTesseraSVG
+import CTesseraTIFF
+
+/// libheif's function table, loaded on first use (see CTesseraHeif.h for why it is not linked).
+enum LibHeif {
+    private static let loaded = load { tessera_heif_load($0, $1) }
+
+    /// The table, or `.unsupported` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraHeif { try loaded.get() }
+}
+
+/// librsvg's, cairo's and GLib's function table, loaded on first use (see CTesseraSVG.h).
+enum LibRSVG {
+    private static let loaded = load { tessera_svg_load($0, $1) }
+
+    /// The table, or `.unsupported` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraSVG { try loaded.get() }
+}
+
+/// libtiff's function table, loaded on first use (see CTesseraTIFF.h).
+enum LibTIFF {
+    private static let loaded = load { tessera_tiff_load($0, $1) }
+
+    /// The table, or `.unsupported` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraTIFF { try loaded.get() }
+}
+
+/// Calls a C loader once, turning its failure message into the error decoding reports.
+private func load<Table>(
+    _ loader: (UnsafeMutablePointer<CChar>, Int) -> UnsafePointer<Table>?
+) -> Result<Table, ImageDecodingError> {
+    var message = [CChar](repeating: 0, count: 256)
+    guard let table = loader(&message, message.count) else {
+        let reason = String(decoding: message.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+        return .failure(.unsupported(reason: reason))
+    }
+    return .success(table.pointee)
+}
