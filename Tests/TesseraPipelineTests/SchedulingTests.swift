@@ -138,6 +138,8 @@ struct SchedulingTests {
         }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(await loader.started.count == 1000)
-        #expect(peak <= max(before, cores) + 8, "\(peak) threads (before: \(before), cores: \(cores))")
+        // Other suites run in this process at the same time and start threads of their own (video
+        // decoders, x264); the margin absorbs them. A thread per prefetch would mean hundreds.
+        #expect(peak <= max(before, cores) + 24, "\(peak) threads (before: \(before), cores: \(cores))")
     }
 }
