@@ -37,6 +37,19 @@ struct VideoCLITests {
         #expect(FileManager.default.fileExists(atPath: sprite))
     }
 
+    @Test("info describes a video from its container, next to images, and still fails on files that are neither")
+    func info() throws {
+        let result = try CLI.run(["info", "--json", CLI.fixture("video/rotated.mp4"), CLI.fixture("jpeg-baseline.jpg"), CLI.fixture("video/not-a-video.mp4")])
+        #expect(result.status != 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let video = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        #expect(video["format"] as? String == "video" && video["codec"] as? String == "h264")
+        #expect(video["width"] as? Int == 256 && video["displayWidth"] as? Int == 144)
+        #expect(video["frameCount"] as? Int == 10 && video["hasAudio"] as? Bool == false)
+        #expect(result.stderr.contains("not-a-video.mp4: neither an image nor a video"))
+    }
+
     @Test("strip --layout frames writes one numbered PNG per slot")
     func stripFrames() throws {
         let directory = try temporaryDirectory()
