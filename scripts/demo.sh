@@ -48,6 +48,22 @@ if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak memory %M KB, %e s" "${bomb
 section "The grid experiment: 100 photos in 100×100-point cells at 3x, full decode vs. downsampled"
 "$demo" "$out"/photos 100
 
+section "Video: probe, a fast and an exact frame strip, a sprite sheet with a WebVTT track"
+video="$samples"/video/gop2.mp4
+"$tessera" info "$video" "$samples"/video/rotated.mp4
+"$tessera" strip "$video" --frames 6 --height 72 --mode fast --output "$out"/strip-fast.png --json
+"$tessera" strip "$video" --frames 6 --height 72 --mode exact --output "$out"/strip-exact.png --json
+"$tessera" strip "$samples"/video/gop1.mp4 --frames 8 --height 54 --layout sprite --columns 4 \
+  --output "$out"/sprite.jpg --vtt "$out"/thumbnails.vtt
+head -n 5 "$out"/thumbnails.vtt
+
+section "Video: the trimming control drawn for a selection, and the selection cut (copied, then exact)"
+"$tessera" trimmer "$video" --width 320 --height 44 --scale 2 --lower 1.2 --upper 3.1 --playhead 2 --output "$out"/trimmer.png
+"$tessera" trim "$video" --from 1.2 --to 3.1 --output "$out"/clip-copy.mp4 --json
+"$tessera" trim "$video" --from 1.2 --to 3.1 --output "$out"/clip-exact.mp4 --exact --json
+"$tessera" trim "$samples"/video/audio-only.m4a --from 0 --to 1 --output "$out"/nothing.mp4
+echo "exit status: $? (no video stream; nothing written)"
+
 section "JSON lines, for scripts"
 "$tessera" info --json "$samples"/jpeg-orientation-6.jpg "$samples"/webp-animated.webp
 echo
