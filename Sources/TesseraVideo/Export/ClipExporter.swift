@@ -31,7 +31,7 @@ public enum ClipExporter {
     ) async throws(VideoError) -> TrimResult {
         let input = try MediaInput(path: path)
         let asset = try VideoAsset.probe(input)
-        let tolerance = 1e-6
+        let tolerance = VideoAsset.timeTolerance
         guard start.isFinite, end.isFinite, start >= 0, end > start, end <= asset.duration + tolerance else {
             throw .rangeOutsideDuration(start: start, end: end, duration: asset.duration)
         }

@@ -9,7 +9,7 @@ final class ReencodingTrimmer {
     private let av: TesseraAV
     private let crf: Int
     private let preset: String
-    private let tolerance = 1e-6
+    private let tolerance = VideoAsset.timeTolerance
 
     init(input: MediaInput, asset: VideoAsset, crf: Int, preset: String) {
         self.input = input
@@ -31,7 +31,7 @@ final class ReencodingTrimmer {
         try container.writeHeader()
 
         let decoder = try VideoDecoder(input: input, threads: ProcessInfo.processInfo.activeProcessorCount)
-        let keyframe = asset.keyframeTimes.last { $0 <= range.lowerBound + tolerance } ?? range.lowerBound
+        let keyframe = asset.keyframe(atOrBefore: range.lowerBound) ?? range.lowerBound
         try decoder.seek(toKeyframeBefore: keyframe)
         decoder.skipNonReferenceBefore = range.lowerBound - tolerance
 

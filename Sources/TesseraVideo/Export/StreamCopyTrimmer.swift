@@ -9,7 +9,7 @@ import CTesseraAV
 struct StreamCopyTrimmer {
     let input: MediaInput
     let asset: VideoAsset
-    private let tolerance = 1e-6
+    private let tolerance = VideoAsset.timeTolerance
 
     func trim(_ range: Range<Double>, output path: String) throws(VideoError) -> TrimResult {
         let av = input.av
@@ -19,7 +19,7 @@ struct StreamCopyTrimmer {
         try mapping.addCopiedStream(videoIndex, to: container)
         if let audio = mapping.audioIndex { try mapping.addCopiedStream(audio, to: container) }
 
-        let keyframe = asset.keyframeTimes.last { $0 <= range.lowerBound + tolerance } ?? range.lowerBound
+        let keyframe = asset.keyframe(atOrBefore: range.lowerBound) ?? range.lowerBound
         let timing = StreamTiming(input: input)
         let seek = av.av_seek_frame(input.context, videoIndex, timing.tick(keyframe), AVSEEK_FLAG_BACKWARD)
         guard seek >= 0 else { throw .decodeFailed(reason: "seek to \(keyframe) s: \(LibAV.message(seek))") }

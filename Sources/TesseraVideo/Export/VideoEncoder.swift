@@ -95,21 +95,9 @@ final class VideoEncoder {
                                           SWS_BICUBIC, nil, nil, nil)
         }
         guard let converted, let converter else { throw .exportFailed(reason: "no conversion to 4:2:0") }
-        _ = withUnsafePointer(to: frame.pointee.data) { data in
-            withUnsafePointer(to: frame.pointee.linesize) { linesize in
-                withUnsafeMutablePointer(to: &converted.pointee.data) { target in
-                    withUnsafeMutablePointer(to: &converted.pointee.linesize) { targetLinesize in
-                        data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourcePlanes in
-                            linesize.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
-                                target.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { targetPlanes in
-                                    targetLinesize.withMemoryRebound(to: Int32.self, capacity: 8) { targetStrides in
-                                        av.sws_scale(converter, sourcePlanes, sourceStrides, 0, frame.pointee.height, targetPlanes, targetStrides)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+        _ = frame.withPlanes { sourcePlanes, sourceStrides in
+            converted.withPlanes { targetPlanes, targetStrides in
+                av.sws_scale(converter, readOnly(sourcePlanes), sourceStrides, 0, frame.pointee.height, targetPlanes, targetStrides)
             }
         }
         converted.pointee.pts = frame.pointee.pts

@@ -6,8 +6,7 @@ import TesseraCore
 /// Consecutive slots share work: when the next target lies ahead in the same group of pictures,
 /// decoding simply goes on instead of seeking back to the keyframe.
 final class FrameSampler {
-    /// Frame times are whole ticks turned into seconds; this absorbs the rounding.
-    private static let tolerance = 1e-6
+    private static let tolerance = VideoAsset.timeTolerance
 
     private let decoder: VideoDecoder
     private let scaler: FrameScaler
@@ -44,7 +43,7 @@ final class FrameSampler {
     /// The frame for `slot`: its presentation time in seconds and its upright picture.
     func sample(_ slot: FrameSlot) throws(VideoError) -> (time: Double, image: PixelBuffer) {
         do {
-            let key = keyframe(atOrBefore: slot.target)
+            let key = asset.keyframe(atOrBefore: slot.target)
             if mode == .fast, let key, key >= slot.start - Self.tolerance {
                 return try keyframeFrame(key)
             }
@@ -53,10 +52,6 @@ final class FrameSampler {
             position = nil
             throw error
         }
-    }
-
-    private func keyframe(atOrBefore time: Double) -> Double? {
-        keyframes.last { $0 <= time + Self.tolerance }
     }
 
     /// The keyframe at `key` seconds, decoded alone; if the demuxer lands elsewhere, decoding

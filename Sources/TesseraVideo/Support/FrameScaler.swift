@@ -29,14 +29,8 @@ final class FrameScaler {
         let rows = output.bytes.withUnsafeMutableBufferPointer { destination -> Int32 in
             var planes: [UnsafeMutablePointer<UInt8>?] = [destination.baseAddress, nil, nil, nil]
             var strides: [Int32] = [Int32(output.bytesPerRow), 0, 0, 0]
-            return withUnsafePointer(to: frame.pointee.data) { data in
-                withUnsafePointer(to: frame.pointee.linesize) { linesize in
-                    data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { sourcePlanes in
-                        linesize.withMemoryRebound(to: Int32.self, capacity: 8) { sourceStrides in
-                            av.sws_scale(context, sourcePlanes, sourceStrides, 0, source.height, &planes, &strides)
-                        }
-                    }
-                }
+            return frame.withPlanes { sourcePlanes, sourceStrides in
+                av.sws_scale(context, readOnly(sourcePlanes), sourceStrides, 0, source.height, &planes, &strides)
             }
         }
         guard rows == Int32(size.height) else { throw .decodeFailed(reason: "scaling produced \(rows) of \(size.height) rows") }
