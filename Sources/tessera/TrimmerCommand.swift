@@ -47,7 +47,7 @@ struct TrimmerCommand: AsyncParsableCommand {
             }
             let geometry = TrimmingSliderGeometry(width: width, height: height)
             let model = TrimmingSliderModel(duration: asset.duration, lower: lower, upper: min(upper, asset.duration), playhead: playhead)
-            let strip = try await FrameStripGenerator.shared.strip(path: video, request: stripRequest(asset: asset, geometry: geometry))
+            let strip = try await FrameStripGenerator.shared.strip(asset: asset, request: stripRequest(asset: asset, geometry: geometry))
             let image = TrimmingSliderRenderer().render(model, geometry: geometry, frames: strip.frames.map(\.image), scale: DisplayScale(scale))
             try ImageEncoder.encode(image, as: .png()).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {

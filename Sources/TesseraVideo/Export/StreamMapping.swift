@@ -41,12 +41,12 @@ struct StreamMapping {
         let video = input.videoStream.pointee
         let start = video.start_time == LibAV.noTimestamp ? 0 : video.start_time
         let inVideoTicks = av.av_rescale_q(timestamp, input.streams[Int(index)].pointee.time_base, video.time_base)
-        return Double(inVideoTicks - start) * video.time_base.seconds
+        return Double(inVideoTicks - start) * video.time_base.value
     }
 
     /// A packet duration of stream `index`, in seconds.
     func duration(_ ticks: Int64, stream index: Int32) -> Double {
-        Double(ticks) * input.streams[Int(index)].pointee.time_base.seconds
+        Double(ticks) * input.streams[Int(index)].pointee.time_base.value
     }
 
     /// Moves `packet` of input stream `index` so `origin` (video ticks) becomes 0 and writes it.

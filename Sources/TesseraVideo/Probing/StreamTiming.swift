@@ -15,7 +15,8 @@ struct StreamTiming: Sendable {
     let startTick: Int64
     private let streamDuration: Int64
     private let containerDuration: Int64
-    private let frameRate: Double
+    /// Frames per second, as the container states or ffmpeg guesses it.
+    let frameRate: Double
 
     init(input: MediaInput) {
         let stream = input.videoStream.pointee
@@ -24,22 +25,22 @@ struct StreamTiming: Sendable {
         streamDuration = stream.duration
         containerDuration = input.context.pointee.duration
         let rate = input.av.av_guess_frame_rate(input.context, input.videoStream, nil)
-        frameRate = rate.seconds
+        frameRate = rate.value
     }
 
     /// Seconds from the first frame for a presentation timestamp in stream ticks.
-    func seconds(_ tick: Int64) -> Double { Double(tick - startTick) * timeBase.seconds }
+    func seconds(_ tick: Int64) -> Double { Double(tick - startTick) * timeBase.value }
 
     /// Stream ticks for a time in seconds from the first frame, rounded to the nearest tick.
     func tick(_ seconds: Double) -> Int64 {
-        startTick + Int64((seconds / timeBase.seconds).rounded())
+        startTick + Int64((seconds / timeBase.value).rounded())
     }
 
     /// The stream's duration in seconds; falls back to the container's, then to frames ÷ rate.
     func duration(frameCountHint: Int?) -> Double {
-        if streamDuration != LibAV.noTimestamp, streamDuration > 0 { return Double(streamDuration) * timeBase.seconds }
+        if streamDuration != LibAV.noTimestamp, streamDuration > 0 { return Double(streamDuration) * timeBase.value }
         if containerDuration != LibAV.noTimestamp, containerDuration > 0 {
-            return max(0, Double(containerDuration) / 1_000_000 - Double(startTick) * timeBase.seconds)
+            return max(0, Double(containerDuration) / 1_000_000 - Double(startTick) * timeBase.value)
         }
         if let frames = frameCountHint, frameRate > 0 { return Double(frames) / frameRate }
         return 0

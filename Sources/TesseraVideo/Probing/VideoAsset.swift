@@ -60,15 +60,14 @@ public struct VideoAsset: Sendable, Hashable {
         try checkIndexFitsFile(input: input)
         let duration = timing.duration(frameCountHint: index.frameCount)
         guard duration > 0, index.frameCount != 0 else { throw .empty }
-        let rate = av.av_guess_frame_rate(input.context, stream, nil)
         let sar = parameters.sample_aspect_ratio
         let hasAudio = input.streams.contains { $0.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }
         return VideoAsset(
             path: input.path,
             duration: duration,
-            frameRate: rate.seconds,
+            frameRate: timing.frameRate,
             pixelSize: PixelSize(width: Int(parameters.width), height: Int(parameters.height)),
-            sampleAspectRatio: sar.num > 0 && sar.den > 0 ? sar.seconds : 1,
+            sampleAspectRatio: sar.num > 0 && sar.den > 0 ? sar.value : 1,
             clockwiseQuarterTurns: displayQuarterTurns(av: av, stream: stream),
             codec: av.avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown",
             hasAudio: hasAudio,

@@ -11,8 +11,6 @@ final class FrameSampler {
     private let decoder: VideoDecoder
     private let scaler: FrameScaler
     private let asset: VideoAsset
-    /// Keyframe times in seconds, ascending; empty without a container index.
-    private let keyframes: [Double]
     private let storedSize: PixelSize
     private let orientation: Orientation
     private let mode: FrameSamplingMode
@@ -28,7 +26,6 @@ final class FrameSampler {
         guard let previous = input.av.av_frame_alloc() else { throw .decodeFailed(reason: "out of memory") }
         self.previous = previous
         scaler = FrameScaler(av: input.av)
-        keyframes = asset.keyframeTimes
         self.asset = asset
         self.mode = mode
         orientation = [Orientation.up, .right, .down, .left][asset.clockwiseQuarterTurns]
@@ -69,6 +66,7 @@ final class FrameSampler {
     /// `stepBack` counts how often a seek already landed past the target; each retry starts one
     /// keyframe (or, without an index, twice as many seconds) earlier.
     private func firstFrame(atOrAfter target: Double, stepBack: Int = 0) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        let keyframes = asset.keyframeTimes
         let keyIndex = keyframes.lastIndex { $0 <= target + Self.tolerance }
         let key = keyIndex.flatMap { $0 - stepBack >= 0 ? keyframes[$0 - stepBack] : nil }
         let canContinue = stepBack == 0 && position.map {

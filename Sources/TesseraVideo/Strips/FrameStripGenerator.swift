@@ -35,10 +35,20 @@ public actor FrameStripGenerator {
     /// The strip for the video at `path`. Throws only when the video cannot be opened or no slot
     /// at all could be decoded; single failed slots are reported in `FrameStrip.failures`.
     public func strip(path: String, request: FrameStripRequest) async throws(VideoError) -> FrameStrip {
+        try await strip(path: path, asset: nil, request: request)
+    }
+
+    /// The strip for a video already probed, which saves probing it again.
+    public func strip(asset: VideoAsset, request: FrameStripRequest) async throws(VideoError) -> FrameStrip {
+        try await strip(path: asset.path, asset: asset, request: request)
+    }
+
+    private func strip(path: String, asset probed: VideoAsset?, request: FrameStripRequest) async throws(VideoError) -> FrameStrip {
         guard request.frameCount > 0 else { throw .decodeFailed(reason: "a strip needs at least one frame") }
         let identity = try FileIdentity(path: path)
         if let cached = cache.strip(for: identity, request: request) { return cached }
-        let asset = try await VideoAsset.load(path: path)
+        let asset: VideoAsset
+        if let probed { asset = probed } else { asset = try await VideoAsset.load(path: path) }
         let slots = FrameSlot.slots(duration: asset.duration, count: request.frameCount)
         let frameSize = request.sizing.frameSize(display: asset.displaySize)
         let (bytes, overflow) = frameSize.byteCount(in: .rgba8).multipliedReportingOverflow(by: request.frameCount)

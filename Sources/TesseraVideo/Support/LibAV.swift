@@ -6,7 +6,7 @@ enum LibAV {
     private static let loaded: Result<TesseraAV, VideoError> = {
         var message = [CChar](repeating: 0, count: 256)
         guard let table = tessera_av_load(&message, message.count) else {
-            return .failure(.librariesUnavailable(reason: String(decoding: message.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)))
+            return .failure(.librariesUnavailable(reason: text(message)))
         }
         return .success(table.pointee)
     }()
@@ -19,7 +19,12 @@ enum LibAV {
         guard let av = try? table() else { return "error \(code)" }
         var buffer = [CChar](repeating: 0, count: 128)
         _ = av.av_strerror(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+        return text(buffer)
+    }
+
+    /// A NUL-terminated C string filled into a buffer.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
     }
 
     static let again = tessera_averror(EAGAIN)
@@ -29,6 +34,6 @@ enum LibAV {
 }
 
 extension AVRational {
-    /// The rational as seconds per tick; 0 when the denominator is 0 (an unset time base).
-    var seconds: Double { den == 0 ? 0 : Double(num) / Double(den) }
+    /// num ÷ den (seconds per tick for a time base, frames per second for a rate); 0 when unset.
+    var value: Double { den == 0 ? 0 : Double(num) / Double(den) }
 }
