@@ -24,7 +24,10 @@ struct StripCommand: AsyncParsableCommand {
     @Option(help: "Frame width in pixels, instead of a height.")
     var width: Int?
 
-    @Option(help: "fast: keyframes where they fall in the slot; exact: the frame at each slot centre.")
+    @Option(help: """
+        fast: keyframes where they fall in the slot, else the slot start; exact: the frame at each \
+        slot centre; keyframe: the keyframe nearest each centre (slots may repeat a frame).
+        """)
     var mode: FrameSamplingMode = .fast
 
     @Option(help: "strip: one row; sprite: a grid of --columns; frames: a directory of frame-NNN.png.")

@@ -40,6 +40,23 @@ struct FrameStripTests {
         }
     }
 
+    @Test("keyframe mode takes the keyframe nearest each centre, wherever it lies, shared by neighbours", arguments: cases)
+    func keyframeModeTakesTheNearest(file: String, count: Int) async throws {
+        let entry = VideoFixtures.manifest[file]!
+        let strip = try await strip(file, count, .keyframe)
+        #expect(strip.failures.isEmpty)
+        for frame in strip.frames {
+            let target = frame.slot.target
+            let nearest = entry.keyframeTimes.min { abs($0 - target) < abs($1 - target) || (abs($0 - target) == abs($1 - target) && $0 < $1) }!
+            let expected = entry.frames.firstIndex { abs($0.time - nearest) < 1e-5 }!
+            #expect(VideoFixtures.index(of: frame.image) == expected, "slot \(frame.slot.index)")
+            #expect(abs(frame.time - nearest) < 1e-5, "slot \(frame.slot.index)")
+        }
+        if count > entry.keyframeTimes.count {
+            #expect(Set(strip.frames.map(\.time)).count <= entry.keyframeTimes.count)
+        }
+    }
+
     @Test("frames keep the display aspect: rotated and non-square-pixel videos come out upright and unsquashed",
           arguments: ["rotated.mp4", "anamorphic.mp4", "gop1.mp4"])
     func aspectAndRotation(file: String) async throws {
@@ -111,11 +128,63 @@ struct FrameStripTests {
         #expect(await generator.stripsDecoded == 0)
     }
 
-    @Test("slots split into contiguous runs, one per decoder, covering every slot once")
+    /// A 60 s video with a keyframe every 8 s, cut into 20 slots of 3 s: the shape of the benchmark.
+    private static func longGOPAsset() -> VideoAsset {
+        VideoAsset(path: "", duration: 60, frameRate: 30, pixelSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+                   clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: stride(from: 0, to: 60, by: 8).map(Double.init),
+                   frameCount: 1800)
+    }
+
+    @Test("fast mode takes the keyframe only when it lies in the slot before the centre; keyframe mode the nearest")
+    func picks() {
+        let asset = Self.longGOPAsset()
+        let slots = FrameSlot.slots(duration: 60, count: 20)
+        let fast = slots.map { FramePick(slot: $0, asset: asset, mode: .fast) }
+        #expect(fast[0] == .keyframe(0))
+        #expect(fast[5] == .keyframe(16))  // [15, 18): 16 is before the centre 16.5
+        #expect(fast[2] == .firstFrame(atOrAfter: 6))  // [6, 9): 8 is past the centre 7.5
+        #expect(fast[1] == .firstFrame(atOrAfter: 3))
+        #expect(slots.map { FramePick(slot: $0, asset: asset, mode: .exact) } == slots.map { .firstFrame(atOrAfter: $0.target) })
+        let nearest = slots.map { FramePick(slot: $0, asset: asset, mode: .keyframe) }
+        #expect(nearest[2] == .keyframe(8))  // centre 7.5: 8 is nearer than 0
+        #expect(nearest[0] == .keyframe(0))
+        #expect(nearest[1] == .keyframe(8))  // centre 4.5: 8 is nearer than 0
+        #expect(nearest[19] == .keyframe(56))  // centre 58.5: no keyframe after it
+    }
+
+    @Test("decoding cost counts the seconds decoded, going on from the previous slot within a group of pictures")
+    func costs() {
+        let asset = Self.longGOPAsset()
+        let slots = FrameSlot.slots(duration: 60, count: 20)
+        let costs = FramePick.decodingCosts(slots, asset: asset, mode: .fast)
+        let continuing = costs.continuing.map { ($0 * 30).rounded() }
+        // Slot 1 decodes 0 → 3 s, slot 2 goes on 3 → 6 s, slot 3 starts again at the keyframe at 8 s.
+        #expect(Array(continuing.prefix(5)) == [1, 91, 91, 31, 91])
+        #expect(continuing[5] == 1)
+        #expect(continuing[6] == 61)  // a keyframe decoded alone leaves nothing to go on from
+        #expect(costs.starting.map { ($0 * 30).rounded() }[2] == 181)  // 0 → 6 s when a decoder starts there
+    }
+
+    @Test("runs are contiguous, cover every slot once and make the costliest run as cheap as possible")
     func runs() {
         let slots = FrameSlot.slots(duration: 10, count: 7)
-        let runs = FrameStripGenerator.contiguousRuns(slots, count: 3)
-        #expect(runs.map { $0.map(\.index) } == [[0, 1], [2, 3], [4, 5, 6]])
-        #expect(FrameStripGenerator.contiguousRuns(slots, count: 10).count == 7)
+        func split(_ costs: [Double], _ count: Int) -> [[Int]] {
+            DecodingCosts(starting: costs, continuing: costs).balancedRuns(slots, count: count).map { $0.map(\.index) }
+        }
+        #expect(split(Array(repeating: 1, count: 7), 3).map(\.count).max() == 3)
+        #expect(split(Array(repeating: 1, count: 7), 10) == (0..<7).map { [$0] })
+        // One expensive slot gets a decoder to itself.
+        #expect(split([1, 1, 1, 1, 1, 1, 30], 2) == [[0, 1, 2, 3, 4, 5], [6]])
+        #expect(split([1, 1, 30, 1, 1, 1, 1], 3) == [[0, 1], [2], [3, 4, 5, 6]])
+        // Work that one decoder does fastest alone is not split.
+        #expect(split([30, 0, 0, 0, 0, 0, 0], 3) == [[0, 1, 2, 3, 4, 5, 6]])
+
+        // The benchmark's shape: a decoder starting mid-group must first decode from its keyframe,
+        // so the cut goes where that costs least (after slot 10, whose keyframe at 24 s slot 9 shares).
+        let asset = Self.longGOPAsset()
+        let longSlots = FrameSlot.slots(duration: 60, count: 20)
+        let halves = FramePick.decodingCosts(longSlots, asset: asset, mode: .fast).balancedRuns(longSlots, count: 2)
+        #expect(halves.flatMap { $0 }.map(\.index) == Array(0..<20))
+        #expect(halves.map(\.count) == [11, 9])
     }
 }

@@ -18,6 +18,8 @@ final class FrameSampler {
     private let previous: UnsafeMutablePointer<AVFrame>
     /// Time of the frame the decoder returned last; nil when the next read needs a seek.
     private var position: Double?
+    /// The keyframe decoded last, for slots that share it.
+    private var lastKeyframe: (key: Double, picture: (time: Double, image: PixelBuffer))?
 
     init(path: String, asset: VideoAsset, frameSize: PixelSize, mode: FrameSamplingMode, threads: Int) throws(VideoError) {
         let input = try MediaInput(path: path, fullProbe: false)
@@ -40,11 +42,10 @@ final class FrameSampler {
     /// The frame for `slot`: its presentation time in seconds and its upright picture.
     func sample(_ slot: FrameSlot) throws(VideoError) -> (time: Double, image: PixelBuffer) {
         do {
-            let key = asset.keyframe(atOrBefore: slot.target)
-            if mode == .fast, let key, key >= slot.start - Self.tolerance {
-                return try keyframeFrame(key)
+            switch FramePick(slot: slot, asset: asset, mode: mode) {
+            case .keyframe(let key): return try keyframeFrame(key)
+            case .firstFrame(let target): return try firstFrame(atOrAfter: target)
             }
-            return try firstFrame(atOrAfter: mode == .fast ? slot.start : slot.target)
         } catch {
             position = nil
             throw error
@@ -54,6 +55,13 @@ final class FrameSampler {
     /// The keyframe at `key` seconds, decoded alone; if the demuxer lands elsewhere, decoding
     /// forward to it instead.
     private func keyframeFrame(_ key: Double) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        if let lastKeyframe, lastKeyframe.key == key { return lastKeyframe.picture }
+        let picture = try decodeKeyframe(key)
+        lastKeyframe = (key, picture)
+        return picture
+    }
+
+    private func decodeKeyframe(_ key: Double) throws(VideoError) -> (time: Double, image: PixelBuffer) {
         try decoder.seek(toKeyframeBefore: key)
         position = nil
         decoder.skipNonReferenceBefore = -.infinity

@@ -5,8 +5,8 @@ import TesseraCore
 /// while decoding, on a bounded number of decoders, with finished strips kept in a small cache.
 ///
 /// Decoding runs on at most `maximumDecoders` threads in total, however many strips are asked
-/// for at once; each strip splits its slots into contiguous runs, one per decoder, so a decoder
-/// walks forward through the file instead of seeking back and forth.
+/// for at once; each strip splits its slots into contiguous runs of about equal decoding work, one
+/// per decoder, so a decoder walks forward through the file instead of seeking back and forth.
 public actor FrameStripGenerator {
     public static let shared = FrameStripGenerator()
 
@@ -56,9 +56,9 @@ public actor FrameStripGenerator {
             throw .stripTooLarge(bytes: overflow ? .max : bytes, limit: maximumStripBytes)
         }
 
-        let workers = min(maximumDecoders, slots.count)
+        let runs = FramePick.decodingCosts(slots, asset: asset, mode: request.mode).balancedRuns(slots, count: maximumDecoders)
+        let workers = runs.count
         await acquire(workers)
-        let runs = Self.contiguousRuns(slots, count: workers)
         let threads = max(1, maximumDecoders / workers)
         let results = await withTaskGroup(of: [Int: Result<(time: Double, image: PixelBuffer), VideoError>].self) { group in
             for run in runs {
@@ -118,13 +118,6 @@ public actor FrameStripGenerator {
             return StripFrame(slot: slot, time: borrowed.time, image: borrowed.image, filledFrom: donor)
         }
         return FrameStrip(asset: asset, request: request, frames: frames, failures: failures, frameSize: frameSize)
-    }
-
-    static func contiguousRuns(_ slots: [FrameSlot], count: Int) -> [[FrameSlot]] {
-        let count = max(1, min(count, slots.count))
-        return (0..<count).map { run in
-            Array(slots[slots.count * run / count..<slots.count * (run + 1) / count])
-        }
     }
 
     private func acquire(_ decoders: Int) async {

@@ -7,6 +7,10 @@ public enum FrameSamplingMode: String, Sendable, Hashable, CaseIterable, Codable
     case fast
     /// The first frame at or after the slot centre: what `ffmpeg -ss centre` shows.
     case exact
+    /// The keyframe nearest the slot centre (the earlier one on a tie), wherever it lies: nothing
+    /// but keyframes is ever decoded, so the time barely depends on the keyframe interval, but
+    /// when keyframes are further apart than slots, neighbouring slots show the same frame.
+    case keyframe
 }
 
 /// The size of each strip frame, in pixels of the upright picture; the other side follows the
