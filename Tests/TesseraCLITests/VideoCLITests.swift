@@ -111,4 +111,22 @@ struct VideoCLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         #expect(result.stdout.isEmpty)
     }
+
+    @Test("control characters in a file name or in bytes quoted from a damaged file never split the one line")
+    func controlCharactersStayOnOneLine() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A valid 'ftyp' box, then a box whose type holds a newline and whose size runs past the end.
+        var bytes = Data([0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 2, 0])
+        bytes += Data([0, 1, 0, 0, 0x0A, 0x0A, 0x41, 0x00] + Array(repeating: 0, count: 64))
+        let path = directory.appendingPathComponent("bad\nname.mp4").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        for arguments in [["info", path], ["strip", path, "--frames", "2", "--output", directory.appendingPathComponent("s.png").path]] {
+            let result = try CLI.run(arguments)
+            #expect(result.status != 0)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("bad\\nname.mp4"))
+            #expect(result.stderr.contains("0x0A0A4100 box needs 65552 bytes"), "\(result.stderr)")
+        }
+    }
 }

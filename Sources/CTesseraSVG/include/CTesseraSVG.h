@@ -63,7 +63,7 @@ enum {
     X(0, void, g_error_free, (TesseraGError * error))                                              \
     X(1, void, g_object_unref, (void *object))                                                     \
     X(2, TesseraCairoSurface *_Nullable, cairo_image_surface_create, (int format, int width, int height)) \
-    X(2, int, cairo_surface_status, (TesseraCairoSurface * surface))                               \
+    X(2, unsigned, cairo_surface_status, (TesseraCairoSurface * surface)) /* all statuses >= 0 */    \
     X(2, void, cairo_surface_flush, (TesseraCairoSurface * surface))                               \
     X(2, void, cairo_surface_destroy, (TesseraCairoSurface * surface))                             \
     X(2, unsigned char *_Nullable, cairo_image_surface_get_data, (TesseraCairoSurface * surface))  \

@@ -49,13 +49,21 @@ enum ContainerDiagnosis {
             } else if boxSize == 0 {
                 boxSize = size - offset
             }
-            if String(decoding: bytes[4..<8], as: UTF8.self) == "moov" { sawMovie = true }
+            let type = bytes[4..<8]
+            if type.elementsEqual("moov".utf8) { sawMovie = true }
             guard boxSize >= 8 else { return nil }
             if offset + boxSize > size {
-                return "the '\(String(decoding: bytes[4..<8], as: UTF8.self))' box needs \(offset + boxSize) bytes, the file has \(size)"
+                return "the \(boxName(type)) box needs \(offset + boxSize) bytes, the file has \(size)"
             }
             offset += boxSize
         }
         return sawMovie ? nil : "no 'moov' box (the file's index was never written)"
+    }
+
+    /// A box type as a message can quote it: 'mdat' when it is printable, else its hex bytes, as a
+    /// damaged file's type can hold any byte, a newline included.
+    private static func boxName(_ type: ArraySlice<UInt8>) -> String {
+        if type.allSatisfy({ (0x20...0x7E).contains($0) }) { return "'" + String(decoding: type, as: UTF8.self) + "'" }
+        return "0x" + type.map { String(format: "%02X", $0) }.joined()
     }
 }

@@ -6,7 +6,22 @@ func reportFailure(_ path: String, _ error: any Error) {
 }
 
 func reportFailure(_ path: String, _ reason: String) {
-    FileHandle.standardError.write(Data("tessera: \(path): \(reason)\n".utf8))
+    FileHandle.standardError.write(Data("tessera: \(escapingControlCharacters(path)): \(escapingControlCharacters(reason))\n".utf8))
+}
+
+/// `text` with control characters written as escapes (`\n`, `\u{1B}`), so that a newline in a
+/// hostile file name or in bytes a message quotes from a damaged file cannot split the one line.
+func escapingControlCharacters(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
+    return text.unicodeScalars.map { scalar in
+        guard scalar.properties.generalCategory == .control else { return String(scalar) }
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        default: return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        }
+    }.joined()
 }
 
 /// Human-readable byte counts (1 KB = 1000 bytes, as file managers show them).
