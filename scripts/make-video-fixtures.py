@@ -76,7 +76,11 @@ def probe_frames(path: Path) -> list[dict]:
     out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
                           "frame=pts_time,key_frame", "-of", "json", str(path)],
                          capture_output=True, check=True, text=True).stdout
-    return [{"time": float(f["pts_time"]), "key": f["key_frame"] == 1} for f in json.loads(out)["frames"]]
+    frames = json.loads(out)["frames"]
+    # Times count from the first frame shown, as Tessera reports them (a fragmented file's first
+    # frame is shown at the B-frame delay, not at 0).
+    first = float(frames[0]["pts_time"])
+    return [{"time": round(float(f["pts_time"]) - first, 6), "key": f["key_frame"] == 1} for f in frames]
 
 
 def ffmpeg_frame_at(path: Path, time: float, accurate: bool) -> int:
@@ -139,6 +143,12 @@ def main() -> None:
     # 4 s, keyframe every 2 s, no audio: fast mode must decode forward to the slot start.
     gop2 = encode("gop2.mp4", frames=120, gop=60, audio=False)
     manifest.append(describe(gop2, slot_probe_times(4.0, [4, 5, 7, 12])))
+    # The same frames fragmented, with no edit list: the first frame is shown at the B-frame delay
+    # (1/15 s), which only a full probe finds, yet times still count from it.
+    fragmented = OUT / "fragmented.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(gop2), "-c", "copy",
+                    "-movflags", "+empty_moov+frag_keyframe", "-fflags", "+bitexact", str(fragmented)], check=True)
+    manifest.append(describe(fragmented, slot_probe_times(4.0, [4, 5, 7, 12])))
     # Half a second: the reference control's zero-timescale case.
     short = encode("short.mp4", frames=15, gop=15, audio=False)
     manifest.append(describe(short, slot_probe_times(0.5, [3, 4])))

@@ -5,7 +5,7 @@ import TesseraCore
 
 @Suite("Frame strips")
 struct FrameStripTests {
-    static let cases: [(String, Int)] = ["gop1.mp4", "gop2.mp4"].flatMap { file in [4, 5, 7, 12].map { (file, $0) } } + [("short.mp4", 3), ("short.mp4", 4)]
+    static let cases: [(String, Int)] = ["gop1.mp4", "gop2.mp4", "fragmented.mp4"].flatMap { file in [4, 5, 7, 12].map { (file, $0) } } + [("short.mp4", 3), ("short.mp4", 4)]
 
     private func strip(_ file: String, _ count: Int, _ mode: FrameSamplingMode, height: Int = 36) async throws -> FrameStrip {
         try await FrameStripGenerator(maximumDecoders: 2).strip(

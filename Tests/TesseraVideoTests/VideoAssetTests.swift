@@ -64,4 +64,67 @@ struct VideoAssetTests {
             }
         }
     }
+
+    @Test("damage anywhere in the file (packets, index, a cut end): every strip mode and trim gives a whole result or a typed error, and leaves no partial file")
+    func damagedAnywhere() async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: VideoFixtures.path("gop1.mp4"))))
+        let generator = FrameStripGenerator(maximumDecoders: 2, cacheByteLimit: 0)
+        var random = SplitMix64(seed: 7)
+        var outcomes: [String: Int] = [:]
+        for round in 0..<24 {
+            var damaged = original
+            switch round % 3 {
+            case 0: for _ in 0..<40 { damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(truncatingIfNeeded: random.next()) }
+            case 1:
+                let start = Int(random.next() % UInt64(damaged.count))
+                damaged.replaceSubrange(start..<min(damaged.count, start + 2048), with: repeatElement(0, count: min(2048, damaged.count - start)))
+            default: damaged.removeLast(Int(random.next() % UInt64(damaged.count - 8)))
+            }
+            let input = directory.appendingPathComponent("damaged-\(round).mp4")
+            try Data(damaged).write(to: input)
+            for mode in FrameSamplingMode.allCases {
+                do {
+                    let strip = try await generator.strip(path: input.path, request: FrameStripRequest(frameCount: 6, sizing: .height(18), mode: mode))
+                    #expect(strip.frames.count == 6)
+                    #expect(strip.frames.allSatisfy { $0.image.size == strip.frameSize })
+                    outcomes["strip ok", default: 0] += 1
+                } catch {
+                    outcomes["strip \(error.kind)", default: 0] += 1
+                }
+            }
+            for method in [ClipExporter.Method.streamCopy, .exact()] {
+                let output = directory.appendingPathComponent("clip-\(round).mp4")
+                do {
+                    let clip = try await ClipExporter.trim(path: input.path, from: 0.5, to: 2.5, output: output.path, method: method)
+                    #expect(clip.duration > 0)
+                    #expect(FileManager.default.fileExists(atPath: output.path))
+                    outcomes["trim ok", default: 0] += 1
+                } catch {
+                    #expect(!FileManager.default.fileExists(atPath: output.path), "a failed trim left its output")
+                    outcomes["trim \(error.kind)", default: 0] += 1
+                }
+                try? FileManager.default.removeItem(at: output)
+            }
+            try FileManager.default.removeItem(at: input)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "round \(round) left files behind")
+        }
+        // Both kinds of outcome happen, so the damage reaches past the checks that refuse a file.
+        #expect(outcomes["strip ok", default: 0] > 0 && outcomes["trim ok", default: 0] > 0)
+        #expect(outcomes.keys.contains { $0.hasPrefix("strip ") && $0 != "strip ok" })
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so damaged files are the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

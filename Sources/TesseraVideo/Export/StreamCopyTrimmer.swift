@@ -22,7 +22,8 @@ struct StreamCopyTrimmer {
         let keyframe = asset.keyframe(atOrBefore: range.lowerBound) ?? range.lowerBound
         let timing = StreamTiming(input: input)
         let seek = av.av_seek_frame(input.context, videoIndex, timing.tick(keyframe), AVSEEK_FLAG_BACKWARD)
-        guard seek >= 0 else { throw .decodeFailed(reason: "seek to \(keyframe) s: \(LibAV.message(seek))") }
+        // Copying must start on a keyframe; without one to seek to, only re-encoding could cut here.
+        guard seek >= 0 else { throw .corrupt(reason: "no keyframe found at or before \(keyframe) s: \(LibAV.message(seek))") }
         try container.writeHeader()
 
         guard let packet = av.av_packet_alloc() else { throw .exportFailed(reason: "out of memory") }

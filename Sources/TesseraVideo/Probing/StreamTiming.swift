@@ -18,10 +18,12 @@ struct StreamTiming: Sendable {
     /// Frames per second, as the container states or ffmpeg guesses it.
     let frameRate: Double
 
-    init(input: MediaInput) {
+    /// - Parameter startTick: the first frame's tick when already known from a full probe
+    ///   (`VideoAsset.firstFrameTick`); otherwise the stream's start time as opened.
+    init(input: MediaInput, startTick knownStart: Int64? = nil) {
         let stream = input.videoStream.pointee
         timeBase = stream.time_base
-        startTick = stream.start_time == LibAV.noTimestamp ? 0 : stream.start_time
+        startTick = knownStart ?? (stream.start_time == LibAV.noTimestamp ? 0 : stream.start_time)
         streamDuration = stream.duration
         containerDuration = input.context.pointee.duration
         let rate = input.av.av_guess_frame_rate(input.context, input.videoStream, nil)

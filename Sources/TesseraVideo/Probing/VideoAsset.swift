@@ -26,6 +26,10 @@ public struct VideoAsset: Sendable, Hashable {
     public let keyframeTimes: [Double]
     /// Number of video frames the index lists, or nil without an index.
     public let frameCount: Int?
+    /// The first frame's presentation time in video-stream ticks: the zero of every time above.
+    /// Only a full probe finds it where the container does not state it (a fragmented MP4 with
+    /// B-frames shows its first frame after a delay), so lighter openings of the file take it from here.
+    var firstFrameTick: Int64 = 0
 
     /// Upright display size, in pixels: pixel aspect applied, then the rotation.
     public var displaySize: PixelSize {
@@ -72,7 +76,8 @@ public struct VideoAsset: Sendable, Hashable {
             codec: av.avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown",
             hasAudio: hasAudio,
             keyframeTimes: index.keyframeTimes,
-            frameCount: index.frameCount
+            frameCount: index.frameCount,
+            firstFrameTick: timing.startTick
         )
     }
 

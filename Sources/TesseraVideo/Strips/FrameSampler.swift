@@ -24,7 +24,7 @@ final class FrameSampler {
     init(path: String, asset: VideoAsset, frameSize: PixelSize, mode: FrameSamplingMode, threads: Int) throws(VideoError) {
         let input = try MediaInput(path: path, fullProbe: false)
         input.discardAllButVideo()
-        decoder = try VideoDecoder(input: input, threads: threads)
+        decoder = try VideoDecoder(input: input, threads: threads, startTick: asset.firstFrameTick)
         guard let previous = input.av.av_frame_alloc() else { throw .decodeFailed(reason: "out of memory") }
         self.previous = previous
         scaler = FrameScaler(av: input.av)

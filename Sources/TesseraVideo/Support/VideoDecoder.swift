@@ -19,7 +19,9 @@ final class VideoDecoder {
     /// without one they are dropped. Set `MediaInput.discardAllButVideo()` to not read them at all.
     var otherPacketHandler: ((UnsafeMutablePointer<AVPacket>) throws(VideoError) -> Void)?
 
-    init(input: MediaInput, threads: Int) throws(VideoError) {
+    /// - Parameter startTick: the first frame's tick, from the asset's full probe, so that a light
+    ///   opening of the file counts times from the same zero.
+    init(input: MediaInput, threads: Int, startTick: Int64? = nil) throws(VideoError) {
         let av = input.av
         let parameters: UnsafeMutablePointer<AVCodecParameters> = input.videoStream.pointee.codecpar
         guard let decoder = av.avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -46,7 +48,7 @@ final class VideoDecoder {
         self.codec = context
         self.packet = packetPointer
         self.frame = framePointer
-        timing = StreamTiming(input: input)
+        timing = StreamTiming(input: input, startTick: startTick)
     }
 
     deinit {
@@ -68,8 +70,13 @@ final class VideoDecoder {
     /// it, and drops decoder state. Callers check where it landed: demuxers differ in how exactly
     /// they honour a presentation time.
     func seek(toKeyframeBefore time: Double) throws(VideoError) {
-        let status = av.av_seek_frame(input.context, input.videoStreamIndex, timing.tick(max(0, time)), AVSEEK_FLAG_BACKWARD)
-        guard status >= 0 else { throw .decodeFailed(reason: "seek to \(time) s: \(LibAV.message(status))") }
+        var status = av.av_seek_frame(input.context, input.videoStreamIndex, timing.tick(max(0, time)), AVSEEK_FLAG_BACKWARD)
+        if status < 0 {
+            // A damaged sync-sample table leaves the demuxer no keyframe to land on. The stream's
+            // first frame is one, and decoding forward from it reaches any time, only slower.
+            status = av.av_seek_frame(input.context, input.videoStreamIndex, timing.tick(0), AVSEEK_FLAG_ANY)
+        }
+        guard status >= 0 else { throw .corrupt(reason: "cannot seek to \(time) s: the video's sample index is damaged") }
         av.avcodec_flush_buffers(codec)
         drained = false
         sentEndOfStream = false
