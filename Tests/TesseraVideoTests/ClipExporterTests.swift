@@ -31,6 +31,24 @@ struct ClipExporterTests {
         #expect(VideoFixtures.index(of: first.image) == 30)
     }
 
+    @Test("in MPEG-TS (no index) and Matroska (sparse cues) too, a copy opens on the keyframe at or before the start and a re-encode on the frame at it",
+          arguments: ["transport.ts", "matroska.mkv"], [1.5, 2.5, 3.5])
+    func otherContainers(file: String, start: Double) async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let entry = VideoFixtures.manifest[file]!
+        let copy = directory.appendingPathComponent("copy.mp4").path
+        let copied = try await ClipExporter.trim(path: VideoFixtures.path(file), from: start, to: 3.9, output: copy)
+        let keyframe = entry.keyframeTimes.last { $0 <= start + 1e-6 }!
+        // The latest keyframe the container lets Tessera find: Matroska's cues list only the first here.
+        #expect(copied.start <= start + 1e-6 && (file.hasSuffix(".mkv") || abs(copied.start - keyframe) < 1e-5))
+        #expect(VideoFixtures.index(of: try firstFrame(copy).image) == entry.firstFrame(atOrAfter: copied.start))
+        let exact = directory.appendingPathComponent("exact.mp4").path
+        let reencoded = try await ClipExporter.trim(path: VideoFixtures.path(file), from: start, to: 3.9, output: exact, method: .exact())
+        #expect(VideoFixtures.index(of: try firstFrame(exact).image) == entry.firstFrame(atOrAfter: start))
+        #expect(abs(reencoded.start - entry.frames[entry.firstFrame(atOrAfter: start)].time) < 1e-3)
+    }
+
     @Test("exact re-encoding starts on the first frame at or after the start and ends at the end",
           arguments: [(1.5, 3.2), (0.7, 1.0), (0.0, 4.0), (2.01, 2.5)])
     func exact(start: Double, end: Double) async throws {

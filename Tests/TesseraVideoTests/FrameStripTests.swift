@@ -57,6 +57,35 @@ struct FrameStripTests {
         }
     }
 
+    @Test("MPEG-TS (no index, first frame at 1.4 s) and Matroska (cues, not every frame) sample like MP4",
+          arguments: ["transport.ts", "matroska.mkv"], [4, 7, 12])
+    func otherContainers(file: String, count: Int) async throws {
+        let entry = VideoFixtures.manifest[file]!
+        let exact = try await strip(file, count, .exact)
+        #expect(exact.failures.isEmpty)
+        for frame in exact.frames {
+            #expect(VideoFixtures.index(of: frame.image) == entry.firstFrame(atOrAfter: frame.slot.target), "slot \(frame.slot.index)")
+        }
+        let fast = try await strip(file, count, .fast)
+        #expect(fast.failures.isEmpty)
+        for frame in fast.frames {
+            let index = VideoFixtures.index(of: frame.image)
+            #expect(abs(frame.time - entry.frames[index].time) < 1e-5, "slot \(frame.slot.index)")
+            #expect(frame.time >= frame.slot.start - 1e-6 && frame.time < frame.slot.end, "slot \(frame.slot.index)")
+        }
+        // Keyframes only; with no index at all (TS), found by decoding keyframes alone, still the
+        // nearest. (Matroska's cues here list only the first keyframe, so that is the nearest it knows.)
+        let keyframes = try await strip(file, count, .keyframe)
+        #expect(keyframes.frames.allSatisfy { entry.frames[VideoFixtures.index(of: $0.image)].key })
+        if file.hasSuffix(".ts") {
+            for frame in keyframes.frames {
+                let target = frame.slot.target
+                let nearest = entry.keyframeTimes.min { abs($0 - target) < abs($1 - target) || (abs($0 - target) == abs($1 - target) && $0 < $1) }!
+                #expect(abs(frame.time - nearest) < 1e-5, "slot \(frame.slot.index)")
+            }
+        }
+    }
+
     @Test("frames keep the display aspect: rotated and non-square-pixel videos come out upright and unsquashed",
           arguments: ["rotated.mp4", "anamorphic.mp4", "gop1.mp4"])
     func aspectAndRotation(file: String) async throws {
@@ -150,6 +179,10 @@ struct FrameStripTests {
         #expect(nearest[0] == .keyframe(0))
         #expect(nearest[1] == .keyframe(8))  // centre 4.5: 8 is nearer than 0
         #expect(nearest[19] == .keyframe(56))  // centre 58.5: no keyframe after it
+        let unindexed = VideoAsset(path: "", duration: 60, frameRate: 30, pixelSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+                                   clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [], frameCount: nil)
+        #expect(FramePick(slot: slots[3], asset: unindexed, mode: .keyframe) == .nearestKeyframe(to: 10.5))
+        #expect(FramePick(slot: slots[3], asset: unindexed, mode: .fast) == .firstFrame(atOrAfter: 9))
     }
 
     @Test("decoding cost counts the seconds decoded, going on from the previous slot within a group of pictures")

@@ -31,8 +31,13 @@ final class ReencodingTrimmer {
         try container.writeHeader()
 
         let decoder = try VideoDecoder(input: input, threads: ProcessInfo.processInfo.activeProcessorCount)
-        let keyframe = asset.keyframe(atOrBefore: range.lowerBound) ?? range.lowerBound
-        try decoder.seek(toKeyframeBefore: keyframe)
+        var seekTime = range.lowerBound
+        if let indexed = asset.keyframe(atOrBefore: range.lowerBound) {
+            seekTime = indexed
+        } else {
+            seekTime = try input.locateKeyframe(atOrBefore: range.lowerBound, timing: decoder.timing).seekTime
+        }
+        try decoder.seek(toKeyframeBefore: seekTime)
         decoder.skipNonReferenceBefore = range.lowerBound - tolerance
 
         // Audio read before the first kept frame is known waits here, so both share one origin.

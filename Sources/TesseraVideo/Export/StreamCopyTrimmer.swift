@@ -19,11 +19,14 @@ struct StreamCopyTrimmer {
         try mapping.addCopiedStream(videoIndex, to: container)
         if let audio = mapping.audioIndex { try mapping.addCopiedStream(audio, to: container) }
 
-        let keyframe = asset.keyframe(atOrBefore: range.lowerBound) ?? range.lowerBound
         let timing = StreamTiming(input: input)
-        let seek = av.av_seek_frame(input.context, videoIndex, timing.tick(keyframe), AVSEEK_FLAG_BACKWARD)
-        // Copying must start on a keyframe; without one to seek to, only re-encoding could cut here.
-        guard seek >= 0 else { throw .corrupt(reason: "no keyframe found at or before \(keyframe) s: \(LibAV.message(seek))") }
+        var (seekTime, keyframe) = (range.lowerBound, range.lowerBound)
+        if let indexed = asset.keyframe(atOrBefore: range.lowerBound) {
+            (seekTime, keyframe) = (indexed, indexed)
+        } else {
+            (seekTime, keyframe) = try input.locateKeyframe(atOrBefore: range.lowerBound, timing: timing)
+        }
+        try input.seekVideo(toKeyframeBefore: seekTime, timing: timing)
         try container.writeHeader()
 
         guard let packet = av.av_packet_alloc() else { throw .exportFailed(reason: "out of memory") }
@@ -40,8 +43,8 @@ struct StreamCopyTrimmer {
             if index == videoIndex {
                 if videoDone { continue }
                 if origin == nil {
-                    // A clip must open on a keyframe; anything before it cannot be decoded.
-                    guard packet.pointee.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                    // A clip must open on a keyframe, the one chosen: anything before cannot be decoded.
+                    guard packet.pointee.flags & AV_PKT_FLAG_KEY != 0, time >= keyframe - tolerance else { continue }
                     origin = packet.pointee.pts
                     start = time
                     end = time

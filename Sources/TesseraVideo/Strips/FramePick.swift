@@ -5,6 +5,9 @@ enum FramePick: Equatable {
     case keyframe(Double)
     /// The first frame at or after this time (seconds), decoded forward from the keyframe before it.
     case firstFrame(atOrAfter: Double)
+    /// The keyframe nearest this time (seconds), found by decoding keyframes only: keyframe mode
+    /// in a stream whose container lists none (MPEG-TS).
+    case nearestKeyframe(to: Double)
 
     init(slot: FrameSlot, asset: VideoAsset, mode: FrameSamplingMode) {
         switch mode {
@@ -22,8 +25,7 @@ enum FramePick: Equatable {
             switch (before, after) {
             case (let before?, let after?): self = .keyframe(after - slot.target < slot.target - before ? after : before)
             case (let only?, nil), (nil, let only?): self = .keyframe(only)
-            // No index to find keyframes in: the fast rule's decode from the slot start instead.
-            case (nil, nil): self = .firstFrame(atOrAfter: slot.start)
+            case (nil, nil): self = .nearestKeyframe(to: slot.target)
             }
         }
     }
@@ -37,7 +39,7 @@ enum FramePick: Equatable {
         var position: Double?
         for slot in slots {
             switch FramePick(slot: slot, asset: asset, mode: mode) {
-            case .keyframe:
+            case .keyframe, .nearestKeyframe:
                 costs.starting.append(oneFrame)
                 costs.continuing.append(oneFrame)
                 position = nil

@@ -45,6 +45,7 @@ final class FrameSampler {
             switch FramePick(slot: slot, asset: asset, mode: mode) {
             case .keyframe(let key): return try keyframeFrame(key)
             case .firstFrame(let target): return try firstFrame(atOrAfter: target)
+            case .nearestKeyframe(let time): return try nearestKeyframe(to: time)
             }
         } catch {
             position = nil
@@ -69,6 +70,38 @@ final class FrameSampler {
             return try capture(frame, time: decoder.frameTime)
         }
         return try firstFrame(atOrAfter: key)
+    }
+
+    /// The keyframe nearest `time` in a stream whose container lists none, found with every other
+    /// frame discarded undecoded: seek to `time` (or, while that lands past it, ever earlier), then
+    /// walk keyframe by keyframe to the last one at or before `time` and the first one after it.
+    private func nearestKeyframe(to time: Double) throws(VideoError) -> (time: Double, image: PixelBuffer) {
+        position = nil
+        decoder.keyframesOnly = true
+        defer { decoder.keyframesOnly = false }
+        let av = decoder.input.av
+        for stepBack in 0..<8 {
+            let from = stepBack == 0 ? time : max(0, time - Double(1 << stepBack))
+            try decoder.seek(toKeyframeBefore: from)
+            guard let first = try decoder.nextFrame() else { continue }
+            var before: Double? = nil
+            var next: (frame: UnsafeMutablePointer<AVFrame>, time: Double)? = (first, decoder.frameTime)
+            if next!.time > time + Self.tolerance, from > 0 { continue }
+            av.av_frame_unref(previous)
+            while let current = next, current.time <= time + Self.tolerance {
+                av.av_frame_unref(previous)
+                av.av_frame_move_ref(previous, current.frame)
+                before = current.time
+                next = try decoder.nextFrame().map { ($0, decoder.frameTime) }
+            }
+            switch (before, next) {
+            case (let before?, let after?) where after.time - time < time - before: return try capture(after.frame, time: after.time)
+            case (let before?, _): return try capture(previous, time: before)
+            case (nil, let after?): return try capture(after.frame, time: after.time)
+            case (nil, nil): continue
+            }
+        }
+        throw .decodeFailed(reason: "no keyframe found near \(time) s")
     }
 
     /// `stepBack` counts how often a seek already landed past the target; each retry starts one
@@ -106,6 +139,10 @@ final class FrameSampler {
             havePrevious = true
         }
         position = nil
+        if afterSeek, target > 0, stepBack < 8 {
+            // Nothing decodable followed the seek: it landed past the last keyframe before the end.
+            return try firstFrame(atOrAfter: target, stepBack: stepBack + 1)
+        }
         guard havePrevious else { throw .decodeFailed(reason: "no frame at or after \(target) s") }
         return try capture(previous, time: decoder.timing.seconds(previous.pointee.best_effort_timestamp))
     }

@@ -15,6 +15,8 @@ final class VideoDecoder {
     private var sentEndOfStream = false
     /// Frames whose time is before this (seconds) may be skipped when no other frame refers to them.
     var skipNonReferenceBefore: Double = -.infinity
+    /// Discards every frame but keyframes without decoding them.
+    var keyframesOnly = false
     /// Receives the packets of other streams read on the way (the packet is unreferenced after);
     /// without one they are dropped. Set `MediaInput.discardAllButVideo()` to not read them at all.
     var otherPacketHandler: ((UnsafeMutablePointer<AVPacket>) throws(VideoError) -> Void)?
@@ -70,13 +72,7 @@ final class VideoDecoder {
     /// it, and drops decoder state. Callers check where it landed: demuxers differ in how exactly
     /// they honour a presentation time.
     func seek(toKeyframeBefore time: Double) throws(VideoError) {
-        var status = av.av_seek_frame(input.context, input.videoStreamIndex, timing.tick(max(0, time)), AVSEEK_FLAG_BACKWARD)
-        if status < 0 {
-            // A damaged sync-sample table leaves the demuxer no keyframe to land on. The stream's
-            // first frame is one, and decoding forward from it reaches any time, only slower.
-            status = av.av_seek_frame(input.context, input.videoStreamIndex, timing.tick(0), AVSEEK_FLAG_ANY)
-        }
-        guard status >= 0 else { throw .corrupt(reason: "cannot seek to \(time) s: the video's sample index is damaged") }
+        try input.seekVideo(toKeyframeBefore: time, timing: timing)
         av.avcodec_flush_buffers(codec)
         drained = false
         sentEndOfStream = false
@@ -115,7 +111,7 @@ final class VideoDecoder {
                 continue
             }
             let time = packet.pointee.pts == LibAV.noTimestamp ? Double.infinity : timing.seconds(packet.pointee.pts)
-            codec.pointee.skip_frame = time < skipNonReferenceBefore ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
+            codec.pointee.skip_frame = keyframesOnly ? AVDISCARD_NONKEY : time < skipNonReferenceBefore ? AVDISCARD_NONREF : AVDISCARD_DEFAULT
             let sent = av.avcodec_send_packet(codec, packet)
             // A damaged packet costs its own frame, not the stream: keep going with the next.
             if sent >= 0 || sent == LibAV.invalidData { return }
