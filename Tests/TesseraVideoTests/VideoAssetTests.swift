@@ -23,6 +23,19 @@ struct VideoAssetTests {
         #expect(silent.keyframeTimes == VideoFixtures.manifest["gop2.mp4"]!.keyframeTimes)
     }
 
+    @Test("the same frames in other containers: times from the first frame shown, counts only where stated",
+          arguments: [("fragmented.mp4", 120), ("transport.ts", nil), ("matroska.mkv", nil)] as [(String, Int?)])
+    func otherContainers(file: String, frameCount: Int?) async throws {
+        let asset = try await VideoAsset.load(path: VideoFixtures.path(file))
+        #expect(abs(asset.duration - 4.0) < 1e-3)
+        #expect(asset.frameCount == frameCount)
+        // Every keyframe the container lists is a real one, counted from the first frame shown
+        // (the TS stream starts at 1.4 s and the fragmented one at 1/15 s).
+        let keyframes = VideoFixtures.manifest[file]!.keyframeTimes
+        #expect(asset.keyframeTimes.allSatisfy { time in keyframes.contains { abs($0 - time) < 1e-5 } })
+        #expect(file.hasSuffix(".ts") ? asset.keyframeTimes.isEmpty : asset.keyframeTimes.first == 0)
+    }
+
     @Test("display size applies the pixel aspect and the display matrix as ffmpeg does", arguments: ["rotated.mp4", "anamorphic.mp4", "gop1.mp4"])
     func displaySize(file: String) async throws {
         let asset = try await VideoAsset.load(path: VideoFixtures.path(file))

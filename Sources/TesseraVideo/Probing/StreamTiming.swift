@@ -52,11 +52,17 @@ struct StreamTiming: Sendable {
     ///
     /// MP4 indexes by decode time, which runs ahead of presentation time by the B-frame delay; the
     /// first entry is the first frame shown, so its gap to the stream's start corrects them all.
+    ///
+    /// The frame count is what the container states, or the length of an MP4 index, which lists
+    /// every frame (a fragmented file states no count); an index of cues, as in Matroska, lists
+    /// only some, so its length counts nothing.
     func keyframeIndex(input: MediaInput) -> (keyframeTimes: [Double], frameCount: Int?) {
         let av = input.av
         let stream = input.videoStream
         let count = Int(av.avformat_index_get_entries_count(stream))
-        guard count > 0, let first = av.avformat_index_get_entry(stream, 0) else { return ([], nil) }
+        let indexesEveryFrame = String(cString: input.context.pointee.iformat.pointee.name).hasPrefix("mov,")
+        let stated = stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : indexesEveryFrame && count > 0 ? count : nil
+        guard count > 0, let first = av.avformat_index_get_entry(stream, 0) else { return ([], stated) }
         let decodeDelay = startTick - first.pointee.timestamp
         var times: [Double] = []
         for index in 0..<count {
@@ -64,6 +70,6 @@ struct StreamTiming: Sendable {
                   entry.pointee.flags & AVINDEX_KEYFRAME != 0 else { continue }
             times.append(seconds(entry.pointee.timestamp + decodeDelay))
         }
-        return (times.sorted(), count)
+        return (times.sorted(), stated)
     }
 }

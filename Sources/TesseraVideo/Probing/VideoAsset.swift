@@ -24,7 +24,7 @@ public struct VideoAsset: Sendable, Hashable {
     /// Times of the video stream's keyframes, ascending, from the container's index. Empty when
     /// the container has no index (raw streams, some Matroska files); seeking then probes.
     public let keyframeTimes: [Double]
-    /// Number of video frames the index lists, or nil without an index.
+    /// Number of video frames, as the container states it; nil when it does not (Matroska, MPEG-TS).
     public let frameCount: Int?
     /// The first frame's presentation time in video-stream ticks: the zero of every time above.
     /// Only a full probe finds it where the container does not state it (a fragmented MP4 with
