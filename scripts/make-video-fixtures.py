@@ -157,6 +157,11 @@ def main() -> None:
         subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(gop2), "-c", "copy", "-f", muxer,
                         "-fflags", "+bitexact", str(OUT / name)], check=True)
         manifest.append(describe(OUT / name, []))
+    # VP9 in WebM: a decoder that decodes every frame even when told to skip all but keyframes.
+    subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(gop2), "-c:v", "libvpx-vp9", "-b:v", "200k", "-g", "60",
+                    "-deadline", "realtime", "-cpu-used", "8", "-threads", "1", "-fflags", "+bitexact",
+                    str(OUT / "vp9.webm")], check=True)
+    manifest.append(describe(OUT / "vp9.webm", []))
     # Half a second: the reference control's zero-timescale case.
     short = encode("short.mp4", frames=15, gop=15, audio=False)
     manifest.append(describe(short, slot_probe_times(0.5, [3, 4])))

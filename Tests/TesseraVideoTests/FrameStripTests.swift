@@ -57,8 +57,8 @@ struct FrameStripTests {
         }
     }
 
-    @Test("MPEG-TS (no index, first frame at 1.4 s) and Matroska (cues, not every frame) sample like MP4",
-          arguments: ["transport.ts", "matroska.mkv"], [4, 7, 12])
+    @Test("MPEG-TS (no index, first frame at 1.4 s), Matroska (cues, not every frame) and VP9 in WebM sample like MP4",
+          arguments: ["transport.ts", "matroska.mkv", "vp9.webm"], [4, 7, 12])
     func otherContainers(file: String, count: Int) async throws {
         let entry = VideoFixtures.manifest[file]!
         let exact = try await strip(file, count, .exact)
@@ -73,16 +73,14 @@ struct FrameStripTests {
             #expect(abs(frame.time - entry.frames[index].time) < 1e-5, "slot \(frame.slot.index)")
             #expect(frame.time >= frame.slot.start - 1e-6 && frame.time < frame.slot.end, "slot \(frame.slot.index)")
         }
-        // Keyframes only; with no index at all (TS), found by decoding keyframes alone, still the
-        // nearest. (Matroska's cues here list only the first keyframe, so that is the nearest it knows.)
+        // The nearest keyframe, though TS lists none and these Matroska cues only the first:
+        // found by decoding keyframes alone.
         let keyframes = try await strip(file, count, .keyframe)
-        #expect(keyframes.frames.allSatisfy { entry.frames[VideoFixtures.index(of: $0.image)].key })
-        if file.hasSuffix(".ts") {
-            for frame in keyframes.frames {
-                let target = frame.slot.target
-                let nearest = entry.keyframeTimes.min { abs($0 - target) < abs($1 - target) || (abs($0 - target) == abs($1 - target) && $0 < $1) }!
-                #expect(abs(frame.time - nearest) < 1e-5, "slot \(frame.slot.index)")
-            }
+        for frame in keyframes.frames {
+            let target = frame.slot.target
+            let nearest = entry.keyframeTimes.min { abs($0 - target) < abs($1 - target) || (abs($0 - target) == abs($1 - target) && $0 < $1) }!
+            #expect(VideoFixtures.index(of: frame.image) == entry.frames.firstIndex { abs($0.time - nearest) < 1e-5 }, "slot \(frame.slot.index)")
+            #expect(abs(frame.time - nearest) < 1e-5, "slot \(frame.slot.index)")
         }
     }
 

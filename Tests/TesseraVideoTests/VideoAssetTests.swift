@@ -24,11 +24,12 @@ struct VideoAssetTests {
     }
 
     @Test("the same frames in other containers: times from the first frame shown, counts only where stated",
-          arguments: [("fragmented.mp4", 120), ("transport.ts", nil), ("matroska.mkv", nil)] as [(String, Int?)])
-    func otherContainers(file: String, frameCount: Int?) async throws {
+          arguments: [("fragmented.mp4", 120, true), ("transport.ts", nil, false), ("matroska.mkv", nil, false)] as [(String, Int?, Bool)])
+    func otherContainers(file: String, frameCount: Int?, completeIndex: Bool) async throws {
         let asset = try await VideoAsset.load(path: VideoFixtures.path(file))
         #expect(abs(asset.duration - 4.0) < 1e-3)
         #expect(asset.frameCount == frameCount)
+        #expect(asset.keyframeIndexIsComplete == completeIndex)
         // Every keyframe the container lists is a real one, counted from the first frame shown
         // (the TS stream starts at 1.4 s and the fragmented one at 1/15 s).
         let keyframes = VideoFixtures.manifest[file]!.keyframeTimes

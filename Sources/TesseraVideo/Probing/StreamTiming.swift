@@ -56,13 +56,16 @@ struct StreamTiming: Sendable {
     /// The frame count is what the container states, or the length of an MP4 index, which lists
     /// every frame (a fragmented file states no count); an index of cues, as in Matroska, lists
     /// only some, so its length counts nothing.
-    func keyframeIndex(input: MediaInput) -> (keyframeTimes: [Double], frameCount: Int?) {
+    /// `complete` says whether the index lists every keyframe (MP4, AVI) or only some (Matroska's
+    /// cues) or none (MPEG-TS).
+    func keyframeIndex(input: MediaInput) -> (keyframeTimes: [Double], frameCount: Int?, complete: Bool) {
         let av = input.av
         let stream = input.videoStream
         let count = Int(av.avformat_index_get_entries_count(stream))
-        let indexesEveryFrame = String(cString: input.context.pointee.iformat.pointee.name).hasPrefix("mov,")
+        let format = String(cString: input.context.pointee.iformat.pointee.name)
+        let indexesEveryFrame = format.hasPrefix("mov,") || format == "avi"
         let stated = stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : indexesEveryFrame && count > 0 ? count : nil
-        guard count > 0, let first = av.avformat_index_get_entry(stream, 0) else { return ([], stated) }
+        guard count > 0, let first = av.avformat_index_get_entry(stream, 0) else { return ([], stated, false) }
         let decodeDelay = startTick - first.pointee.timestamp
         var times: [Double] = []
         for index in 0..<count {
@@ -70,6 +73,6 @@ struct StreamTiming: Sendable {
                   entry.pointee.flags & AVINDEX_KEYFRAME != 0 else { continue }
             times.append(seconds(entry.pointee.timestamp + decodeDelay))
         }
-        return (times.sorted(), stated)
+        return (times.sorted(), stated, indexesEveryFrame)
     }
 }

@@ -30,6 +30,9 @@ public struct VideoAsset: Sendable, Hashable {
     /// Only a full probe finds it where the container does not state it (a fragmented MP4 with
     /// B-frames shows its first frame after a delay), so lighter openings of the file take it from here.
     var firstFrameTick: Int64 = 0
+    /// Whether `keyframeTimes` lists every keyframe (MP4, AVI) rather than some (Matroska's cues)
+    /// or none (MPEG-TS).
+    var keyframeIndexIsComplete = true
 
     /// Upright display size, in pixels: pixel aspect applied, then the rotation.
     public var displaySize: PixelSize {
@@ -77,7 +80,8 @@ public struct VideoAsset: Sendable, Hashable {
             hasAudio: hasAudio,
             keyframeTimes: index.keyframeTimes,
             frameCount: index.frameCount,
-            firstFrameTick: timing.startTick
+            firstFrameTick: timing.startTick,
+            keyframeIndexIsComplete: index.complete
         )
     }
 

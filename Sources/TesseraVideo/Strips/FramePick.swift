@@ -6,7 +6,7 @@ enum FramePick: Equatable {
     /// The first frame at or after this time (seconds), decoded forward from the keyframe before it.
     case firstFrame(atOrAfter: Double)
     /// The keyframe nearest this time (seconds), found by decoding keyframes only: keyframe mode
-    /// in a stream whose container lists none (MPEG-TS).
+    /// where the container lists some keyframes (Matroska's cues) or none (MPEG-TS).
     case nearestKeyframe(to: Double)
 
     init(slot: FrameSlot, asset: VideoAsset, mode: FrameSamplingMode) {
@@ -19,6 +19,8 @@ enum FramePick: Equatable {
             }
         case .exact:
             self = .firstFrame(atOrAfter: slot.target)
+        case .keyframe where !asset.keyframeIndexIsComplete:
+            self = .nearestKeyframe(to: slot.target)
         case .keyframe:
             let before = asset.keyframe(atOrBefore: slot.target)
             let after = asset.keyframeTimes.first { $0 > slot.target + VideoAsset.timeTolerance }

@@ -80,19 +80,26 @@ final class FrameSampler {
         decoder.keyframesOnly = true
         defer { decoder.keyframesOnly = false }
         let av = decoder.input.av
+        // Some decoders (VP9) decode every frame whatever they are told: pass over those.
+        func nextKeyframe() throws(VideoError) -> (frame: UnsafeMutablePointer<AVFrame>, time: Double)? {
+            while let frame = try decoder.nextFrame() {
+                if frame.pointee.key_frame != 0 { return (frame, decoder.frameTime) }
+            }
+            return nil
+        }
         for stepBack in 0..<8 {
             let from = stepBack == 0 ? time : max(0, time - Double(1 << stepBack))
             try decoder.seek(toKeyframeBefore: from)
-            guard let first = try decoder.nextFrame() else { continue }
+            guard let first = try nextKeyframe() else { continue }
             var before: Double? = nil
-            var next: (frame: UnsafeMutablePointer<AVFrame>, time: Double)? = (first, decoder.frameTime)
+            var next: (frame: UnsafeMutablePointer<AVFrame>, time: Double)? = first
             if next!.time > time + Self.tolerance, from > 0 { continue }
             av.av_frame_unref(previous)
             while let current = next, current.time <= time + Self.tolerance {
                 av.av_frame_unref(previous)
                 av.av_frame_move_ref(previous, current.frame)
                 before = current.time
-                next = try decoder.nextFrame().map { ($0, decoder.frameTime) }
+                next = try nextKeyframe()
             }
             switch (before, next) {
             case (let before?, let after?) where after.time - time < time - before: return try capture(after.frame, time: after.time)
