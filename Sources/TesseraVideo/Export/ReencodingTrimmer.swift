@@ -31,7 +31,7 @@ final class ReencodingTrimmer {
         try container.writeHeader()
 
         let decoder = try VideoDecoder(input: input, threads: ProcessInfo.processInfo.activeProcessorCount)
-        var seekTime = range.lowerBound
+        let seekTime: Double
         if let indexed = asset.keyframe(atOrBefore: range.lowerBound) {
             seekTime = indexed
         } else {

@@ -20,7 +20,7 @@ struct StreamCopyTrimmer {
         if let audio = mapping.audioIndex { try mapping.addCopiedStream(audio, to: container) }
 
         let timing = StreamTiming(input: input)
-        var (seekTime, keyframe) = (range.lowerBound, range.lowerBound)
+        let (seekTime, keyframe): (Double, Double)
         if let indexed = asset.keyframe(atOrBefore: range.lowerBound) {
             (seekTime, keyframe) = (indexed, indexed)
         } else {

@@ -21,8 +21,9 @@ public struct VideoAsset: Sendable, Hashable {
     /// The codec's short name ("h264", "hevc", "vp9", ...).
     public let codec: String
     public let hasAudio: Bool
-    /// Times of the video stream's keyframes, ascending, from the container's index. Empty when
-    /// the container has no index (raw streams, some Matroska files); seeking then probes.
+    /// Times of the video stream's keyframes, ascending, from the container's index: all of them in
+    /// MP4 and AVI, those with cues in Matroska, none in MPEG-TS or raw streams, which are then
+    /// found by reading the stream.
     public let keyframeTimes: [Double]
     /// Number of video frames, as the container states it; nil when it does not (Matroska, MPEG-TS).
     public let frameCount: Int?

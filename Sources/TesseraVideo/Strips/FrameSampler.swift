@@ -72,8 +72,8 @@ final class FrameSampler {
         return try firstFrame(atOrAfter: key)
     }
 
-    /// The keyframe nearest `time` in a stream whose container lists none, found with every other
-    /// frame discarded undecoded: seek to `time` (or, while that lands past it, ever earlier), then
+    /// The keyframe nearest `time` where the container lists only some keyframes or none, found
+    /// with every other frame discarded undecoded: seek to `time` (or, while that lands past it, ever earlier), then
     /// walk keyframe by keyframe to the last one at or before `time` and the first one after it.
     private func nearestKeyframe(to time: Double) throws(VideoError) -> (time: Double, image: PixelBuffer) {
         position = nil
@@ -91,10 +91,9 @@ final class FrameSampler {
             let from = stepBack == 0 ? time : max(0, time - Double(1 << stepBack))
             try decoder.seek(toKeyframeBefore: from)
             guard let first = try nextKeyframe() else { continue }
-            var before: Double? = nil
+            if first.time > time + Self.tolerance, from > 0 { continue }
+            var before: Double?
             var next: (frame: UnsafeMutablePointer<AVFrame>, time: Double)? = first
-            if next!.time > time + Self.tolerance, from > 0 { continue }
-            av.av_frame_unref(previous)
             while let current = next, current.time <= time + Self.tolerance {
                 av.av_frame_unref(previous)
                 av.av_frame_move_ref(previous, current.frame)
