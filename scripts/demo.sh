@@ -48,11 +48,12 @@ if [ -x /usr/bin/time ]; then /usr/bin/time -f "peak memory %M KB, %e s" "${bomb
 section "The grid experiment: 100 photos in 100×100-point cells at 3x, full decode vs. downsampled"
 "$demo" "$out"/photos 100
 
-section "Video: probe, a fast and an exact frame strip, a sprite sheet with a WebVTT track"
+section "Video: probe, fast, exact and keyframe-only frame strips, a sprite sheet with a WebVTT track"
 video="$samples"/video/gop2.mp4
 "$tessera" info "$video" "$samples"/video/rotated.mp4
 "$tessera" strip "$video" --frames 6 --height 72 --mode fast --output "$out"/strip-fast.png --json
 "$tessera" strip "$video" --frames 6 --height 72 --mode exact --output "$out"/strip-exact.png --json
+"$tessera" strip "$video" --frames 6 --height 72 --mode keyframe --output "$out"/strip-keyframe.png --json
 "$tessera" strip "$samples"/video/gop1.mp4 --frames 8 --height 54 --layout sprite --columns 4 \
   --output "$out"/sprite.jpg --vtt "$out"/thumbnails.vtt
 head -n 5 "$out"/thumbnails.vtt
