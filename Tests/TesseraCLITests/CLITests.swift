@@ -25,10 +25,14 @@ enum CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// - Parameter environment: variables added to this process's own environment.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

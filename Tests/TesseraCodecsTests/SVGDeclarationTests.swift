@@ -3,7 +3,7 @@ import Testing
 
 /// CTesseraSVG writes librsvg's, cairo's and GLib's prototypes out by hand (it cannot include
 /// their headers without linking them). A prototype or struct that drifted from the real one would
-/// corrupt memory only at run time, so this compiles Tests/ABIChecks/svg-declarations.c, which
+/// corrupt memory only at run time, so this compiles Tests/NativeHelpers/svg-declarations.c, which
 /// holds the hand-written table against the real headers with static assertions.
 @Suite("Hand-written C declarations")
 struct SVGDeclarationTests {
@@ -15,7 +15,7 @@ struct SVGDeclarationTests {
         let compile = try run("clang", ["-fsyntax-only", "-Werror"]
             + flags.output.split(whereSeparator: \.isWhitespace).map(String.init)
             + ["-I", repository.appendingPathComponent("Sources/CTesseraSVG/include").path,
-               repository.appendingPathComponent("Tests/ABIChecks/svg-declarations.c").path])
+               repository.appendingPathComponent("Tests/NativeHelpers/svg-declarations.c").path])
         #expect(compile.status == 0, "\(compile.errors)")
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// libheif, libtiff, librsvg and ffmpeg's libraries are loaded on first use. When one is not
+/// installed, the files that need it fail with a one-line error saying what to install, and
+/// everything else in the batch goes on. The dynamic loader is made to not find them with an
+/// LD_AUDIT module (Tests/NativeHelpers/hide-libraries.c), compiled here with the toolchain's clang.
+@Suite("Missing system libraries")
+struct MissingLibraryTests {
+    private static func auditModule(in directory: URL) throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("NativeHelpers/hide-libraries.c")
+        let module = directory.appendingPathComponent("hide-libraries.so")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["clang", "-shared", "-fPIC", "-o", module.path, source.path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "clang could not build the audit module")
+        return module.path
+    }
+
+    @Test("images needing libheif, libtiff or librsvg fail one line each, naming what to install; the rest of the batch is made")
+    func imageLibraries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libheif.so.:libtiff.so.:librsvg-2.so."]
+        let outputs = directory.appendingPathComponent("out")
+        let inputs = ["heic-basic.heic", "tiff-rgb-lzw.tif", "svg-size.svg", "jpeg-orientation-6.jpg"]
+        let result = try CLI.run(["thumbnail"] + inputs.map(CLI.fixture) + ["--max-pixel-size", "16", "--output-dir", outputs.path],
+                                 environment: environment)
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stderr)")
+        for (file, library) in [("heic-basic.heic", "libheif"), ("tiff-rgb-lzw.tif", "libtiff"), ("svg-size.svg", "librsvg")] {
+            #expect(lines.contains { $0.contains(file) && $0.contains("cannot load \(library)") && $0.contains("install") }, "\(file)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: outputs.path)
+        #expect(written.count == 1 && written[0].hasPrefix("jpeg-orientation-6"))
+    }
+
+    @Test("videos fail one line, naming what to install, when ffmpeg's libraries are missing")
+    func videoLibraries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libavcodec.so."]
+        let output = directory.appendingPathComponent("strip.png").path
+        let result = try CLI.run(["strip", CLI.fixture("video/gop1.mp4"), "--frames", "4", "--output", output], environment: environment)
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.contains("gop1.mp4: ffmpeg libraries unavailable: cannot load libavcodec") == true)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
