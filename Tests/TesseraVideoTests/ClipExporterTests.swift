@@ -49,6 +49,25 @@ struct ClipExporterTests {
         #expect(abs(reencoded.start - entry.frames[entry.firstFrame(atOrAfter: start)].time) < 1e-3)
     }
 
+    @Test("a file kind that cannot hold the codec is refused up front, saying why; one that can is written")
+    func codecsTheOutputCanHold() async throws {
+        let directory = try VideoFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let webm = directory.appendingPathComponent("clip.webm").path
+        for (file, method) in [("vp9.webm", ClipExporter.Method.exact()), ("gop2.mp4", .streamCopy)] {
+            do {
+                _ = try await ClipExporter.trim(path: VideoFixtures.path(file), from: 1, to: 2, output: webm, method: method)
+                Issue.record("\(file) trimmed into WebM as H.264")
+            } catch {
+                #expect(error.description.contains(".webm files cannot hold h264"), "\(error)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
+        let copied = try await ClipExporter.trim(path: VideoFixtures.path("vp9.webm"), from: 1, to: 2, output: webm)
+        #expect(copied.start <= 1)
+        #expect(try await VideoAsset.load(path: webm).codec == "vp9")
+    }
+
     @Test("exact re-encoding starts on the first frame at or after the start and ends at the end",
           arguments: [(1.5, 3.2), (0.7, 1.0), (0.0, 4.0), (2.01, 2.5)])
     func exact(start: Double, end: Double) async throws {

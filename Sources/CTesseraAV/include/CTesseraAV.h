@@ -25,6 +25,7 @@
     X(av_find_best_stream) X(av_read_frame) X(av_seek_frame) X(avformat_index_get_entries_count)   \
     X(avformat_index_get_entry) X(av_stream_get_side_data) X(av_stream_new_side_data)              \
     X(avformat_alloc_output_context2) X(avformat_new_stream) X(avformat_free_context)              \
+    X(avformat_query_codec)                                                                        \
     X(avio_open) X(avio_closep) X(avformat_write_header) X(av_interleaved_write_frame)             \
     X(av_write_trailer) X(avcodec_find_decoder) X(avcodec_find_encoder)                            \
     X(avcodec_find_encoder_by_name) X(avcodec_alloc_context3) X(avcodec_free_context)              \

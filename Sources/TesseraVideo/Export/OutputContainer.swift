@@ -32,6 +32,16 @@ final class OutputContainer {
         if !finished { try? FileManager.default.removeItem(atPath: temporary) }
     }
 
+    /// Fails up front, saying why, when this kind of file cannot hold `codec` (H.264 in WebM, say),
+    /// rather than at the header with libav's "Invalid argument". `advice` ends the message.
+    func checkCanHold(_ codec: AVCodecID, advice: String) throws(VideoError) {
+        // 1: it can; 0: it cannot; negative: the muxer does not say, so let the header decide.
+        guard av.avformat_query_codec(context.pointee.oformat, codec, FF_COMPLIANCE_NORMAL) == 0 else { return }
+        let name = av.avcodec_get_name(codec).map { String(cString: $0) } ?? "this"
+        let kind = URL(fileURLWithPath: destination).pathExtension
+        throw .exportFailed(reason: ".\(kind) files cannot hold \(name) (\(advice))")
+    }
+
     /// Whether encoders must put codec headers in their extradata rather than in the stream.
     var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 
@@ -53,7 +63,10 @@ final class OutputContainer {
         guard status >= 0 else { throw .exportFailed(reason: "cannot write next to \(destination): \(LibAV.message(status))") }
         opened = true
         let header = av.avformat_write_header(context, nil)
-        guard header >= 0 else { throw .exportFailed(reason: "container header: \(LibAV.message(header))") }
+        guard header >= 0 else {
+            let kind = URL(fileURLWithPath: destination).pathExtension
+            throw .exportFailed(reason: "a .\(kind) file cannot be written with these streams (\(LibAV.message(header))); use .mp4, .mov or .mkv")
+        }
     }
 
     /// Writes `packet` (timestamps already in `stream`'s time base) and takes its data.

@@ -21,6 +21,7 @@ final class ReencodingTrimmer {
 
     func trim(_ range: Range<Double>, output path: String) throws(VideoError) -> TrimResult {
         let container = try OutputContainer(destination: path, av: av)
+        try container.checkCanHold(AV_CODEC_ID_H264, advice: "exact trims are encoded as H.264: use .mp4, .mov or .mkv")
         var mapping = StreamMapping(input: input)
         let encoder = try VideoEncoder(source: input.videoStream, av: av, crf: crf, preset: preset, globalHeader: container.wantsGlobalHeader)
         let videoOut = try container.addStream()

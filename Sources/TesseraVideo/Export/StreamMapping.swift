@@ -22,6 +22,7 @@ struct StreamMapping {
     /// Adds an output stream copying the input stream `index`'s codec parameters as they are.
     mutating func addCopiedStream(_ index: Int32, to container: OutputContainer) throws(VideoError) {
         let source = input.streams[Int(index)]
+        try container.checkCanHold(source.pointee.codecpar.pointee.codec_id, advice: "copied streams keep their codec; .mkv holds any")
         let stream = try container.addStream()
         guard av.avcodec_parameters_copy(stream.pointee.codecpar, source.pointee.codecpar) >= 0 else {
             throw .exportFailed(reason: "out of memory")
