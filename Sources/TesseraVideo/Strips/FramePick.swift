@@ -25,7 +25,9 @@ enum FramePick: Equatable {
             let before = asset.keyframe(atOrBefore: slot.target)
             let after = asset.keyframeTimes.first { $0 > slot.target + VideoAsset.timeTolerance }
             switch (before, after) {
-            case (let before?, let after?): self = .keyframe(after - slot.target < slot.target - before ? after : before)
+            // Equally near within the tolerance is a tie, which the earlier keyframe wins.
+            case (let before?, let after?):
+                self = .keyframe(after - slot.target < slot.target - before - VideoAsset.timeTolerance ? after : before)
             case (let only?, nil), (nil, let only?): self = .keyframe(only)
             case (nil, nil): self = .nearestKeyframe(to: slot.target)
             }

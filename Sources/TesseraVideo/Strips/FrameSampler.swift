@@ -101,7 +101,8 @@ final class FrameSampler {
                 next = try nextKeyframe()
             }
             switch (before, next) {
-            case (let before?, let after?) where after.time - time < time - before: return try capture(after.frame, time: after.time)
+            case (let before?, let after?) where after.time - time < time - before - Self.tolerance:
+                return try capture(after.frame, time: after.time)
             case (let before?, _): return try capture(previous, time: before)
             case (nil, let after?): return try capture(after.frame, time: after.time)
             case (nil, nil): continue
