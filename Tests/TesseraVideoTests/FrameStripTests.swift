@@ -181,6 +181,12 @@ struct FrameStripTests {
                                    clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [], frameCount: nil)
         #expect(FramePick(slot: slots[3], asset: unindexed, mode: .keyframe) == .nearestKeyframe(to: 10.5))
         #expect(FramePick(slot: slots[3], asset: unindexed, mode: .fast) == .firstFrame(atOrAfter: 9))
+        // Keyframes 4096 and 8192 ticks of 1/15360 s lie equally far from 0.4 s, but not in binary
+        // floating point: still a tie, which the earlier one wins.
+        let av1 = VideoAsset(path: "", duration: 4, frameRate: 30, pixelSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+                             clockwiseQuarterTurns: 0, codec: "av1", hasAudio: false, keyframeTimes: [0, 4096.0 / 15360, 8192.0 / 15360],
+                             frameCount: 120)
+        #expect(FramePick(slot: FrameSlot.slots(duration: 4, count: 5)[0], asset: av1, mode: .keyframe) == .keyframe(4096.0 / 15360))
     }
 
     @Test("decoding cost counts the seconds decoded, going on from the previous slot within a group of pictures")
