@@ -7,6 +7,7 @@ intervals), 20 frames at 90 px height, plus a 500-frame strip (the reference tri
   * exact mode against 20 separate `ffmpeg -ss T -i … -frames:v 1` runs, one per slot centre,
     which is how scripts usually pull frames at given times;
   * 500 frames against one ffmpeg pass with the fps filter (every frame decoded, 500 kept)."""
+import os
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,38 @@ def make_video(path, keyframe_seconds):
                     "-x264-params", f"keyint={gop}:min-keyint={gop}:scenecut=0",
                     "-c:a", "aac", "-b:a", "64k", str(path) + ".partial.mp4"], check=True)
     Path(str(path) + ".partial.mp4").rename(path)
+
+
+def fast_rule_floor(video, keyframe_seconds):
+    """CPU seconds ffmpeg alone needs to decode what the fast rule must: for each slot whose
+    keyframe before the centre lies outside it, from that keyframe to the slot start (one thread,
+    frames nothing refers to skipped). Divided by the cores, no strip in fast mode can beat it."""
+    keyframes = list(range(0, DURATION, keyframe_seconds))
+    ranges = []
+    for k in range(FRAMES):
+        start, centre = k * DURATION / FRAMES, (k + 0.5) * DURATION / FRAMES
+        key = max(t for t in keyframes if t <= centre)
+        if key < start:
+            ranges.append([key, start])
+    merged = []
+    for begin, end in sorted(ranges):
+        if merged and begin <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([begin, end])
+
+    def cpu(length):
+        total = 0.0
+        for begin, end in merged:
+            argv = ["ffmpeg", "-v", "error", "-threads", "1", "-skip_frame", "noref", "-ss", str(begin),
+                    "-t", str(length(begin, end)), "-i", str(video), "-an", "-f", "null", "-"]
+            proc = subprocess.Popen(argv)
+            _, _, usage = os.wait4(proc.pid, 0)
+            total += usage.ru_utime + usage.ru_stime
+        return total
+    # Less the cost of opening the file and decoding the keyframe, measured the same way.
+    decode = cpu(lambda begin, end: end - begin) - cpu(lambda begin, end: 0.001)
+    return sum(end - begin for begin, end in merged), decode
 
 
 def main(tessera, inputs):
@@ -76,6 +109,10 @@ def main(tessera, inputs):
             print(f"  goals: fast strip {fast:.3f} s (goal < 0.3 s; keyframe mode {keyframe:.3f} s);"
                   f" exact per frame {exact / FRAMES * 1000:.0f} ms"
                   f" vs ffmpeg per seek {seeks / FRAMES * 1000:.0f} ms = {exact / seeks:.2f}× (goal ≤ 0.5×)")
+        seconds_decoded, cpu = fast_rule_floor(video, seconds)
+        cores = os.cpu_count() or 1
+        print(f"  fast-rule floor: {seconds_decoded:.0f} s of video must be decoded; ffmpeg alone takes {cpu:.2f} CPU-s,"
+              f" so ≥ {cpu / cores:.2f} s on {cores} cores")
 
 
 if __name__ == "__main__":
