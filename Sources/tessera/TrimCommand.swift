@@ -17,7 +17,7 @@ struct TrimCommand: AsyncParsableCommand {
     @Option(help: "End, in seconds.")
     var to: Double
 
-    @Option(help: "The clip to write (.mp4, .mov or .mkv); it appears only when complete.")
+    @Option(help: "The clip to write (.mp4, .mov or .mkv; .webm or .ts when they hold the codec); it appears only when complete.")
     var output: String
 
     @Flag(help: "Re-encode the video (libx264) so the clip starts on the requested frame.")

@@ -32,13 +32,7 @@ final class ReencodingTrimmer {
         try container.writeHeader()
 
         let decoder = try VideoDecoder(input: input, threads: ProcessInfo.processInfo.activeProcessorCount)
-        let seekTime: Double
-        if let indexed = asset.keyframe(atOrBefore: range.lowerBound) {
-            seekTime = indexed
-        } else {
-            seekTime = try input.locateKeyframe(atOrBefore: range.lowerBound, timing: decoder.timing).seekTime
-        }
-        try decoder.seek(toKeyframeBefore: seekTime)
+        try decoder.seek(toKeyframeBefore: input.keyframe(atOrBefore: range.lowerBound, asset: asset, timing: decoder.timing).seekTime)
         decoder.skipNonReferenceBefore = range.lowerBound - tolerance
 
         // Audio read before the first kept frame is known waits here, so both share one origin.

@@ -20,12 +20,7 @@ struct StreamCopyTrimmer {
         if let audio = mapping.audioIndex { try mapping.addCopiedStream(audio, to: container) }
 
         let timing = StreamTiming(input: input)
-        let (seekTime, keyframe): (Double, Double)
-        if let indexed = asset.keyframe(atOrBefore: range.lowerBound) {
-            (seekTime, keyframe) = (indexed, indexed)
-        } else {
-            (seekTime, keyframe) = try input.locateKeyframe(atOrBefore: range.lowerBound, timing: timing)
-        }
+        let (seekTime, keyframe) = try input.keyframe(atOrBefore: range.lowerBound, asset: asset, timing: timing)
         try input.seekVideo(toKeyframeBefore: seekTime, timing: timing)
         try container.writeHeader()
 

@@ -23,10 +23,12 @@ extension MediaInput {
         guard status >= 0 else { throw .corrupt(reason: "cannot seek to \(time) s: the video's sample index is damaged") }
     }
 
-    /// In a container without a keyframe index: the last video keyframe at or before `time`, and
-    /// a time to seek to (with `seekVideo`) from which reading reaches it. Found by reading packets
-    /// only, from ever earlier seeks while the first keyframe after the landing lies past `time`.
-    func locateKeyframe(atOrBefore time: Double, timing: StreamTiming) throws(VideoError) -> (seekTime: Double, keyframe: Double) {
+    /// The last video keyframe at or before `time`, and a time to seek to (with `seekVideo`) from
+    /// which reading reaches it: from `asset`'s index when it lists one there, else found by reading
+    /// packets only, from ever earlier seeks while the first keyframe after the landing lies past
+    /// `time` (MPEG-TS, raw streams).
+    func keyframe(atOrBefore time: Double, asset: VideoAsset, timing: StreamTiming) throws(VideoError) -> (seekTime: Double, keyframe: Double) {
+        if let indexed = asset.keyframe(atOrBefore: time) { return (indexed, indexed) }
         guard let packet = av.av_packet_alloc() else { throw .decodeFailed(reason: "out of memory") }
         defer { var owned: UnsafeMutablePointer<AVPacket>? = packet; av.av_packet_free(&owned) }
         let tolerance = VideoAsset.timeTolerance
