@@ -50,8 +50,17 @@ public struct PointSize: Hashable, Sendable, Codable {
 public struct DisplayScale: Hashable, Sendable, Codable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
     public let value: Double
 
+    /// A scale known to be valid; a value that is not finite and positive is a programming error.
+    /// Hosts taking a scale from outside use ``init(validating:)``.
     public init(_ value: Double) {
         precondition(value > 0 && value.isFinite, "a display scale must be positive")
+        self.value = value
+    }
+
+    /// A scale from outside (an option, a query string).
+    /// - Throws: ``InvalidArgumentError`` unless `value` is finite and greater than 0.
+    public init(validating value: Double) throws(InvalidArgumentError) {
+        guard value > 0, value.isFinite else { throw InvalidArgumentError("scale", "must be a finite number greater than 0") }
         self.value = value
     }
 

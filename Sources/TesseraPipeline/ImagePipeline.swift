@@ -20,8 +20,10 @@ public final class ImagePipeline: Sendable {
         public var decoder: any ImageDecoding
         /// Downloads at once.
         public var maximumConcurrentDownloads: Int
-        /// Decodes (and processing) at once.
+        /// Decodes (and processing) at once; they run on `executor`'s threads.
         public var maximumConcurrentDecodes: Int
+        /// Where decoding and processing run.
+        public var executor: WorkExecutor
         /// Also keep processed, display-sized variants in the disk cache (as PNG, under their own
         /// keys), so a later run skips decoding the original.
         public var storesProcessedImagesOnDisk: Bool
@@ -32,9 +34,11 @@ public final class ImagePipeline: Sendable {
             imageCache: (any ImageCaching)? = MemoryImageCache(),
             decoder: any ImageDecoding = ThumbnailDecoder(),
             maximumConcurrentDownloads: Int = 6,
-            maximumConcurrentDecodes: Int = ProcessInfo.processInfo.activeProcessorCount,
+            maximumConcurrentDecodes: Int = activeProcessorCount(),
+            executor: WorkExecutor = .shared,
             storesProcessedImagesOnDisk: Bool = false
         ) {
+            self.executor = executor
             self.storesProcessedImagesOnDisk = storesProcessedImagesOnDisk
             self.dataLoader = dataLoader
             self.dataCache = dataCache
@@ -168,24 +172,26 @@ public final class ImagePipeline: Sendable {
     ) async throws -> DecodedResult {
         let decoder = configuration.decoder
         let start = ContinuousClock.now
+        let executor = configuration.executor
         let pixels = try await decodes.run(ticket: ticket, priority: priority) {
-            try Task.checkCancellation()
-            let source: ImageSource = switch loaded.location {
-            case .file(let url): .file(url.path)
-            case .memory(let data): .data(data)
-            }
-            var pixels = try decoder.decode(source, for: request)
-            for processor in request.processors {
-                try Task.checkCancellation()
-                do {
-                    pixels = try processor.process(pixels)
-                } catch let error as ImagePipelineError {
-                    throw error
-                } catch {
-                    throw ImagePipelineError.processingFailed(String(describing: error))
+            try await executor.run(priority: priority.workPriority) { context in
+                let source: ImageSource = switch loaded.location {
+                case .file(let url): .file(url.path)
+                case .memory(let data): .data(data)
                 }
+                var pixels = try decoder.decode(source, for: request)
+                for processor in request.processors {
+                    try context.checkCancellation()
+                    do {
+                        pixels = try processor.process(pixels)
+                    } catch let error as ImagePipelineError {
+                        throw error
+                    } catch {
+                        throw ImagePipelineError.processingFailed(String(describing: error))
+                    }
+                }
+                return pixels
             }
-            return pixels
         }
         await statistics.record(.decode)
         return DecodedResult(pixels: pixels, source: loaded.source, decodeDuration: seconds(since: start))
@@ -246,6 +252,20 @@ public actor PipelineStatistics {
     public private(set) var networkFetches = 0
     public private(set) var decodes = 0
     public private(set) var failures = 0
+
+    /// The counts now, as a `Codable` value.
+    public var snapshot: Snapshot {
+        Snapshot(networkFetches: networkFetches, diskHits: diskHits, memoryHits: memoryHits, decodes: decodes, failures: failures)
+    }
+
+    /// The counts at one moment (`tessera load --json`'s summary line has these keys).
+    public struct Snapshot: Sendable, Hashable, Codable {
+        public var networkFetches: Int
+        public var diskHits: Int
+        public var memoryHits: Int
+        public var decodes: Int
+        public var failures: Int
+    }
 
     func record(_ event: Event) {
         switch event {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Tessera
 
-struct ConvertCommand: ParsableCommand {
+struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp)."
@@ -14,31 +14,35 @@ struct ConvertCommand: ParsableCommand {
     @Argument(help: "The file to write; its extension picks the format.")
     var output: String
 
-    @Option(help: "JPEG or WebP quality, 1–100.")
-    var quality: Int?
+    @OptionGroup var quality: QualityOption
 
     @Flag(help: "Turn the pixels upright by the EXIF orientation (by default they are written as stored).")
     var autoOrient = false
 
-    @Option(help: "Refuse images with more pixels than this.")
+    @Option(help: "Refuse images with more pixels than this (≥ 1).", transform: Parse.integer(1))
     var maxPixels = DecodeOptions.defaultMaximumPixelCount
 
-    func run() throws {
-        let outputExtension = URL(fileURLWithPath: output).pathExtension
-        guard let encoding = ImageEncoding(fileExtension: outputExtension, quality: quality) else {
-            throw ValidationError("\(output): cannot write .\(outputExtension) files (use .jpg, .png or .webp)")
-        }
+    func validate() throws {
+        do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
+    }
+
+    func run() async throws {
+        let failures = FailureLog()
+        let encoding = try ImageEncoding(outputPath: output, quality: quality.quality)
+        let (input, autoOrient, maxPixels) = (self.input, self.autoOrient, self.maxPixels)
         do {
-            let decoded = try ImageDecoder(options: DecodeOptions(maximumPixelCount: maxPixels)).decode(.file(input))
-            let pixels = autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels
-            let data = try ImageEncoder.encode(pixels, as: encoding)
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch let error as ImageDecodingError {
-            reportFailure(input, error)
-            throw ExitCode.failure
+            let pixels = try await WorkExecutor.shared.run { _ in
+                let decoded = try ImageDecoder(options: DecodeOptions(maximumPixelCount: maxPixels)).decode(.file(input))
+                return autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels
+            }
+            do {
+                try ImageEncoder.encode(pixels, as: encoding).write(to: URL(fileURLWithPath: output), options: .atomic)
+            } catch {
+                failures.report(output, error)
+            }
         } catch {
-            reportFailure(output, error)
-            throw ExitCode.failure
+            failures.report(input, error)
         }
+        try failures.exit()
     }
 }

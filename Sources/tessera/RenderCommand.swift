@@ -11,17 +11,18 @@ struct RenderCommand: AsyncParsableCommand {
     @Argument(help: "A .dzi file, an IIIF info.json, or a pyramid directory.")
     var source: String
 
-    @Option(help: "Viewport size in points, WxH.")
-    var viewport: String
+    @Option(help: "Viewport size in points, WxH.", transform: Parse.pointSize)
+    var viewport: PointSize
 
-    @Option(help: "Screen scale (1, 2, 3).")
-    var scale = 1.0
+    @Option(help: "Screen scale, > 0 (1, 2, 3).", transform: Parse.scale)
+    var scale: DisplayScale = .x1
 
-    @Option(help: "Points per full-resolution image pixel (1 at scale 1 is 1:1). Default: fit the image.")
+    @Option(help: "Points per full-resolution image pixel, > 0 (1 at scale 1 is 1:1). Default: fit the image.",
+            transform: Parse.number(greaterThan: 0))
     var zoom: Double?
 
-    @Option(help: "Full-resolution pixel at the viewport's centre, X,Y. Default: the image centre.")
-    var center: String?
+    @Option(help: "Full-resolution pixel at the viewport's centre, X,Y. Default: the image centre.", transform: Parse.pixelPoint)
+    var center: ImagePoint?
 
     @Option(help: "The PNG (or JPEG/WebP) to write.")
     var output: String
@@ -32,32 +33,31 @@ struct RenderCommand: AsyncParsableCommand {
     @Flag(help: "Print each tile event (requested, cached, drawn, failed).")
     var timeline = false
 
-    @Option(help: "Level bias: negative prefers sharper levels, positive cheaper ones.")
+    @Option(help: "Level bias, a finite number: negative prefers sharper levels, positive cheaper ones.", transform: Parse.finite)
     var bias = 0.0
 
+    func validate() throws {
+        do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
+    }
+
     func run() async throws {
-        let parts = viewport.lowercased().split(separator: "x").compactMap { Double($0) }
-        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw ValidationError("--viewport takes WxH points") }
+        let failures = FailureLog()
         let pyramid: any TiledImageSource
         do {
-            if source.hasPrefix("http://") || source.hasPrefix("https://"), let url = URL(string: source) {
-                pyramid = try await RemotePyramidSource(url: url, pipeline: ImagePipeline())
+            if Parse.isRemote(source) {
+                pyramid = try await RemotePyramidSource(url: try Parse.url(source), pipeline: ImagePipeline())
             } else {
                 pyramid = try LocalPyramidSource(path: source)
             }
         } catch {
-            reportFailure(source, error)
-            throw ExitCode.failure
+            failures.report(source, error)
+            try failures.exit()
+            return
         }
-        var view = Viewport(size: PointSize(width: parts[0], height: parts[1]), scale: DisplayScale(scale), zoom: 1,
-                            center: ImagePoint(x: 0, y: 0))
+        var view = Viewport(size: viewport, scale: scale, zoom: 1, center: ImagePoint(x: 0, y: 0))
         view.fit(pyramid.imageSize)
         if let zoom { view.zoom(to: zoom) }
-        if let center {
-            let xy = center.split(separator: ",").compactMap { Double($0) }
-            guard xy.count == 2 else { throw ValidationError("--center takes X,Y") }
-            view.center = ImagePoint(x: xy[0], y: xy[1])
-        }
+        if let center { view.center = center }
         let engine = TiledViewEngine(source: pyramid, viewport: view, selector: LevelSelector(bias: bias))
         let start = ContinuousClock.now
         let printer = Task { [timeline] in
@@ -67,11 +67,7 @@ struct RenderCommand: AsyncParsableCommand {
         }
         await engine.start()
         if noWait {
-            // The first frame: whatever has arrived once the single-tile placeholder level is in.
-            let base = (0..<pyramid.levelCount).first { pyramid.layout.tileCount(reduction: $0) == 1 } ?? pyramid.levelCount - 1
-            while engine.cachedTile(TileID(reduction: base, column: 0, row: 0)) == nil, ContinuousClock.now - start < .seconds(30) {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            await engine.waitUntilPlaceholderLoaded(giveUpAfter: 4)
         } else {
             await engine.waitUntilVisibleTilesLoaded(giveUpAfter: 4)
         }
@@ -83,11 +79,13 @@ struct RenderCommand: AsyncParsableCommand {
                 + "drew \(view.pixelSize) at reduction \(await engine.reduction) "
                 + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
         }
-        let outputExtension = URL(fileURLWithPath: output).pathExtension
-        guard let encoding = ImageEncoding(fileExtension: outputExtension) else {
-            throw ValidationError("cannot write .\(outputExtension) files")
+        do {
+            try ImageEncoder.encode(result.pixels, as: try ImageEncoding(outputPath: output))
+                .write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            failures.report(output, error)
         }
-        try ImageEncoder.encode(result.pixels, as: encoding).write(to: URL(fileURLWithPath: output), options: .atomic)
+        try failures.exit()
     }
 
     private static func describe(_ event: TiledViewEngine.Event) -> String {

@@ -15,13 +15,13 @@ struct StripCommand: AsyncParsableCommand {
     @Argument(help: "The video.")
     var video: String
 
-    @Option(help: "Number of frames (equal slots of the duration).")
+    @Option(help: "Number of frames, 1–10000 (equal slots of the duration).", transform: Parse.integer(1, 10_000))
     var frames: Int
 
-    @Option(help: "Frame height in pixels (default 90 unless --width is given).")
+    @Option(help: "Frame height in pixels, 1–4096 (default 90 unless --width is given).", transform: Parse.integer(1, 4096))
     var height: Int?
 
-    @Option(help: "Frame width in pixels, instead of a height.")
+    @Option(help: "Frame width in pixels, 1–4096, instead of a height.", transform: Parse.integer(1, 4096))
     var width: Int?
 
     @Option(help: """
@@ -33,7 +33,7 @@ struct StripCommand: AsyncParsableCommand {
     @Option(help: "strip: one row; sprite: a grid of --columns; frames: a directory of frame-NNN.png.")
     var layout: Layout = .strip
 
-    @Option(help: "Frames per row of a sprite sheet (default: about square).")
+    @Option(help: "Frames per row of a sprite sheet, ≥ 1 (default: about square).", transform: Parse.integer(1))
     var columns: Int?
 
     @Option(help: "The image to write (jpg, png or webp), or the directory for --layout frames.")
@@ -46,12 +46,9 @@ struct StripCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard frames >= 1 else { throw ValidationError("--frames must be at least 1") }
         if height != nil && width != nil { throw ValidationError("give --height or --width, not both") }
-        if let side = height ?? width, side < 1 { throw ValidationError("frame sides must be at least 1 pixel") }
-        if let columns, columns < 1 { throw ValidationError("--columns must be at least 1") }
-        if layout != .frames, ImageEncoding(fileExtension: (output as NSString).pathExtension) == nil {
-            throw ValidationError("--output must end in .jpg, .png or .webp")
+        if layout != .frames {
+            do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
         }
         if vtt != nil && layout == .frames { throw ValidationError("--vtt needs --layout strip or sprite") }
     }
@@ -61,18 +58,19 @@ struct StripCommand: AsyncParsableCommand {
         let started = clock.now
         let sizing: FrameSizing = width.map { .width($0) } ?? .height(height ?? 90)
         let request = FrameStripRequest(frameCount: frames, sizing: sizing, mode: mode)
-        let strip: FrameStrip
+        let failures = FailureLog()
         do {
-            strip = try await FrameStripGenerator.shared.strip(path: video, request: request)
-            for failure in strip.failures {
-                reportFailure(video, "frame \(failure.slot): \(failure.error); filled from a neighbour")
-            }
+            let strip = try await FrameStripGenerator.shared.strip(path: video, request: request)
+            for failure in strip.failures { failures.warn(video, "\(failure); filled from a neighbour") }
             let placements = try write(strip)
-            if json { print(report(strip, placements: placements, milliseconds: (clock.now - started).milliseconds)) }
+            if json {
+                printJSON([:], FrameStripSummary(strip, placements: placements),
+                          ["ms": .double((clock.now - started).milliseconds)])
+            }
         } catch {
-            reportFailure(video, error)
-            throw ExitCode.failure
+            failures.report(video, error)
         }
+        try failures.exit()
     }
 
     private func write(_ strip: FrameStrip) throws -> [FrameSheet.Placement] {
@@ -87,7 +85,7 @@ struct StripCommand: AsyncParsableCommand {
         }
         let columns = layout == .sprite ? (columns ?? Int(Double(strip.frames.count).squareRoot().rounded(.up))) : nil
         let sheet = FrameSheet(strip: strip, columns: columns)
-        let encoding = ImageEncoding(fileExtension: (output as NSString).pathExtension)!
+        let encoding = try ImageEncoding(outputPath: output)
         try ImageEncoder.encode(sheet.image, as: encoding).write(to: URL(fileURLWithPath: output), options: .atomic)
         if let vtt {
             let track = WebVTTThumbnails.track(strip: strip, sheet: sheet, imageURL: Self.reference(to: output, from: vtt))
@@ -101,21 +99,6 @@ struct StripCommand: AsyncParsableCommand {
         let imageURL = URL(fileURLWithPath: image).standardizedFileURL
         let trackDirectory = URL(fileURLWithPath: track).standardizedFileURL.deletingLastPathComponent()
         return imageURL.deletingLastPathComponent() == trackDirectory ? imageURL.lastPathComponent : imageURL.path
-    }
-
-    private func report(_ strip: FrameStrip, placements: [FrameSheet.Placement], milliseconds: Double) -> String {
-        let frames = zip(strip.frames, placements).map { frame, placement in
-            JSONLine([
-                ("index", .int(frame.slot.index)), ("target", .double(frame.slot.target)), ("time", .double(frame.time)),
-                ("x", .int(placement.x)), ("y", .int(placement.y)),
-                ("width", .int(placement.width)), ("height", .int(placement.height)),
-                ("filledFrom", frame.filledFrom.map { .int($0) } ?? .null),
-            ]).rendered
-        }
-        return JSONLine([
-            ("duration", .double(strip.asset.duration)), ("frames", .raw("[" + frames.joined(separator: ",") + "]")),
-            ("ms", .double(milliseconds)),
-        ]).rendered
     }
 }
 

@@ -11,10 +11,10 @@ struct TrimCommand: AsyncParsableCommand {
     @Argument(help: "The video.")
     var video: String
 
-    @Option(help: "Start, in seconds.")
+    @Option(help: "Start, in seconds, ≥ 0.", transform: Parse.number(atLeast: 0))
     var from: Double
 
-    @Option(help: "End, in seconds.")
+    @Option(help: "End, in seconds, > 0.", transform: Parse.number(greaterThan: 0))
     var to: Double
 
     @Option(help: "The clip to write (.mp4, .mov or .mkv; .webm or .ts when they hold the codec); it appears only when complete.")
@@ -26,19 +26,19 @@ struct TrimCommand: AsyncParsableCommand {
     @Flag(help: "Print the requested and real start, the end and the duration as JSON.")
     var json = false
 
+    func validate() throws {
+        guard to > from else { throw ValidationError("--to must be greater than --from") }
+    }
+
     func run() async throws {
+        let failures = FailureLog()
         do {
             let result = try await ClipExporter.trim(
                 path: video, from: from, to: to, output: output, method: exact ? .exact() : .streamCopy)
-            if json {
-                print(JSONLine([
-                    ("requestedStart", .double(result.requestedStart)), ("start", .double(result.start)),
-                    ("end", .double(result.end)), ("duration", .double(result.duration)),
-                ]).rendered)
-            }
+            if json { printJSON([:], result) }
         } catch {
-            reportFailure(video, error)
-            throw ExitCode.failure
+            failures.report(video, error)
         }
+        try failures.exit()
     }
 }

@@ -11,58 +11,49 @@ struct TrimmerCommand: AsyncParsableCommand {
     @Argument(help: "The video.")
     var video: String
 
-    @Option(help: "Control width in points.")
-    var width: Double
+    @Option(help: "The control's size in points, WxH.", transform: Parse.pointSize)
+    var size: PointSize
 
-    @Option(help: "Control height in points.")
-    var height: Double
+    @Option(help: "Pixels per point, > 0 (1, 2, 3 …).", transform: Parse.scale)
+    var scale: DisplayScale = .x2
 
-    @Option(help: "Pixels per point (1, 2, 3, ...).")
-    var scale: Double = 2
-
-    @Option(help: "Selection start, in seconds.")
+    @Option(help: "Selection start, in seconds, ≥ 0.", transform: Parse.number(atLeast: 0))
     var lower: Double
 
-    @Option(help: "Selection end, in seconds.")
+    @Option(help: "Selection end, in seconds, > 0.", transform: Parse.number(greaterThan: 0))
     var upper: Double
 
-    @Option(help: "Playhead, in seconds (kept inside the selection; default: the selection start).")
+    @Option(help: "Playhead, in seconds, ≥ 0 (kept inside the selection; default: the selection start).",
+            transform: Parse.number(atLeast: 0))
     var playhead: Double?
 
     @Option(help: "The PNG to write.")
     var output: String
 
     func validate() throws {
-        guard width > 0, height > 0, width.isFinite, height.isFinite else { throw ValidationError("--width and --height must be positive") }
-        guard scale > 0, scale <= 8 else { throw ValidationError("--scale must be between 0 and 8") }
-        guard width * scale <= 16384, height * scale <= 16384 else { throw ValidationError("the control must stay within 16384 pixels a side") }
-        guard (output as NSString).pathExtension.lowercased() == "png" else { throw ValidationError("--output must be a .png file") }
+        guard upper > lower else { throw ValidationError("--upper must be greater than --lower") }
+        let pixels = size.pixelSize(scale: scale)
+        guard pixels.width <= 16384, pixels.height <= 16384 else {
+            throw ValidationError("--size × --scale must stay within 16384 pixels a side (it is \(pixels))")
+        }
+        guard case .png = try? ImageEncoding(outputPath: output) else { throw ValidationError("--output must be a .png file") }
     }
 
     func run() async throws {
+        let failures = FailureLog()
         do {
             let asset = try await VideoAsset.load(path: video)
-            guard lower >= 0, upper > lower, upper <= asset.duration + 1e-6 else {
+            guard upper <= asset.duration + 1e-6 else {
                 throw VideoError.rangeOutsideDuration(start: lower, end: upper, duration: asset.duration)
             }
-            let geometry = TrimmingSliderGeometry(width: width, height: height)
+            let geometry = TrimmingSliderGeometry(width: size.width, height: size.height)
             let model = TrimmingSliderModel(duration: asset.duration, lower: lower, upper: min(upper, asset.duration), playhead: playhead)
-            let strip = try await FrameStripGenerator.shared.strip(asset: asset, request: stripRequest(asset: asset, geometry: geometry))
-            let image = TrimmingSliderRenderer().render(model, geometry: geometry, frames: strip.frames.map(\.image), scale: DisplayScale(scale))
+            let strip = try await FrameStripGenerator.shared.strip(asset: asset, request: geometry.stripRequest(for: asset, scale: scale))
+            let image = TrimmingSliderRenderer().render(model, geometry: geometry, frames: strip.frames.map(\.image), scale: scale)
             try ImageEncoder.encode(image, as: .png()).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
-            reportFailure(video, error)
-            throw ExitCode.failure
+            failures.report(video, error)
         }
-    }
-
-    /// As many frames as fit the strip at the video's aspect ratio, each as tall as the strip in
-    /// pixels, so the renderer only crops the last partial one rather than scaling anything up.
-    private func stripRequest(asset: VideoAsset, geometry: TrimmingSliderGeometry) -> FrameStripRequest {
-        let strip = geometry.stripRect
-        let heightPixels = max(1, Int(((strip.maxY - strip.minY) * scale).rounded(.up)))
-        let aspect = Double(asset.displaySize.width) / Double(asset.displaySize.height)
-        let count = max(1, Int(((strip.maxX - strip.minX) / ((strip.maxY - strip.minY) * aspect)).rounded(.up)))
-        return FrameStripRequest(frameCount: min(count, 500), sizing: .height(heightPixels), mode: .fast)
+        try failures.exit()
     }
 }

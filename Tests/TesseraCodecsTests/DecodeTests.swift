@@ -99,9 +99,9 @@ struct DecodeTests {
         #expect(zip(top, intactTop).allSatisfy { abs(Int($0) - Int($1)) <= 2 })
     }
 
-    @Test("a missing file and a directory are unreadable, not crashes")
+    @Test("a missing file is not found and a directory unreadable, not crashes")
     func unreadable() {
-        #expect(throws: ImageDecodingError.self) { try decoder.probe(.file("/nonexistent/image.png")) }
+        #expect(throws: ImageDecodingError.notFound) { try decoder.probe(.file("/nonexistent/image.png")) }
         let error = #expect(throws: ImageDecodingError.self) { try decoder.probe(.file(Fixtures.directory.path)) }
         #expect(error?.kind == "unreadable")
     }

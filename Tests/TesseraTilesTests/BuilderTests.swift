@@ -33,12 +33,12 @@ struct BuilderTests {
 
     @Test("reassembled PNG tiles equal the source at full size and its 2×2 reductions below",
           arguments: ["photo-400x300.png", "photo-alpha-400x300.png", "png-adam7-rgb-8.png", "jpeg-exif-thumbnail.jpg"])
-    func reassembly(name: String) throws {
+    func reassembly(name: String) async throws {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         let source = ImageSource.file(fixtures.appendingPathComponent(name).path)
         let options = PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 2), encoding: .png(), jobs: 2)
-        let summary = try PyramidBuilder.build(source, name: "p", outputDirectory: output.path, options: options)
+        let summary = try await PyramidBuilder.build(source, name: "p", outputDirectory: output.path, options: options)
         let layout = DeepZoomLayout(imageSize: summary.imageSize, name: "p", tileSize: 64, overlap: 2)
         var expected = try ImageDecoder().decode(source).pixels
         for reduction in 0..<layout.levelCount {
@@ -62,11 +62,11 @@ struct BuilderTests {
     }
 
     @Test("IIIF info.json predicts exactly the tile files written")
-    func iiifInfoPredictsFiles() throws {
+    func iiifInfoPredictsFiles() async throws {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         let options = PyramidOptions(layout: .iiif(tileSize: 128, baseURL: "https://example.org/iiif/"), jobs: 2)
-        _ = try PyramidBuilder.build(.file(fixtures.appendingPathComponent("jpeg-exif-thumbnail.jpg").path),
+        _ = try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("jpeg-exif-thumbnail.jpg").path),
                                      name: "img", outputDirectory: output.path, options: options)
         let info = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("img/info.json"))) as! [String: Any]
         #expect(info["id"] as? String == "https://example.org/iiif/img")
@@ -95,11 +95,11 @@ struct BuilderTests {
     }
 
     @Test("XYZ tiles are whole tiles, padded past the image")
-    func xyzPadding() throws {
+    func xyzPadding() async throws {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         let options = PyramidOptions(layout: .xyz(tileSize: 256), encoding: .png(), jobs: 1)
-        let summary = try PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path),
+        let summary = try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path),
                                                name: "m", outputDirectory: output.path, options: options)
         #expect(summary.levels == 2 && summary.tiles == 5)
         let corner = try ImageDecoder().decode(.file(output.appendingPathComponent("m/1/1/1.png").path)).pixels
@@ -108,33 +108,33 @@ struct BuilderTests {
     }
 
     @Test("a truncated source fails with a typed error and leaves nothing behind")
-    func truncatedLeavesNothing() throws {
+    func truncatedLeavesNothing() async throws {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
-        #expect(throws: ImageDecodingError.self) {
-            try PyramidBuilder.build(.file(fixtures.appendingPathComponent("broken-truncated.png").path),
+        await #expect(throws: ImageDecodingError.self) {
+            try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("broken-truncated.png").path),
                                      name: "t", outputDirectory: output.path, options: PyramidOptions())
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
     }
 
     @Test("rows held grow with the width, not the height")
-    func memoryFollowsWidth() throws {
+    func memoryFollowsWidth() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        func held(width: Int, height: Int) throws -> Int {
+        func held(width: Int, height: Int) async throws -> Int {
             var pixels = PixelBuffer(width: width, height: height, format: .rgb8)
             for index in pixels.bytes.indices { pixels.bytes[index] = UInt8(truncatingIfNeeded: index * 7) }
             let path = directory.appendingPathComponent("\(width)x\(height).png")
             try ImageEncoder.encode(pixels, as: .png(compressionLevel: 1)).write(to: path)
-            return try PyramidBuilder.build(.file(path.path), name: "s\(width)x\(height)", outputDirectory: directory.path,
+            return try await PyramidBuilder.build(.file(path.path), name: "s\(width)x\(height)", outputDirectory: directory.path,
                                             options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), jobs: 1))
                 .peakHeldRowBytes
         }
-        let short = try held(width: 300, height: 400)
-        let tall = try held(width: 300, height: 4000)
-        let wide = try held(width: 3000, height: 400)
+        let short = try await held(width: 300, height: 400)
+        let tall = try await held(width: 300, height: 4000)
+        let wide = try await held(width: 3000, height: 400)
         #expect(tall <= short + short / 10)
         #expect(wide > 5 * short)
         #expect(tall < 300 * 4000 * 3 / 10)

@@ -63,10 +63,10 @@ struct ViewingTests {
         #expect(view.zoom == view.maximumZoom)
     }
 
-    func pyramid() throws -> (source: LocalPyramidSource, image: PixelBuffer, cleanup: URL) {
+    func pyramid() async throws -> (source: LocalPyramidSource, image: PixelBuffer, cleanup: URL) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-view-\(UUID().uuidString)")
         let path = fixtures.appendingPathComponent("photo-400x300.png").path
-        _ = try PyramidBuilder.build(.file(path), name: "p", outputDirectory: output.path,
+        _ = try await PyramidBuilder.build(.file(path), name: "p", outputDirectory: output.path,
                                      options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), encoding: .png(), jobs: 2))
         return (try LocalPyramidSource(path: output.path), try ImageDecoder().decode(.file(path)).pixels, output)
     }
@@ -92,7 +92,7 @@ struct ViewingTests {
     @Test("renders match a direct resize of the same region, zoomed out, at 1:1 and magnified, without seams",
           arguments: [(0.5, 28.0), (0.75, 28.0), (1.0, 33.0), (2.5, 30.0)])
     func renderQuality(zoom: Double, minimum: Double) async throws {
-        let (source, image, directory) = try pyramid()
+        let (source, image, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A 100×80-point view centred so that it stays inside the image at every zoom.
         let view = Viewport(size: PointSize(width: 100, height: 80), zoom: zoom, center: ImagePoint(x: 200, y: 150))
@@ -107,10 +107,10 @@ struct ViewingTests {
     @Test("every layout tessera tile writes opens from its directory and renders the same view",
           arguments: [PyramidLayout.iiif(tileSize: 128), .xyz(tileSize: 128), .thTiled(tileSize: 128)])
     func everyLayoutOpens(layout: PyramidLayout) async throws {
-        let (reference, _, directory) = try pyramid()
+        let (reference, _, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("other")
-        _ = try PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path), name: "q",
+        _ = try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path), name: "q",
                                      outputDirectory: output.path, options: PyramidOptions(layout: layout, encoding: .png(), jobs: 2))
         let source = try LocalPyramidSource(path: output.path)
         if case .xyz = layout {
@@ -127,7 +127,7 @@ struct ViewingTests {
 
     @Test("a missing tile is drawn from the coarser level in hand, never left blank")
     func placeholders() async throws {
-        let (source, _, directory) = try pyramid()
+        let (source, _, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
         let view = Viewport(size: PointSize(width: 100, height: 80), zoom: 1, center: ImagePoint(x: 100, y: 100))
         let complete = try await render(source, view)

@@ -28,13 +28,19 @@ public final class ImageRowReader {
     }
 
     /// Calls `body` with each row (`width × format.bytesPerPixel` bytes), in order, on the calling
-    /// thread. Throws after the rows that preceded a decoding failure.
-    public func forEachRow(_ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(ImageDecodingError) {
+    /// thread. Throws after the rows that preceded a decoding failure, and `.cancelled` soon after
+    /// `context` is cancelled.
+    public func forEachRow(
+        context: WorkContext = .uncancellable, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) throws(ImageDecodingError) {
         if let reader = try header.scanlineReader(options: options) {
-            try ScanlinePipeline(reader).forEachRow(body)
+            try ScanlinePipeline(reader).forEachRow(context: context, body)
             return
         }
         let pixels = try ImageDecoder(options: options).decode(header).pixels
-        for y in 0..<pixels.height { pixels.withRow(y, body) }
+        for y in 0..<pixels.height {
+            if y % 64 == 0, context.isCancelled { throw .cancelled }
+            pixels.withRow(y, body)
+        }
     }
 }

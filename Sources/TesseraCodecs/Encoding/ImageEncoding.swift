@@ -23,6 +23,31 @@ public enum ImageEncoding: Sendable, Hashable {
         }
     }
 
+    /// The encoding a format name or extension asks for (`jpeg`, `jpg`, `png`, `webp`, any case).
+    public init?(formatName: String, quality: Int? = nil) {
+        self.init(fileExtension: formatName, quality: quality)
+    }
+
+    /// The encoding the extension of the file at `path` asks for.
+    /// - Throws: ``InvalidArgumentError`` naming the extension when Tessera does not write it.
+    public init(outputPath path: String, quality: Int? = nil) throws(InvalidArgumentError) {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let fileExtension = name.contains(".") ? String(name.split(separator: ".").last!) : ""
+        guard let encoding = ImageEncoding(fileExtension: fileExtension, quality: quality) else {
+            throw InvalidArgumentError(
+                oneLine(path), fileExtension.isEmpty ? "has no extension (use .jpg, .png or .webp)"
+                    : "names .\(fileExtension), which Tessera does not write (use .jpg, .png or .webp)")
+        }
+        self = encoding
+    }
+
+    /// The encoding for a derivative of the image at `inputPath` when none is asked for: the
+    /// input's own format when Tessera writes it, else PNG for images with alpha and JPEG for the rest.
+    public static func derivative(ofInput inputPath: String, hasAlpha: Bool, quality: Int? = nil) -> ImageEncoding {
+        if let same = try? ImageEncoding(outputPath: inputPath, quality: quality) { return same }
+        return hasAlpha ? .png() : .jpeg(quality: quality ?? 85)
+    }
+
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
@@ -33,7 +58,7 @@ public enum ImageEncoding: Sendable, Hashable {
 }
 
 /// Why pixels could not be encoded.
-public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ImageEncodingError: TesseraError, Equatable {
     /// The format cannot hold an image of this size (WebP stops at 16383 pixels a side, JPEG at 65500).
     case sizeNotSupported(PixelSize, ImageEncoding)
     /// A parameter is out of range.
@@ -46,6 +71,14 @@ public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConverti
         case .sizeNotSupported(let size, let encoding): "\(encoding.fileExtension) cannot store an image of \(size)"
         case .invalidParameter(let message): "invalid parameter: \(message)"
         case .encoderFailed(let message): "encoding failed: \(message)"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .sizeNotSupported: .tooLarge
+        case .invalidParameter: .badInput
+        case .encoderFailed: .internal
         }
     }
 }

@@ -6,7 +6,7 @@ public enum ColorModel: String, Sendable, Hashable, Codable {
 }
 
 /// What a probe learns from an image's headers, without decoding pixels.
-public struct ImageProperties: Sendable, Hashable {
+public struct ImageProperties: Sendable, Hashable, Codable {
     public var format: ImageFormat
     /// The stored size in pixels (before orientation).
     public var size: PixelSize
@@ -30,4 +30,53 @@ public struct ImageProperties: Sendable, Hashable {
 
     /// Memory a full decode takes, in bytes: `width × height × bytes per pixel` of ``decodedFormat``.
     public var decodedByteCount: Int { size.byteCount(in: decodedFormat) }
+}
+
+extension ImageProperties {
+    // The JSON form is what `tessera info --json` has always printed after `path`; the decoded
+    // format is not a key of its own but follows from `decodedBytes` (or, for an empty image,
+    // from the colour model and alpha).
+    private enum CodingKeys: String, CodingKey {
+        case format, width, height, orientation, displayWidth, displayHeight, hasAlpha, bitsPerComponent, colorModel
+        case frameCount, progressive, fileBytes, decodedBytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decode(ImageFormat.self, forKey: .format)
+        size = PixelSize(width: try container.decode(Int.self, forKey: .width), height: try container.decode(Int.self, forKey: .height))
+        orientation = try container.decode(Orientation.self, forKey: .orientation)
+        hasAlpha = try container.decode(Bool.self, forKey: .hasAlpha)
+        bitsPerComponent = try container.decode(Int.self, forKey: .bitsPerComponent)
+        colorModel = try container.decode(ColorModel.self, forKey: .colorModel)
+        frameCount = try container.decode(Int.self, forKey: .frameCount)
+        isProgressive = try container.decode(Bool.self, forKey: .progressive)
+        fileByteCount = try container.decode(Int.self, forKey: .fileBytes)
+        let decodedBytes = try container.decode(Int.self, forKey: .decodedBytes)
+        let bytesPerPixel = size.area > 0 ? decodedBytes / size.area : 0
+        decodedFormat = switch bytesPerPixel {
+        case 1: .gray8
+        case 2: .grayAlpha8
+        case 3: .rgb8
+        case 4: .rgba8
+        default: (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(size.width, forKey: .width)
+        try container.encode(size.height, forKey: .height)
+        try container.encode(orientation, forKey: .orientation)
+        try container.encode(displaySize.width, forKey: .displayWidth)
+        try container.encode(displaySize.height, forKey: .displayHeight)
+        try container.encode(hasAlpha, forKey: .hasAlpha)
+        try container.encode(bitsPerComponent, forKey: .bitsPerComponent)
+        try container.encode(colorModel, forKey: .colorModel)
+        try container.encode(frameCount, forKey: .frameCount)
+        try container.encode(isProgressive, forKey: .progressive)
+        try container.encode(fileByteCount, forKey: .fileBytes)
+        try container.encode(decodedByteCount, forKey: .decodedBytes)
+    }
 }

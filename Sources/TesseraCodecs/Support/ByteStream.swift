@@ -86,6 +86,7 @@ final class FileByteStream: ByteStream {
 
     init(path: String) throws(ImageDecodingError) {
         guard let file = fopen(path, "rb") else {
+            if errno == ENOENT || errno == ENOTDIR { throw .notFound }
             throw .unreadable(reason: String(cString: strerror(errno)))
         }
         var status = stat()

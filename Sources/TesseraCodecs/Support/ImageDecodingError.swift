@@ -1,6 +1,8 @@
+import TesseraCore
+
 /// Why an image could not be probed or decoded. Every failure of a codec library ends up as one
 /// of these; none of them crashes the process or prints on its own.
-public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ImageDecodingError: TesseraError, Equatable {
     /// The input has no bytes at all.
     case empty
     /// The bytes are not any format Tessera reads.
@@ -13,8 +15,14 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     case unsupported(reason: String)
     /// A full decode would need more pixels than the configured limit allows.
     case tooLarge(pixels: Int, limit: Int)
-    /// The input could not be read at all (missing file, permission, not a regular file).
+    /// The input could not be read at all (permission, not a regular file).
     case unreadable(reason: String)
+    /// There is no file at the path.
+    case notFound
+    /// A system library the format needs (libheif, librsvg, libtiff) is not installed.
+    case libraryUnavailable(reason: String)
+    /// The task the work ran for was cancelled.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -26,6 +34,9 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .tooLarge(let pixels, let limit):
             "too large: a full decode needs \(pixels) pixels, over the limit of \(limit)"
         case .unreadable(let reason): "cannot read: \(reason)"
+        case .notFound: "no such file"
+        case .libraryUnavailable(let reason): "library unavailable: \(reason)"
+        case .cancelled: "cancelled"
         }
     }
 
@@ -39,6 +50,22 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
         case .unsupported: "unsupported"
         case .tooLarge: "tooLarge"
         case .unreadable: "unreadable"
+        case .notFound: "notFound"
+        case .libraryUnavailable: "libraryUnavailable"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .empty, .truncated: .truncated
+        case .unknownFormat, .unsupported: .unsupported
+        case .corrupt: .corrupt
+        case .tooLarge: .tooLarge
+        case .unreadable: .io
+        case .notFound: .notFound
+        case .libraryUnavailable: .libraryUnavailable
+        case .cancelled: .cancelled
         }
     }
 }

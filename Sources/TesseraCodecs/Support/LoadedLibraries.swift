@@ -6,7 +6,7 @@ import CTesseraTIFF
 enum LibHeif {
     private static let loaded = load { tessera_heif_load($0, $1) }
 
-    /// The table, or `.unsupported` naming what could not be loaded.
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraHeif { try loaded.get() }
 }
 
@@ -14,7 +14,7 @@ enum LibHeif {
 enum LibRSVG {
     private static let loaded = load { tessera_svg_load($0, $1) }
 
-    /// The table, or `.unsupported` naming what could not be loaded.
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraSVG { try loaded.get() }
 }
 
@@ -22,7 +22,7 @@ enum LibRSVG {
 enum LibTIFF {
     private static let loaded = load { tessera_tiff_load($0, $1) }
 
-    /// The table, or `.unsupported` naming what could not be loaded.
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraTIFF { try loaded.get() }
 }
 
@@ -33,7 +33,7 @@ private func load<Table>(
     var message = [CChar](repeating: 0, count: 256)
     guard let table = loader(&message, message.count) else {
         let reason = String(decoding: message.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
-        return .failure(.unsupported(reason: reason))
+        return .failure(.libraryUnavailable(reason: reason))
     }
     return .success(table.pointee)
 }

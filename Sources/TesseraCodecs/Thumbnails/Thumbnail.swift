@@ -20,3 +20,26 @@ public struct Thumbnail: Sendable {
     /// Memory the result occupies.
     public var decodedByteCount: Int { pixels.byteCount }
 }
+
+extension Thumbnail {
+    /// What was made, without the pixels: the thumbnail's `Codable` result.
+    public var summary: ThumbnailSummary {
+        ThumbnailSummary(
+            sourceWidth: sourceProperties.size.width, sourceHeight: sourceProperties.size.height,
+            width: pixels.width, height: pixels.height, decodeScale: decodeScale, decodedBytes: decodedByteCount)
+    }
+}
+
+/// A thumbnail's facts, as `tessera thumbnail --json` prints them between `output` and `ms`.
+public struct ThumbnailSummary: Sendable, Hashable, Codable {
+    /// The source's stored size, in pixels.
+    public var sourceWidth: Int
+    public var sourceHeight: Int
+    /// The result's size, in pixels.
+    public var width: Int
+    public var height: Int
+    /// Full stored width ÷ decoded width (see ``Thumbnail/decodeScale``).
+    public var decodeScale: Double
+    /// Bytes the result occupies.
+    public var decodedBytes: Int
+}

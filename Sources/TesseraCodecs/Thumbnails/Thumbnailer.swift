@@ -14,7 +14,31 @@ import TesseraCore
 public struct Thumbnailer: Sendable {
     public init() {}
 
+    /// Makes the thumbnail on the ``WorkExecutor``, at `priority`.
+    ///
+    /// Cancelling the task stops the decode at the next chunk of rows and throws `CancellationError`.
+    /// - Throws: ``ImageDecodingError``, `CancellationError`, or ``WorkQueueFullError``.
+    public func thumbnail(
+        _ source: ImageSource, options: ThumbnailOptions, priority: WorkPriority = .normal,
+        executor: WorkExecutor = .shared
+    ) async throws -> Thumbnail {
+        try await executor.run(priority: priority) { context in
+            do {
+                return try thumbnail(source, options: options, context: context)
+            } catch ImageDecodingError.cancelled {
+                throw CancellationError()
+            }
+        }
+    }
+
+    /// Makes the thumbnail on the calling thread.
     public func thumbnail(_ source: ImageSource, options: ThumbnailOptions) throws(ImageDecodingError) -> Thumbnail {
+        try thumbnail(source, options: options, context: .uncancellable)
+    }
+
+    func thumbnail(
+        _ source: ImageSource, options: ThumbnailOptions, context: WorkContext
+    ) throws(ImageDecodingError) -> Thumbnail {
         let header = try Header(source)
         let properties = header.properties
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
@@ -27,7 +51,8 @@ public struct Thumbnailer: Sendable {
             reduced = (embedded, 1, false, true)
             memory.hold(embedded.byteCount)
         } else {
-            let decoded = try decodeReduced(header, storedTarget: storedTarget, options: options, memory: &memory)
+            let decoded = try decodeReduced(
+                header, storedTarget: storedTarget, options: options, context: context, memory: &memory)
             reduced = (decoded.pixels, decoded.decodeScale, decoded.isTruncated, false)
         }
 
@@ -55,14 +80,15 @@ public struct Thumbnailer: Sendable {
 
     /// The image reduced by the decoder and the box filter to within a few times `storedTarget`.
     private func decodeReduced(
-        _ header: Header, storedTarget: PixelSize, options: ThumbnailOptions, memory: inout WorkingMemory
+        _ header: Header, storedTarget: PixelSize, options: ThumbnailOptions, context: WorkContext,
+        memory: inout WorkingMemory
     ) throws(ImageDecodingError) -> (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool) {
         let full = header.properties.size
         var decodeOptions = DecodeOptions(
             maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
             minimumSize: storedTarget)
         if let reader = try header.scanlineReader(options: decodeOptions) {
-            let pixels = try Self.shrinkStreaming(reader, toward: storedTarget, memory: &memory)
+            let pixels = try Self.shrinkStreaming(reader, toward: storedTarget, context: context, memory: &memory)
             return (pixels, Double(full.width) / Double(reader.outputSize.width), reader.isTruncated)
         }
         if case .heif(let heif) = header.kind {
@@ -92,14 +118,14 @@ public struct Thumbnailer: Sendable {
     }
 
     private static func shrinkStreaming(
-        _ reader: any ScanlineReader, toward target: PixelSize, memory: inout WorkingMemory
+        _ reader: any ScanlineReader, toward target: PixelSize, context: WorkContext, memory: inout WorkingMemory
     ) throws(ImageDecodingError) -> PixelBuffer {
         let size = reader.outputSize
         let (factorX, factorY) = boxFactors(from: size, toward: target)
         var shrinker = BoxShrinker(inputSize: size, format: reader.outputFormat, factorX: factorX, factorY: factorY)
         let pipeline = ScanlinePipeline(reader)
         memory.hold(pipeline.bufferByteCount + shrinker.workingByteCount)
-        try pipeline.forEachRow { shrinker.append(row: $0) }
+        try pipeline.forEachRow(context: context) { shrinker.append(row: $0) }
         memory.release(pipeline.bufferByteCount)
         return shrinker.result()
     }

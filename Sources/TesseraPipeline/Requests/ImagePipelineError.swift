@@ -1,7 +1,8 @@
 import TesseraCodecs
+import TesseraCore
 
 /// Why a request failed.
-public enum ImagePipelineError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ImagePipelineError: TesseraError, Equatable {
     /// The server answered with a status that is not success.
     case httpStatus(Int)
     /// No answer within the timeout.
@@ -26,6 +27,17 @@ public enum ImagePipelineError: Error, Sendable, Equatable, CustomStringConverti
         case .unsupportedURL(let url): "unsupported URL \(url)"
         case .decodingFailed(let error): error.description
         case .processingFailed(let reason): "processing failed: \(reason)"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .httpStatus(404), .httpStatus(410): .notFound
+        case .httpStatus, .timedOut, .connectionFailed: .network
+        case .responseTooLarge: .tooLarge
+        case .unsupportedURL: .badInput
+        case .decodingFailed(let error): error.category
+        case .processingFailed: .internal
         }
     }
 }

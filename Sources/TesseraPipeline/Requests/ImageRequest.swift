@@ -24,6 +24,15 @@ public struct ImageRequest: Sendable {
     public enum Priority: Int, Sendable, Comparable, CaseIterable {
         case veryLow, low, normal, high, veryHigh
         public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
+
+        /// The executor's priority for this request's decode: the two lowest share `low`, the two highest `high`.
+        var workPriority: WorkPriority {
+            switch self {
+            case .veryLow, .low: .low
+            case .normal: .normal
+            case .high, .veryHigh: .high
+            }
+        }
     }
 
     /// Which caches a request reads and fills.

@@ -7,7 +7,7 @@ public struct PyramidOptions: Sendable {
     public var layout: PyramidLayout
     /// Tile encoding; JPEG quality 75 by default, libvips' default, so outputs compare.
     public var encoding: ImageEncoding
-    /// Threads encoding tiles while decoding goes on.
+    /// The most tiles encoded at once on other threads of the ``WorkExecutor`` while decoding goes on.
     public var jobs: Int
     /// The most pixels a source that cannot stream (HEIF, WebP, SVG) may decode at full size.
     /// JPEG, PNG, GIF and TIFF stream row by row and ignore it.
@@ -15,7 +15,7 @@ public struct PyramidOptions: Sendable {
 
     public init(
         layout: PyramidLayout = .deepZoom(), encoding: ImageEncoding = .jpeg(quality: 75),
-        jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+        jobs: Int = activeProcessorCount(),
         maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount
     ) {
         self.layout = layout
@@ -26,7 +26,9 @@ public struct PyramidOptions: Sendable {
 }
 
 /// What a build produced.
-public struct PyramidSummary: Sendable {
+public struct PyramidSummary: Sendable, Codable, Equatable {
+    /// The layout's name (`dzi`, `iiif`, `xyz`, `th`).
+    public var layout: String
     public var imageSize: PixelSize
     public var levels: Int
     /// Tile files written (IIIF's `full` aliases included).
@@ -35,6 +37,35 @@ public struct PyramidSummary: Sendable {
     public var bytes: Int
     /// The most bytes of rows the levels held at once: proportional to the width, not the height.
     public var peakHeldRowBytes: Int
+
+    // The JSON form is what `tessera tile --json` has always printed: layout, levels, tiles, bytes.
+    // The size and the peak are diagnostics of one build and decode as zero.
+    private enum CodingKeys: String, CodingKey { case layout, levels, tiles, bytes }
+
+    public init(layout: String, imageSize: PixelSize, levels: Int, tiles: Int, bytes: Int, peakHeldRowBytes: Int) {
+        self.layout = layout
+        self.imageSize = imageSize
+        self.levels = levels
+        self.tiles = tiles
+        self.bytes = bytes
+        self.peakHeldRowBytes = peakHeldRowBytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            layout: try container.decode(String.self, forKey: .layout), imageSize: PixelSize(width: 0, height: 0),
+            levels: try container.decode(Int.self, forKey: .levels), tiles: try container.decode(Int.self, forKey: .tiles),
+            bytes: try container.decode(Int.self, forKey: .bytes), peakHeldRowBytes: 0)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(layout, forKey: .layout)
+        try container.encode(levels, forKey: .levels)
+        try container.encode(tiles, forKey: .tiles)
+        try container.encode(bytes, forKey: .bytes)
+    }
 }
 
 /// Builds a tile pyramid in one pass over the source, as libvips' `dzsave` does: rows stream from
@@ -44,12 +75,32 @@ public struct PyramidSummary: Sendable {
 /// the image's width, never its height.
 ///
 /// Everything is written into a hidden temporary directory inside `outputDirectory` and moved into
-/// place only when complete (the descriptor last), so a failed or interrupted build never leaves a
-/// pyramid that looks whole.
+/// place only when complete (the descriptor last), so a failed, interrupted or cancelled build
+/// never leaves a pyramid that looks whole.
 public enum PyramidBuilder {
+    /// Builds the pyramid on the ``WorkExecutor`` at `priority`, reporting rows read to `progress`.
+    ///
+    /// Cancelling the task stops the build at the next chunk of rows, removes everything written,
+    /// and throws `CancellationError`.
+    /// - Throws: ``ImageDecodingError``, ``ImageEncodingError``, a file-system error, `CancellationError`,
+    ///   or ``WorkQueueFullError``.
     public static func build(
         _ source: ImageSource, name: String, outputDirectory: String, options: PyramidOptions,
-        progress: (@Sendable (Double) -> Void)? = nil
+        progress: WorkProgress? = nil, priority: WorkPriority = .normal, executor: WorkExecutor = .shared
+    ) async throws -> PyramidSummary {
+        try await executor.run(priority: priority) { context in
+            do {
+                return try build(source, name: name, outputDirectory: outputDirectory, options: options,
+                                 progress: progress, context: context, executor: executor)
+            } catch ImageDecodingError.cancelled {
+                throw CancellationError()
+            }
+        }
+    }
+
+    static func build(
+        _ source: ImageSource, name: String, outputDirectory: String, options: PyramidOptions,
+        progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
     ) throws -> PyramidSummary {
         let rows = try ImageRowReader(source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount))
         let size = rows.properties.size
@@ -61,7 +112,7 @@ public enum PyramidBuilder {
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
             let summary = try write(rows, layout: layout, fileExtension: fileExtension, into: staging,
-                                    options: options, progress: progress)
+                                    options: options, progress: progress, context: context, executor: executor)
             try moveIntoPlace(layout.outputEntries, from: staging, to: output)
             try? FileManager.default.removeItem(at: staging)
             return summary
@@ -73,10 +124,10 @@ public enum PyramidBuilder {
 
     private static func write(
         _ rows: ImageRowReader, layout: any TileLayout, fileExtension: String, into staging: URL,
-        options: PyramidOptions, progress: (@Sendable (Double) -> Void)?
+        options: PyramidOptions, progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
     ) throws -> PyramidSummary {
         let size = layout.imageSize
-        let writer = TileWriter(root: staging, encoding: options.encoding, jobs: options.jobs)
+        let writer = TileWriter(root: staging, encoding: options.encoding, jobs: options.jobs, executor: executor)
         let padded = layout.paddedTileSize
         let format = rows.format
         let top = PyramidLevel(reduction: 0, layout: layout, format: format, levelCount: layout.levelCount) {
@@ -87,13 +138,14 @@ public enum PyramidBuilder {
         }
         var peakHeld = 0
         var delivered = 0
-        let progressStep = max(1, size.height / 200)
+        // One unit per row, and one more for the descriptors, so the build shows complete only when it is.
+        progress?.totalUnitCount = size.height + 1
         do {
-            try rows.forEachRow { row in
+            try rows.forEachRow(context: context) { row in
                 top.append(Array(row))
                 delivered += 1
                 if delivered % 64 == 0 { peakHeld = max(peakHeld, top.heldByteCount) }
-                if delivered % progressStep == 0 { progress?(Double(delivered) / Double(size.height)) }
+                progress?.advance()
             }
         } catch {
             try? writer.finish()
@@ -105,9 +157,9 @@ public enum PyramidBuilder {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try descriptor.contents.write(to: url)
         }
-        progress?(1)
-        return PyramidSummary(imageSize: size, levels: layout.levelCount, tiles: writer.tileCount,
-                              bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
+        progress?.finish()
+        return PyramidSummary(layout: options.layout.name, imageSize: size, levels: layout.levelCount,
+                              tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
     }
 
     /// A tile placed at the top-left of a `size` canvas of background (white, transparent if there is alpha).

@@ -2,58 +2,80 @@ import Foundation
 import TesseraCodecs
 import TesseraCore
 
-/// Encodes and writes tiles on up to `jobs` threads while the builder goes on decoding. A tile
-/// waits for a free slot before it is queued, so at most `jobs` tiles are in flight and memory
-/// stays bounded however fast rows arrive.
+/// Encodes and writes tiles while the builder goes on decoding: each tile goes to a thread of the
+/// ``WorkExecutor`` that is idle at the time (at most `jobs` at once), or is encoded on the
+/// builder's own thread when none is, so memory stays bounded however fast rows arrive and a
+/// build never waits in the queue behind other work.
 final class TileWriter: @unchecked Sendable {
-    // @unchecked: the mutable counters and the directory set are only touched under `lock`.
+    // @unchecked: the counters, the directory set and the failure are only touched under `lock`.
     private let root: URL
     private let encoding: ImageEncoding
-    private let queue = DispatchQueue(label: "tessera.tiles", attributes: .concurrent)
-    private let slots: DispatchSemaphore
-    private let group = DispatchGroup()
-    private let lock = NSLock()
+    private let jobs: Int
+    private let executor: WorkExecutor
+    private let lock = ConditionLock()
+    private var inFlight = 0
     private var directories: Set<String> = []
     private var failure: (any Error)?
-    private(set) var tileCount = 0
-    private(set) var byteCount = 0
+    private var tiles = 0
+    private var bytes = 0
 
-    init(root: URL, encoding: ImageEncoding, jobs: Int) {
+    init(root: URL, encoding: ImageEncoding, jobs: Int, executor: WorkExecutor = .shared) {
         self.root = root
         self.encoding = encoding
-        slots = DispatchSemaphore(value: max(1, jobs))
+        self.jobs = max(1, jobs)
+        self.executor = executor
     }
 
-    /// Queues `pixels` to be encoded once and written at every path in `paths`.
+    /// Tile files written so far.
+    var tileCount: Int { lock.withLock { tiles } }
+    /// Bytes of tile files written so far.
+    var byteCount: Int { lock.withLock { bytes } }
+
+    /// Encodes `pixels` once and writes it at every path in `paths`, on another thread if one is idle.
     func submit(_ pixels: PixelBuffer, paths: [String]) {
-        slots.wait()
-        group.enter()
-        queue.async { [self] in
-            defer {
-                slots.signal()
-                group.leave()
-            }
-            do {
-                let data = try ImageEncoder.encode(pixels, as: encoding)
-                for path in paths {
-                    let url = root.appendingPathComponent(path)
-                    try makeDirectory(url.deletingLastPathComponent())
-                    try data.write(to: url)
-                }
-                lock.withLock {
-                    tileCount += paths.count
-                    byteCount += data.count * paths.count
-                }
-            } catch {
-                lock.withLock { if failure == nil { failure = error } }
-            }
+        let reserved = lock.withLock { () -> Bool in
+            guard inFlight < jobs else { return false }
+            inFlight += 1
+            return true
         }
+        if reserved {
+            let handedOff = executor.runIfIdle { [self] in
+                write(pixels, paths: paths)
+                lock.withLock {
+                    inFlight -= 1
+                    lock.broadcast()
+                }
+            }
+            if handedOff { return }
+            lock.withLock { inFlight -= 1 }
+        }
+        write(pixels, paths: paths)
     }
 
-    /// Waits for every queued tile; throws the first failure.
+    /// Waits for every tile handed off; throws the first failure.
     func finish() throws {
-        group.wait()
-        if let failure = lock.withLock({ failure }) { throw failure }
+        let firstFailure = lock.withLock { () -> (any Error)? in
+            while inFlight > 0 { lock.wait() }
+            return failure
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    private func write(_ pixels: PixelBuffer, paths: [String]) {
+        do {
+            let data = try ImageEncoder.encode(pixels, as: encoding)
+            for path in paths {
+                let url = root.appendingPathComponent(path)
+                try makeDirectory(url.deletingLastPathComponent())
+                try data.write(to: url)
+            }
+            lock.withLock {
+                tiles += paths.count
+                bytes += data.count * paths.count
+            }
+        } catch {
+            lock.withLock { if failure == nil { failure = error } }
+        }
     }
 
     private func makeDirectory(_ url: URL) throws {

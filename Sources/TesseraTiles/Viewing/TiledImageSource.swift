@@ -17,7 +17,7 @@ extension TiledImageSource {
 }
 
 /// Why a pyramid could not be opened.
-public enum TiledSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TiledSourceError: TesseraError, Equatable {
     /// Neither a `.dzi` file nor an `info.json` was found.
     case notAPyramid(String)
     /// The descriptor is malformed.
@@ -27,6 +27,13 @@ public enum TiledSourceError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .notAPyramid(let path): "\(path) is not a .dzi, an info.json or a directory holding one"
         case .invalidDescriptor(let reason): "invalid pyramid descriptor: \(reason)"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .notAPyramid: .notFound
+        case .invalidDescriptor: .corrupt
         }
     }
 }

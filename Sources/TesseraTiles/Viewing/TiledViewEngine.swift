@@ -38,7 +38,16 @@ public actor TiledViewEngine {
     private var loading: [TileID: (task: Task<Void, Never>, priority: ImageRequest.Priority)] = [:]
     private var attempts: [TileID: Int] = [:]
     private var retryAt: [TileID: ContinuousClock.Instant] = [:]
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Tasks waiting for tiles to settle, each with what it waits for.
+    private var waiters: [(condition: WaitCondition, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// What a waiting task waits for.
+    private enum WaitCondition {
+        /// Every visible tile (not the ring) settled.
+        case visibleTiles
+        /// One tile settled.
+        case tile(TileID)
+    }
 
     public init(
         source: any TiledImageSource, viewport: Viewport, selector: LevelSelector = LevelSelector(),
@@ -94,16 +103,41 @@ public actor TiledViewEngine {
     /// `giveUpAfter` times (the view then keeps its placeholder there).
     public func waitUntilVisibleTilesLoaded(giveUpAfter attemptLimit: Int = .max) async {
         self.attemptLimit = attemptLimit
-        while !visibleTilesSettled {
-            await withCheckedContinuation { waiters.append($0) }
-        }
+        await waitUntil(.visibleTiles)
+    }
+
+    /// The tile of the coarsest level that fits in one tile: what every view draws first, as the
+    /// placeholder under everything else.
+    public nonisolated var placeholderTile: TileID {
+        let layout = source.layout
+        let reduction = (0..<layout.levelCount).first { layout.tileCount(reduction: $0) == 1 } ?? layout.levelCount - 1
+        return TileID(reduction: reduction, column: 0, row: 0)
+    }
+
+    /// Waits until the ``placeholderTile`` is in the cache, or has failed `giveUpAfter` times: the
+    /// first frame a viewer can draw.
+    public func waitUntilPlaceholderLoaded(giveUpAfter attemptLimit: Int = .max) async {
+        self.attemptLimit = attemptLimit
+        await waitUntil(.tile(placeholderTile))
     }
 
     private var attemptLimit = Int.max
 
-    private var visibleTilesSettled: Bool {
-        neededTiles.filter { $0.1 != .low }.allSatisfy {
-            cache.image(for: key($0.0)) != nil || (attempts[$0.0] ?? 0) >= attemptLimit
+    private func isSettled(_ id: TileID) -> Bool {
+        cache.image(for: key(id)) != nil || (attempts[id] ?? 0) >= attemptLimit
+    }
+
+    /// Whether a tile is in the cache or has failed as often as a waiter allows.
+    private func isMet(_ condition: WaitCondition) -> Bool {
+        switch condition {
+        case .visibleTiles: neededTiles.filter { $0.1 != .low }.allSatisfy { isSettled($0.0) }
+        case .tile(let id): isSettled(id)
+        }
+    }
+
+    private func waitUntil(_ condition: WaitCondition) async {
+        while !isMet(condition) {
+            await withCheckedContinuation { waiters.append((condition, $0)) }
         }
     }
 
@@ -182,10 +216,10 @@ public actor TiledViewEngine {
     }
 
     private func resumeWaitersIfDone() {
-        guard !waiters.isEmpty, visibleTilesSettled else { return }
-        let ready = waiters
-        waiters.removeAll()
-        ready.forEach { $0.resume() }
+        let ready = waiters.filter { isMet($0.condition) }
+        guard !ready.isEmpty else { return }
+        waiters.removeAll { isMet($0.condition) }
+        ready.forEach { $0.continuation.resume() }
     }
 
     /// The viewport rectangle (points) a tile covers, clipped to the viewport; nil if off screen.

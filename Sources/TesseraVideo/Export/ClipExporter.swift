@@ -1,7 +1,7 @@
-import Foundation
+import TesseraCore
 
 /// What a trim produced, in seconds on the source's timeline.
-public struct TrimResult: Sendable, Hashable {
+public struct TrimResult: Sendable, Hashable, Codable {
     public let requestedStart: Double
     public let requestedEnd: Double
     /// Where the clip really starts: the keyframe at or before the requested start when copying,
@@ -10,6 +10,34 @@ public struct TrimResult: Sendable, Hashable {
     /// Where the clip really ends (the end of its last frame).
     public let end: Double
     public var duration: Double { end - start }
+
+    // The JSON form is what `tessera trim --json` has always printed; it has no requested end, so a
+    // decoded result takes the real end for it.
+    private enum CodingKeys: String, CodingKey { case requestedStart, start, end, duration }
+
+    public init(requestedStart: Double, requestedEnd: Double, start: Double, end: Double) {
+        self.requestedStart = requestedStart
+        self.requestedEnd = requestedEnd
+        self.start = start
+        self.end = end
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            requestedStart: try container.decode(Double.self, forKey: .requestedStart),
+            requestedEnd: try container.decode(Double.self, forKey: .end),
+            start: try container.decode(Double.self, forKey: .start), end: try container.decode(Double.self, forKey: .end))
+    }
+
+    /// `requestedStart, start, end, duration`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(requestedStart, forKey: .requestedStart)
+        try container.encode(start, forKey: .start)
+        try container.encode(end, forKey: .end)
+        try container.encode(duration, forKey: .duration)
+    }
 }
 
 /// Writes part of a video to a new file.
@@ -25,10 +53,30 @@ public enum ClipExporter {
     }
 
     /// Writes `start..<end` seconds of the video at `path` to `output`, keeping the first audio
-    /// stream. The file appears at `output` only when complete.
+    /// stream, on the ``WorkExecutor``; `progress` follows the source time reached. The file appears
+    /// at `output` only when complete.
+    ///
+    /// Cancelling the task stops at the next packet or frame, leaves no file behind, and throws
+    /// `CancellationError`.
+    /// - Throws: ``VideoError``, `CancellationError`, or ``WorkQueueFullError``.
     public static func trim(
-        path: String, from start: Double, to end: Double, output: String, method: Method = .streamCopy
-    ) async throws(VideoError) -> TrimResult {
+        path: String, from start: Double, to end: Double, output: String, method: Method = .streamCopy,
+        progress: WorkProgress? = nil, priority: WorkPriority = .normal, executor: WorkExecutor = .shared
+    ) async throws -> TrimResult {
+        try await executor.run(priority: priority) { context in
+            do {
+                return try trim(path: path, from: start, to: end, output: output, method: method,
+                                context: context, progress: progress)
+            } catch VideoError.cancelled {
+                throw CancellationError()
+            }
+        }
+    }
+
+    static func trim(
+        path: String, from start: Double, to end: Double, output: String, method: Method,
+        context: WorkContext, progress: WorkProgress?
+    ) throws(VideoError) -> TrimResult {
         let input = try MediaInput(path: path)
         let asset = try VideoAsset.probe(input)
         let tolerance = VideoAsset.timeTolerance
@@ -38,9 +86,21 @@ public enum ClipExporter {
         let range = start..<min(end, asset.duration)
         switch method {
         case .streamCopy:
-            return try StreamCopyTrimmer(input: input, asset: asset).trim(range, output: output)
+            return try StreamCopyTrimmer(input: input, asset: asset)
+                .trim(range, output: output, context: context, progress: progress)
         case .exact(let crf, let preset):
-            return try ReencodingTrimmer(input: input, asset: asset, crf: crf, preset: preset).trim(range, output: output)
+            return try ReencodingTrimmer(input: input, asset: asset, crf: crf, preset: preset)
+                .trim(range, output: output, context: context, progress: progress)
         }
+    }
+
+    /// Progress units of a trim: thousandths of the range.
+    static let progressUnits = 1000
+
+    /// Reports the source time a trimmer has reached.
+    static func report(_ time: Double, in range: Range<Double>, to progress: WorkProgress?) {
+        guard let progress, range.upperBound > range.lowerBound else { return }
+        let done = (time - range.lowerBound) / (range.upperBound - range.lowerBound)
+        progress.completedUnitCount = Int((min(max(done, 0), 1) * Double(progressUnits)).rounded(.down))
     }
 }

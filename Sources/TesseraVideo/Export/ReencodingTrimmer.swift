@@ -1,5 +1,6 @@
 import CTesseraAV
 import Foundation
+import TesseraCore
 
 /// Cuts on the exact frame: video decoded from the keyframe before the start and re-encoded with
 /// libx264 from the first frame at or after it; audio packets copied alongside.
@@ -19,7 +20,9 @@ final class ReencodingTrimmer {
         self.preset = preset
     }
 
-    func trim(_ range: Range<Double>, output path: String) throws(VideoError) -> TrimResult {
+    func trim(
+        _ range: Range<Double>, output path: String, context: WorkContext, progress: WorkProgress?
+    ) throws(VideoError) -> TrimResult {
         let container = try OutputContainer(destination: path, av: av)
         try container.checkCanHold(AV_CODEC_ID_H264, advice: "exact trims are encoded as H.264: use .mp4, .mov or .mkv")
         var mapping = StreamMapping(input: input)
@@ -31,7 +34,7 @@ final class ReencodingTrimmer {
         if let audio = mapping.audioIndex { try mapping.addCopiedStream(audio, to: container) }
         try container.writeHeader()
 
-        let decoder = try VideoDecoder(input: input, threads: ProcessInfo.processInfo.activeProcessorCount)
+        let decoder = try VideoDecoder(input: input, threads: activeProcessorCount())
         try decoder.seek(toKeyframeBefore: input.keyframe(atOrBefore: range.lowerBound, asset: asset, timing: decoder.timing).seekTime)
         decoder.skipNonReferenceBefore = range.lowerBound - tolerance
 
@@ -53,8 +56,11 @@ final class ReencodingTrimmer {
 
         var start: Double?
         var end = range.lowerBound
+        progress?.totalUnitCount = ClipExporter.progressUnits
         while let frame = try decoder.nextFrame() {
+            if context.isCancelled { throw .cancelled }
             let time = decoder.frameTime
+            ClipExporter.report(time, in: range, to: progress)
             if time < range.lowerBound - tolerance { continue }
             if time >= range.upperBound - tolerance { break }
             let timestamp = frame.pointee.best_effort_timestamp

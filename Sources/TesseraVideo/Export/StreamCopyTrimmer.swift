@@ -1,4 +1,5 @@
 import CTesseraAV
+import TesseraCore
 
 /// Cuts without decoding: packets are copied from the keyframe at or before the start.
 ///
@@ -11,7 +12,9 @@ struct StreamCopyTrimmer {
     let asset: VideoAsset
     private let tolerance = VideoAsset.timeTolerance
 
-    func trim(_ range: Range<Double>, output path: String) throws(VideoError) -> TrimResult {
+    func trim(
+        _ range: Range<Double>, output path: String, context: WorkContext, progress: WorkProgress?
+    ) throws(VideoError) -> TrimResult {
         let av = input.av
         let container = try OutputContainer(destination: path, av: av)
         var mapping = StreamMapping(input: input)
@@ -30,12 +33,15 @@ struct StreamCopyTrimmer {
         var start = range.lowerBound
         var end = range.lowerBound
         var videoDone = false
+        progress?.totalUnitCount = ClipExporter.progressUnits
         while av.av_read_frame(input.context, packet) >= 0 {
             defer { av.av_packet_unref(packet) }
+            if context.isCancelled { throw .cancelled }
             let index = packet.pointee.stream_index
             guard packet.pointee.pts != LibAV.noTimestamp else { continue }
             let time = mapping.seconds(packet.pointee.pts, stream: index)
             if index == videoIndex {
+                ClipExporter.report(time, in: range, to: progress)
                 if videoDone { continue }
                 if origin == nil {
                     // A clip must open on a keyframe, the one chosen: anything before cannot be decoded.

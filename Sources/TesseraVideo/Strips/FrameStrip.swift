@@ -12,9 +12,12 @@ public struct StripFrame: Sendable {
 }
 
 /// A slot whose own frame could not be decoded.
-public struct FrameFailure: Sendable, Error {
+public struct FrameFailure: TesseraError {
     public let slot: Int
     public let error: VideoError
+
+    public var category: ErrorCategory { error.category }
+    public var description: String { "frame \(slot): \(error)" }
 }
 
 /// N frames across a video, one per equal slot, all the same size.

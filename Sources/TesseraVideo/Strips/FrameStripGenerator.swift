@@ -1,50 +1,54 @@
-import Foundation
 import TesseraCore
 
 /// Makes frame strips: N frames across a video, each decoded only as far as needed and scaled
-/// while decoding, on a bounded number of decoders, with finished strips kept in a small cache.
+/// while decoding, on the ``WorkExecutor``, with finished strips kept in a small cache.
 ///
-/// Decoding runs on at most `maximumDecoders` threads in total, however many strips are asked
-/// for at once; each strip splits its slots into contiguous runs of about equal decoding work, one
-/// per decoder, so a decoder walks forward through the file instead of seeking back and forth.
+/// Each strip splits its slots into contiguous runs of about equal decoding work, one per executor
+/// thread, so a decoder walks forward through the file instead of seeking back and forth; the
+/// executor bounds the decoders running at once, however many strips are asked for.
 public actor FrameStripGenerator {
     public static let shared = FrameStripGenerator()
 
-    private let maximumDecoders: Int
+    private let executor: WorkExecutor
     private let maximumStripBytes: Int
     private var cache: FrameStripCache
-    private var decodersInUse = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
     /// Strips decoded rather than served from the cache.
     private(set) var stripsDecoded = 0
 
     /// - Parameters:
-    ///   - maximumDecoders: decoder threads across all strips; defaults to the active core count.
+    ///   - executor: where decoding runs; a strip uses up to its thread count of decoders.
     ///   - cacheByteLimit: decoded bytes of finished strips kept for repeated requests.
     ///   - maximumStripBytes: decoded bytes one strip may take (frames × width × height × 4);
     ///     larger requests fail up front instead of growing without bound.
-    public init(
-        maximumDecoders: Int = ProcessInfo.processInfo.activeProcessorCount, cacheByteLimit: Int = 64 << 20,
-        maximumStripBytes: Int = 1 << 30
-    ) {
-        self.maximumDecoders = max(1, maximumDecoders)
+    public init(executor: WorkExecutor = .shared, cacheByteLimit: Int = 64 << 20, maximumStripBytes: Int = 1 << 30) {
+        self.executor = executor
         self.maximumStripBytes = maximumStripBytes
         cache = FrameStripCache(byteLimit: cacheByteLimit)
     }
 
     /// The strip for the video at `path`. Throws only when the video cannot be opened or no slot
     /// at all could be decoded; single failed slots are reported in `FrameStrip.failures`.
-    public func strip(path: String, request: FrameStripRequest) async throws(VideoError) -> FrameStrip {
-        try await strip(path: path, asset: nil, request: request)
+    /// `progress` counts frames decoded.
+    ///
+    /// Cancelling the task stops every decoder at its next frame and throws `CancellationError`.
+    /// - Throws: ``VideoError``, `CancellationError`, or ``WorkQueueFullError``.
+    public func strip(
+        path: String, request: FrameStripRequest, progress: WorkProgress? = nil, priority: WorkPriority = .normal
+    ) async throws -> FrameStrip {
+        try await strip(path: path, asset: nil, request: request, progress: progress, priority: priority)
     }
 
     /// The strip for a video already probed, which saves probing it again.
-    public func strip(asset: VideoAsset, request: FrameStripRequest) async throws(VideoError) -> FrameStrip {
-        try await strip(path: asset.path, asset: asset, request: request)
+    public func strip(
+        asset: VideoAsset, request: FrameStripRequest, progress: WorkProgress? = nil, priority: WorkPriority = .normal
+    ) async throws -> FrameStrip {
+        try await strip(path: asset.path, asset: asset, request: request, progress: progress, priority: priority)
     }
 
-    private func strip(path: String, asset probed: VideoAsset?, request: FrameStripRequest) async throws(VideoError) -> FrameStrip {
-        guard request.frameCount > 0 else { throw .decodeFailed(reason: "a strip needs at least one frame") }
+    private func strip(
+        path: String, asset probed: VideoAsset?, request: FrameStripRequest, progress: WorkProgress?, priority: WorkPriority
+    ) async throws -> FrameStrip {
+        guard request.frameCount > 0 else { throw VideoError.decodeFailed(reason: "a strip needs at least one frame") }
         let identity = try FileIdentity(path: path)
         if let cached = cache.strip(for: identity, request: request) { return cached }
         let asset: VideoAsset
@@ -53,22 +57,30 @@ public actor FrameStripGenerator {
         let frameSize = request.sizing.frameSize(display: asset.displaySize)
         let (bytes, overflow) = frameSize.byteCount(in: .rgba8).multipliedReportingOverflow(by: request.frameCount)
         guard !overflow, bytes <= maximumStripBytes else {
-            throw .stripTooLarge(bytes: overflow ? .max : bytes, limit: maximumStripBytes)
+            throw VideoError.stripTooLarge(bytes: overflow ? .max : bytes, limit: maximumStripBytes)
         }
 
-        let runs = FramePick.decodingCosts(slots, asset: asset, mode: request.mode).balancedRuns(slots, count: maximumDecoders)
-        let workers = runs.count
-        await acquire(workers)
-        let threads = max(1, maximumDecoders / workers)
-        let results = await withTaskGroup(of: [Int: Result<(time: Double, image: PixelBuffer), VideoError>].self) { group in
+        let decoders = executor.threadCount
+        let runs = FramePick.decodingCosts(slots, asset: asset, mode: request.mode).balancedRuns(slots, count: decoders)
+        let threads = max(1, decoders / runs.count)
+        progress?.totalUnitCount = slots.count
+        let executor = self.executor
+        let results = try await withThrowingTaskGroup(of: [Int: Result<(time: Double, image: PixelBuffer), VideoError>].self) { group in
             for run in runs {
-                group.addTask { await Self.decode(run, path: path, asset: asset, frameSize: frameSize, mode: request.mode, threads: threads) }
+                group.addTask {
+                    try await executor.run(priority: priority) { context in
+                        Self.decode(run, path: path, asset: asset, frameSize: frameSize, mode: request.mode, threads: threads,
+                                    context: context, progress: progress)
+                    }
+                }
             }
             var merged: [Int: Result<(time: Double, image: PixelBuffer), VideoError>] = [:]
-            for await partial in group { merged.merge(partial) { first, _ in first } }
+            for try await partial in group { merged.merge(partial) { first, _ in first } }
             return merged
         }
-        release(workers)
+        if results.values.contains(where: { if case .failure(.cancelled) = $0 { true } else { false } }) {
+            throw CancellationError()
+        }
         stripsDecoded += 1
 
         let strip = try Self.assemble(slots: slots, results: results, asset: asset, request: request, frameSize: frameSize)
@@ -76,27 +88,25 @@ public actor FrameStripGenerator {
         return strip
     }
 
+    /// Decodes one run of slots on the calling (executor) thread; a slot reached after cancellation
+    /// fails as `.cancelled`.
     private static func decode(
-        _ run: [FrameSlot], path: String, asset: VideoAsset, frameSize: PixelSize, mode: FrameSamplingMode, threads: Int
-    ) async -> [Int: Result<(time: Double, image: PixelBuffer), VideoError>] {
-        // libav blocks for the whole run: keep it off the cooperative pool's few threads.
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var results: [Int: Result<(time: Double, image: PixelBuffer), VideoError>] = [:]
-                do {
-                    let sampler = try FrameSampler(path: path, asset: asset, frameSize: frameSize, mode: mode, threads: threads)
-                    for slot in run {
-                        do throws(VideoError) { results[slot.index] = .success(try sampler.sample(slot)) }
-                        catch { results[slot.index] = .failure(error) }
-                    }
-                } catch let error as VideoError {
-                    for slot in run { results[slot.index] = .failure(error) }
-                } catch {
-                    for slot in run { results[slot.index] = .failure(.decodeFailed(reason: "\(error)")) }
-                }
-                continuation.resume(returning: results)
+        _ run: [FrameSlot], path: String, asset: VideoAsset, frameSize: PixelSize, mode: FrameSamplingMode, threads: Int,
+        context: WorkContext, progress: WorkProgress?
+    ) -> [Int: Result<(time: Double, image: PixelBuffer), VideoError>] {
+        var results: [Int: Result<(time: Double, image: PixelBuffer), VideoError>] = [:]
+        do throws(VideoError) {
+            let sampler = try FrameSampler(path: path, asset: asset, frameSize: frameSize, mode: mode, threads: threads)
+            for slot in run {
+                if context.isCancelled { throw .cancelled }
+                do throws(VideoError) { results[slot.index] = .success(try sampler.sample(slot)) }
+                catch { results[slot.index] = .failure(error) }
+                progress?.advance()
             }
+        } catch {
+            for slot in run where results[slot.index] == nil { results[slot.index] = .failure(error) }
         }
+        return results
     }
 
     /// Every slot gets a frame: a failed slot borrows from its nearest decoded neighbour (the
@@ -118,19 +128,5 @@ public actor FrameStripGenerator {
             return StripFrame(slot: slot, time: borrowed.time, image: borrowed.image, filledFrom: donor)
         }
         return FrameStrip(asset: asset, request: request, frames: frames, failures: failures, frameSize: frameSize)
-    }
-
-    private func acquire(_ decoders: Int) async {
-        while decodersInUse + decoders > maximumDecoders {
-            await withCheckedContinuation { waiting.append($0) }
-        }
-        decodersInUse += decoders
-    }
-
-    private func release(_ decoders: Int) {
-        decodersInUse -= decoders
-        let resumed = waiting
-        waiting.removeAll()
-        for continuation in resumed { continuation.resume() }
     }
 }

@@ -71,7 +71,7 @@ final class MediaInput {
     private static func checkReadable(_ path: String) throws(VideoError) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .unreadable(reason: "no such file")
+            throw .notFound
         }
         guard !isDirectory.boolValue else { throw .unreadable(reason: "is a directory") }
         guard FileManager.default.isReadableFile(atPath: path) else { throw .unreadable(reason: "permission denied") }

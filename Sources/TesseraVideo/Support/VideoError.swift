@@ -1,8 +1,9 @@
 import Foundation
+import TesseraCore
 
 /// Why a video could not be probed, sampled or trimmed. Every libav failure ends up as one of
 /// these; none of them crashes the process or prints on its own.
-public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum VideoError: TesseraError, Equatable {
     /// The file could not be opened or read at all (missing, permission, a directory).
     case unreadable(reason: String)
     /// The bytes are not a container format ffmpeg's libraries recognise.
@@ -27,6 +28,10 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
     case exportFailed(reason: String)
     /// ffmpeg's shared libraries are not installed, or lack a function Tessera needs.
     case librariesUnavailable(reason: String)
+    /// There is no file at the path.
+    case notFound
+    /// The task the work ran for was cancelled; nothing was written.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -43,6 +48,8 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .decodeFailed(let reason): "decoding failed: \(reason)"
         case .exportFailed(let reason): "export failed: \(reason)"
         case .librariesUnavailable(let reason): "ffmpeg libraries unavailable: \(reason)"
+        case .notFound: "no such file"
+        case .cancelled: "cancelled"
         }
     }
 
@@ -61,6 +68,22 @@ public enum VideoError: Error, Sendable, Equatable, CustomStringConvertible {
         case .decodeFailed: "decodeFailed"
         case .exportFailed: "exportFailed"
         case .librariesUnavailable: "librariesUnavailable"
+        case .notFound: "notFound"
+        case .cancelled: "cancelled"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .unreadable, .exportFailed: .io
+        case .notAVideo, .noVideoStream, .unsupportedCodec: .unsupported
+        case .truncated: .truncated
+        case .corrupt, .empty, .decodeFailed: .corrupt
+        case .rangeOutsideDuration: .badInput
+        case .stripTooLarge: .tooLarge
+        case .librariesUnavailable: .libraryUnavailable
+        case .notFound: .notFound
+        case .cancelled: .cancelled
         }
     }
 

@@ -1,3 +1,5 @@
+import TesseraCore
+
 /// The layout of a trimming slider, in points, and the one mapping between seconds and x that the
 /// handles, the playhead, the frame strip and the renderer all share.
 ///
@@ -137,5 +139,18 @@ public struct TrimmingSliderGeometry: Sendable, Hashable {
     public func bottomBarRect(in model: TrimmingSliderModel) -> TrimmingRect {
         let selection = selectionRect(in: model)
         return TrimmingRect(minX: selection.minX, maxX: selection.maxX, minY: height - barThickness, maxY: height)
+    }
+}
+
+extension TrimmingSliderGeometry {
+    /// The strip a control of this geometry shows for `asset` at `scale`: as many frames as fit the
+    /// strip at the video's display aspect ratio (at most 500), each as tall as the strip in pixels,
+    /// so the renderer only crops the last partial one rather than scaling anything up.
+    public func stripRequest(for asset: VideoAsset, scale: DisplayScale, mode: FrameSamplingMode = .fast) -> FrameStripRequest {
+        let strip = stripRect
+        let heightPixels = max(1, Int(((strip.maxY - strip.minY) * scale.value).rounded(.up)))
+        let aspect = Double(asset.displaySize.width) / Double(asset.displaySize.height)
+        let count = max(1, Int(((strip.maxX - strip.minX) / ((strip.maxY - strip.minY) * aspect)).rounded(.up)))
+        return FrameStripRequest(frameCount: min(count, 500), sizing: .height(heightPixels), mode: mode)
     }
 }

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import Tessera
+
+/// The one parser for each kind of value the commands take. Each throws a `ValidationError` that
+/// says the accepted form and range; ArgumentParser puts the option's name and the value in front,
+/// and `TesseraCommand.main` prints it as one line with exit status 64.
+enum Parse {
+    /// A whole number ≥ `minimum` (and ≤ `maximum`).
+    static func integer(_ minimum: Int, _ maximum: Int = .max) -> @Sendable (String) throws -> Int {
+        { text in
+            guard let value = Int(text), value >= minimum, value <= maximum else {
+                throw ValidationError(maximum == .max ? "must be a whole number ≥ \(minimum)"
+                                                      : "must be a whole number from \(minimum) to \(maximum)")
+            }
+            return value
+        }
+    }
+
+    /// A finite number > `exclusiveMinimum`.
+    static func number(greaterThan exclusiveMinimum: Double) -> @Sendable (String) throws -> Double {
+        { text in
+            guard let value = Double(text), value.isFinite, value > exclusiveMinimum else {
+                throw ValidationError("must be a finite number > \(Self.format(exclusiveMinimum))")
+            }
+            return value
+        }
+    }
+
+    /// A finite number ≥ `minimum`.
+    static func number(atLeast minimum: Double) -> @Sendable (String) throws -> Double {
+        { text in
+            guard let value = Double(text), value.isFinite, value >= minimum else {
+                throw ValidationError("must be a finite number ≥ \(Self.format(minimum))")
+            }
+            return value
+        }
+    }
+
+    /// Any finite number.
+    static func finite(_ text: String) throws -> Double {
+        guard let value = Double(text), value.isFinite else { throw ValidationError("must be a finite number") }
+        return value
+    }
+
+    /// JPEG or WebP quality, 1–100.
+    static let quality = integer(1, 100)
+
+    /// Screen pixels per point: finite, > 0.
+    static func scale(_ text: String) throws -> DisplayScale {
+        guard let value = Double(text), let scale = try? DisplayScale(validating: value) else {
+            throw ValidationError("must be a finite number > 0 (1, 2, 3 …)")
+        }
+        return scale
+    }
+
+    /// `WxH` in whole pixels, each ≥ 1.
+    static func pixelSize(_ text: String) throws -> PixelSize {
+        guard let (first, second) = pair(text, separator: "x"), let width = Int(first), let height = Int(second),
+              width >= 1, height >= 1
+        else { throw ValidationError("must be WxH in whole pixels ≥ 1, e.g. 300x200") }
+        return PixelSize(width: width, height: height)
+    }
+
+    /// `WxH` in points, each finite and > 0.
+    static func pointSize(_ text: String) throws -> PointSize {
+        guard let (first, second) = pair(text, separator: "x"), let width = Double(first), let height = Double(second),
+              width > 0, height > 0, width.isFinite, height.isFinite
+        else { throw ValidationError("must be WxH in points > 0, e.g. 390x844") }
+        return PointSize(width: width, height: height)
+    }
+
+    /// `X,Y` in full-resolution pixels, finite.
+    static func pixelPoint(_ text: String) throws -> ImagePoint {
+        guard let (first, second) = pair(text, separator: ","), let x = Double(first), let y = Double(second),
+              x.isFinite, y.isFinite
+        else { throw ValidationError("must be X,Y in pixels, e.g. 1200,800") }
+        return ImagePoint(x: x, y: y)
+    }
+
+    /// An output format by name: jpeg (jpg), png or webp.
+    static func formatName(_ text: String) throws -> String {
+        guard ImageEncoding(formatName: text) != nil else { throw ValidationError("must be jpeg, png or webp") }
+        return text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
+    }
+
+    /// An http(s) or file URL; anything without a scheme is a path.
+    static func url(_ text: String) throws -> URL {
+        if text.contains("://") {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "file"].contains(scheme),
+                  scheme == "file" || url.host != nil
+            else { throw ValidationError("must be an http, https or file URL, or a path") }
+            return url
+        }
+        return URL(fileURLWithPath: text)
+    }
+
+    /// An http or https URL, as written.
+    static func httpURL(_ text: String) throws -> String {
+        guard isRemote(text), let url = URL(string: text), url.host != nil else {
+            throw ValidationError("must be an http or https URL")
+        }
+        return text
+    }
+
+    /// True for an http(s) URL, which is loaded rather than opened.
+    static func isRemote(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+    }
+
+    private static func pair(_ text: String, separator: Character) -> (Substring, Substring)? {
+        let parts = text.lowercased().split(separator: separator, omittingEmptySubsequences: false)
+        return parts.count == 2 ? (parts[0], parts[1]) : nil
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
