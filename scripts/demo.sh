@@ -59,7 +59,7 @@ video="$samples"/video/gop2.mp4
 head -n 5 "$out"/thumbnails.vtt
 
 section "Video: the trimming control drawn for a selection, and the selection cut (copied, then exact)"
-"$tessera" trimmer "$video" --width 320 --height 44 --scale 2 --lower 1.2 --upper 3.1 --playhead 2 --output "$out"/trimmer.png
+"$tessera" trimmer "$video" --size 320x44 --scale 2 --lower 1.2 --upper 3.1 --playhead 2 --output "$out"/trimmer.png
 "$tessera" trim "$video" --from 1.2 --to 3.1 --output "$out"/clip-copy.mp4 --json
 "$tessera" trim "$video" --from 1.2 --to 3.1 --output "$out"/clip-exact.mp4 --exact --json
 "$tessera" trim "$samples"/video/audio-only.m4a --from 0 --to 1 --output "$out"/nothing.mp4

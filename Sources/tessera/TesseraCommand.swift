@@ -24,8 +24,10 @@ struct TesseraCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            guard exitCode(for: error) == .validationFailure else {
-                if error is ExitCode || error is CleanExit { exit(withError: error) }
+            let code = exitCode(for: error)
+            guard code == .validationFailure else {
+                // Help, version, and the exit statuses commands throw, as ArgumentParser handles them.
+                if code == .success || error is ExitCode { exit(withError: error) }
                 // A failure no command caught: still one line, with its category's status.
                 let failures = FailureLog()
                 failures.report("tessera", error)

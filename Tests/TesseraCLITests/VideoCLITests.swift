@@ -80,7 +80,7 @@ struct VideoCLITests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("control.png").path
-        let result = try CLI.run(["trimmer", CLI.fixture("video/gop1.mp4"), "--width", "300", "--height", "40", "--scale", "3",
+        let result = try CLI.run(["trimmer", CLI.fixture("video/gop1.mp4"), "--size", "300x40", "--scale", "3",
                                   "--lower", "1", "--upper", "2.5", "--playhead", "2", "--output", output])
         #expect(result.status == 0, "\(result.stderr)")
         let info = try CLI.run(["info", "--json", output])
@@ -96,7 +96,7 @@ struct VideoCLITests {
               (["strip", "video/zero-length.mp4", "--frames", "4"], "no frames"),
               (["trim", "video/gop1.mp4", "--from", "3", "--to", "5"], "outside"),
               (["trim", "video/truncated.mp4", "--from", "0", "--to", "1"], "truncated"),
-              (["trimmer", "video/gop1.mp4", "--width", "100", "--height", "20", "--lower", "2", "--upper", "9"], "outside"),
+              (["trimmer", "video/gop1.mp4", "--size", "100x20", "--lower", "2", "--upper", "9"], "outside"),
           ])
     func brokenInputs(arguments: [String], message: String) throws {
         let directory = try temporaryDirectory()

@@ -7,8 +7,12 @@ import TesseraCore
 struct FrameStripTests {
     static let cases: [(String, Int)] = ["gop1.mp4", "gop2.mp4", "fragmented.mp4"].flatMap { file in [4, 5, 7, 12].map { (file, $0) } } + [("short.mp4", 3), ("short.mp4", 4)]
 
+    /// Two decoders, however many cores the machine has; each case gets a generator of its own, so
+    /// no strip comes from another case's cache.
+    private static let executor = WorkExecutor(threadCount: 2)
+
     private func strip(_ file: String, _ count: Int, _ mode: FrameSamplingMode, height: Int = 36) async throws -> FrameStrip {
-        try await FrameStripGenerator(executor: WorkExecutor(threadCount: 2)).strip(
+        try await FrameStripGenerator(executor: Self.executor).strip(
             path: VideoFixtures.path(file), request: FrameStripRequest(frameCount: count, sizing: .height(height), mode: mode))
     }
 

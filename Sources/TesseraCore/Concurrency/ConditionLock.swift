@@ -30,6 +30,17 @@ package final class ConditionLock: @unchecked Sendable {
     /// Releases the lock, waits for a signal, and takes the lock again. Callers loop on their
     /// predicate: wake-ups may be spurious.
     package func wait() { pthread_cond_wait(condition, mutex) }
+    /// ``wait()``, giving up after `seconds`; false when the time ran out.
+    package func wait(seconds: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let nanoseconds = Int(now.tv_nsec) + Int((seconds - seconds.rounded(.down)) * 1e9)
+        var deadline = timespec()
+        deadline.tv_sec = now.tv_sec + Int(seconds.rounded(.down)) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
     package func signal() { pthread_cond_signal(condition) }
     package func broadcast() { pthread_cond_broadcast(condition) }
 

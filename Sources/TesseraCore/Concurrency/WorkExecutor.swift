@@ -26,7 +26,8 @@ public struct WorkQueueFullError: TesseraError, Equatable {
 /// submit to ``shared``, so a process never runs more blocking jobs than it has threads.
 ///
 /// Work is queued by ``WorkPriority``. Threads start on demand, so a process that makes one
-/// thumbnail starts one. A queue limit turns overload into ``WorkQueueFullError``.
+/// thumbnail starts one, and end after ``idleTimeout`` seconds without work, so an executor that is
+/// no longer used costs nothing. A queue limit turns overload into ``WorkQueueFullError``.
 public final class WorkExecutor: Sendable {
     /// One thread per active core, no queue limit.
     public static let shared = WorkExecutor(threadCount: activeProcessorCount())
@@ -154,11 +155,21 @@ public final class WorkExecutor: Sendable {
         startDetachedThread { [self] in workLoop() }
     }
 
+    /// Seconds a thread waits for work before it ends.
+    static let idleTimeout = 10.0
+
     private func workLoop() {
         lock.lock()
         while true {
             state.pointee.idle += 1
-            while state.pointee.handoffs.isEmpty && state.pointee.queuedCount == 0 { lock.wait() }
+            while state.pointee.handoffs.isEmpty && state.pointee.queuedCount == 0 {
+                if !lock.wait(seconds: Self.idleTimeout), state.pointee.handoffs.isEmpty, state.pointee.queuedCount == 0 {
+                    state.pointee.idle -= 1
+                    state.pointee.threads -= 1
+                    lock.unlock()
+                    return
+                }
+            }
             state.pointee.idle -= 1
             let job: Job
             if !state.pointee.handoffs.isEmpty {

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// `tile`, `render` and `load` as a user runs them, and the exact key set of every `--json` line
+/// (the keys the README lists; scripts rely on them).
+@Suite("tile, render, load and the JSON keys of every command")
+struct JSONOutputTests {
+    static func objects(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test("info, thumbnail, tile, load, strip and trim print exactly their documented keys")
+    func keys() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = CLI.fixture("photo-400x300.png")
+        let video = CLI.fixture("video/gop1.mp4")
+
+        let info = try Self.objects(try CLI.run(["info", image, video, "--json"]).stdout)
+        #expect(Set(info[0].keys) == ["path", "format", "width", "height", "orientation", "displayWidth", "displayHeight",
+                                       "hasAlpha", "bitsPerComponent", "colorModel", "frameCount", "progressive", "fileBytes",
+                                       "decodedBytes"])
+        #expect(Set(info[1].keys) == ["path", "format", "codec", "width", "height", "clockwiseRotation", "displayWidth",
+                                       "displayHeight", "duration", "frameRate", "frameCount", "keyframeCount", "hasAudio",
+                                       "frameBytes"])
+        #expect(info[0]["width"] as? Int == 400 && info[1]["format"] as? String == "video")
+
+        let thumbnail = try Self.objects(try CLI.run(["thumbnail", image, "--max-pixel-size", "100",
+                                                      "--output-dir", directory.path, "--json"]).stdout)
+        #expect(Set(thumbnail[0].keys) == ["input", "output", "sourceWidth", "sourceHeight", "width", "height", "decodeScale",
+                                            "decodedBytes", "ms"])
+        #expect(thumbnail[0]["width"] as? Int == 100 && thumbnail[0]["height"] as? Int == 75)
+        let failed = try Self.objects(try CLI.run(["thumbnail", CLI.fixture("broken-empty.png"), "--max-pixel-size", "100",
+                                                   "--output-dir", directory.path, "--json"]).stdout)
+        #expect(Set(failed[0].keys) == ["input", "error"])
+
+        let tile = try Self.objects(try CLI.run(["tile", image, "--output", directory.path, "--json"]).stdout)
+        #expect(Set(tile[0].keys) == ["layout", "levels", "tiles", "bytes", "ms"])
+        #expect(tile[0]["layout"] as? String == "dzi" && tile[0]["levels"] as? Int == 10)
+
+        let load = try Self.objects(try CLI.run(["load", image, "--size", "50x50", "--scale", "2", "--repeat", "2",
+                                                 "--concurrency", "1", "--cache-dir", directory.appendingPathComponent("cache").path,
+                                                 "--json"]).stdout)
+        #expect(load.count == 3)
+        #expect(Set(load[0].keys) == ["url", "source", "width", "height", "decodedBytes", "ms"])
+        #expect(Set(load[2].keys) == ["summary", "requests", "networkFetches", "diskHits", "memoryHits", "decodes", "failures"])
+        #expect(load[2]["requests"] as? Int == 2 && load[2]["memoryHits"] as? Int == 1)
+
+        let strip = try Self.objects(try CLI.run(["strip", video, "--frames", "3", "--output",
+                                                  directory.appendingPathComponent("s.jpg").path, "--json"]).stdout)
+        #expect(Set(strip[0].keys) == ["duration", "frames", "ms"])
+        let frames = try #require(strip[0]["frames"] as? [[String: Any]])
+        #expect(frames.count == 3)
+        #expect(Set(frames[0].keys) == ["index", "target", "time", "x", "y", "width", "height", "filledFrom"])
+
+        let trim = try Self.objects(try CLI.run(["trim", video, "--from", "1", "--to", "2", "--output",
+                                                 directory.appendingPathComponent("c.mp4").path, "--json"]).stdout)
+        #expect(Set(trim[0].keys) == ["requestedStart", "start", "end", "duration"])
+    }
+
+    @Test("tile writes a pyramid that render draws; render --no-wait draws the placeholder level")
+    func tileThenRender() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tiled = try CLI.run(["tile", CLI.fixture("photo-400x300.png"), "--layout", "iiif", "--tile-size", "128",
+                                 "--output", directory.path, "--name", "photo"])
+        #expect(tiled.status == 0, "\(tiled.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("photo/info.json").path))
+        for wait in [true, false] {
+            let output = directory.appendingPathComponent(wait ? "full.png" : "first.png").path
+            let rendered = try CLI.run(["render", directory.appendingPathComponent("photo/info.json").path,
+                                        "--viewport", "200x150", "--scale", "2", "--output", output] + (wait ? [] : ["--no-wait"]))
+            #expect(rendered.status == 0, "\(rendered.stderr)")
+            let info = try Self.objects(try CLI.run(["info", output, "--json"]).stdout)
+            #expect(info.first?["width"] as? Int == 400 && info.first?["height"] as? Int == 300)
+        }
+        let missing = try CLI.run(["render", directory.appendingPathComponent("nothing.dzi").path, "--viewport", "10x10",
+                                   "--output", directory.appendingPathComponent("n.png").path])
+        #expect(missing.status == 66 && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+    }
+
+    @Test("load of a missing file and an unreachable loopback URL: a line each, the others load")
+    func loadFailures() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CLI.run(["load", CLI.fixture("jpeg-baseline.jpg"), directory.appendingPathComponent("none.jpg").path,
+                                  "http://127.0.0.1:9/none.jpg", "--size", "10x10", "--cache-dir", directory.path, "--json"])
+        #expect(result.status != 0)
+        #expect(result.stderr.split(separator: "\n").count == 2, "\(result.stderr)")
+        let lines = try Self.objects(result.stdout)
+        #expect(lines.filter { $0["source"] != nil }.count == 1)
+        #expect(lines.filter { $0["error"] != nil }.count == 2)
+    }
+}
