@@ -60,7 +60,7 @@ static int count_warning(TIFF *tiff, void *userData, const char *module, const c
     return 1;
 }
 
-static TIFFOpenOptions *capturing_options(TesseraTIFFMessages *messages) {
+static TIFFOpenOptions *capturing_options(int64_t maximumAllocation, TesseraTIFFMessages *messages) {
     memset(messages, 0, sizeof(*messages));
     if (!tessera_tiff_load(messages->error, sizeof messages->error)) {
         return NULL;
@@ -69,12 +69,13 @@ static TIFFOpenOptions *capturing_options(TesseraTIFFMessages *messages) {
     if (options) {
         table.TIFFOpenOptionsSetErrorHandlerExtR(options, capture_error, messages);
         table.TIFFOpenOptionsSetWarningHandlerExtR(options, count_warning, messages);
+        table.TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)maximumAllocation);
     }
     return options;
 }
 
-TIFF *tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages) {
-    TIFFOpenOptions *options = capturing_options(messages);
+TIFF *tessera_tiff_open_file(const char *path, int64_t maximumAllocation, TesseraTIFFMessages *messages) {
+    TIFFOpenOptions *options = capturing_options(maximumAllocation, messages);
     if (!options) {
         return NULL;
     }
@@ -135,8 +136,9 @@ static void memory_unmap(thandle_t handle, void *base, toff_t size) {
     (void)size;
 }
 
-TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages) {
-    TIFFOpenOptions *options = capturing_options(messages);
+TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, int64_t maximumAllocation,
+                               TesseraTIFFMessages *messages) {
+    TIFFOpenOptions *options = capturing_options(maximumAllocation, messages);
     if (!options) {
         return NULL;
     }

@@ -18,9 +18,11 @@
 #define TESSERA_TIFF_FUNCTIONS(X)                                                                  \
     X(TIFFOpenExt) X(TIFFClientOpenExt) X(TIFFClose) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) \
     X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR)                  \
-    X(_TIFFmalloc) X(_TIFFfree) X(TIFFIsTiled) X(TIFFNumberOfDirectories) X(TIFFTileSize)          \
-    X(TIFFStripSize) X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile)                 \
-    X(TIFFReadEncodedStrip) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)
+    X(TIFFOpenOptionsSetMaxSingleMemAlloc) X(_TIFFmalloc) X(_TIFFfree) X(TIFFIsTiled)              \
+    X(TIFFNumberOfDirectories) X(TIFFTileSize64) X(TIFFStripSize64) X(TIFFVStripSize64)            \
+    X(TIFFNumberOfTiles) X(TIFFNumberOfStrips) X(TIFFGetStrileOffset) X(TIFFGetStrileByteCount)    \
+    X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile) X(TIFFReadEncodedStrip)          \
+    X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)
 
 typedef struct TesseraTIFF {
 #define TESSERA_TIFF_FIELD(name) __typeof__(&name) _Nonnull name;
@@ -41,10 +43,13 @@ typedef struct TesseraTIFFMessages {
 } TesseraTIFFMessages;
 
 /// Opens a TIFF for reading with its errors and warnings captured in `messages` (never printed).
+/// libtiff refuses, with an error, any one allocation of its own over `maximumAllocation` bytes
+/// (strips it buffers, tag arrays), so a hostile file cannot make it ask for more.
 /// NULL when it cannot be opened, or when libtiff is not loaded (see `tessera_tiff_load`).
-TIFF *_Nullable tessera_tiff_open_file(const char *path, TesseraTIFFMessages *messages);
+TIFF *_Nullable tessera_tiff_open_file(const char *path, int64_t maximumAllocation, TesseraTIFFMessages *messages);
 /// Same, over a memory buffer that must outlive the returned handle.
-TIFF *_Nullable tessera_tiff_open_memory(const unsigned char *bytes, size_t length, TesseraTIFFMessages *messages);
+TIFF *_Nullable tessera_tiff_open_memory(const unsigned char *bytes, size_t length, int64_t maximumAllocation,
+                                         TesseraTIFFMessages *messages);
 
 /// TIFFGetFieldDefaulted for one integer-valued tag (libtiff's variadic getter cannot be called from Swift).
 /// Returns 1 when the tag is present or has a default.

@@ -26,10 +26,9 @@ public struct DecodeOptions: Sendable, Hashable {
         self.minimumSize = minimumSize
     }
 
-    /// Throws when a full decode of `size` would exceed ``maximumPixelCount``.
-    func checkPixelLimit(_ size: PixelSize) throws(ImageDecodingError) {
-        if size.area > maximumPixelCount { throw .tooLarge(pixels: size.area, limit: maximumPixelCount) }
-    }
+    /// What one buffer sized from the file may take: ``maximumPixelCount`` pixels, and the bytes of
+    /// that many of the widest pixels.
+    var limits: AllocationLimits { AllocationLimits(maximumPixelCount: maximumPixelCount) }
 }
 
 /// A decoded image with what is known about it.

@@ -18,18 +18,20 @@ final class GIFScanlineReader: ScanlineReader {
     private var gif: UnsafeMutablePointer<GifFileType> { handle.pointer }
     private let reader: GIFInput
     private let allowsTruncatedData: Bool
+    private let limits: AllocationLimits
     private var frame = (x: 0, y: 0, width: 0, height: 0)
     private var palette = [UInt8](repeating: 0, count: 256 * 3)
     private var transparentIndex = -1
-    private var interlacedIndices: [UInt8]?
-    private var lineIndices: [UInt8] = []
+    private var interlacedIndices: ZeroedBuffer<UInt8>?
+    private var lineIndices: ZeroedBuffer<UInt8>?
     private var nextRow = 0
 
     init(source: ImageSource, header: GIFHeader, options: DecodeOptions) throws(ImageDecodingError) {
         reader = try GIFInput(source)
         allowsTruncatedData = options.allowsTruncatedData
+        limits = options.limits
         outputSize = header.size
-        outputFormat = header.hasAlpha ? .rgba8 : .rgb8
+        outputFormat = header.decodedFormat
         var error: Int32 = 0
         guard let gif = DGifOpen(Unmanaged.passUnretained(reader).toOpaque(), gifRead, &error) else {
             throw Self.failure(error)
@@ -66,7 +68,7 @@ final class GIFScanlineReader: ScanlineReader {
                 } else {
                     for index in 0..<256 { palette[index * 3...index * 3 + 2] = [UInt8(index), UInt8(index), UInt8(index)] }
                 }
-                lineIndices = [UInt8](repeating: 0, count: frame.width)
+                lineIndices = try limits.zeroedBuffer(width: frame.width, rows: 1, elementsPerPixel: 1)
                 if image.Interlace { try readInterlacedFrame() }
                 return
             case TERMINATE_RECORD_TYPE:
@@ -78,13 +80,13 @@ final class GIFScanlineReader: ScanlineReader {
     }
 
     private func readInterlacedFrame() throws(ImageDecodingError) {
-        var indices = [UInt8](repeating: UInt8(truncatingIfNeeded: max(transparentIndex, 0)), count: frame.width * frame.height)
+        let indices = try limits.zeroedBuffer(width: frame.width, rows: frame.height, elementsPerPixel: 1, of: UInt8.self)
+        // Rows the data never reaches stay transparent (index 0 when nothing is).
+        if transparentIndex > 0 { indices.elements.update(repeating: UInt8(transparentIndex)) }
         let width = frame.width
         for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
             for row in stride(from: start, to: frame.height, by: step) {
-                let status = indices.withUnsafeMutableBufferPointer {
-                    DGifGetLine(gif, $0.baseAddress! + row * width, Int32(width))
-                }
+                let status = DGifGetLine(gif, indices.elements.baseAddress! + row * width, Int32(width))
                 if status == GIF_ERROR {
                     if try acceptTruncation() { interlacedIndices = indices; return }
                 }
@@ -99,11 +101,11 @@ final class GIFScanlineReader: ScanlineReader {
         let channels = outputFormat.bytesPerPixel
         destination.update(repeating: 0, count: outputSize.width * channels)
         let frameRow = y - frame.y
-        if frameRow >= 0 && frameRow < frame.height {
-            if let interlacedIndices {
+        if frameRow >= 0 && frameRow < frame.height, let lineIndices = lineIndices?.elements {
+            if let interlacedIndices = interlacedIndices?.elements {
                 for x in 0..<frame.width { lineIndices[x] = interlacedIndices[frameRow * frame.width + x] }
             } else if !isTruncated {
-                let status = lineIndices.withUnsafeMutableBufferPointer { DGifGetLine(gif, $0.baseAddress, Int32(frame.width)) }
+                let status = DGifGetLine(gif, lineIndices.baseAddress, Int32(frame.width))
                 if status == GIF_ERROR { _ = try acceptTruncation() }
             }
             if !isTruncated || interlacedIndices != nil {

@@ -14,18 +14,21 @@ public struct ImageDecoder: Sendable {
 
     /// Reads only the headers: format, size, orientation, alpha, depth, colour model, frame count,
     /// and the memory a full decode would take. Pixel data is neither read nor allocated.
+    ///
+    /// The headers are checked against each other, against the file's length and against
+    /// ``options``' limits, so a file that no decode with these options would accept fails here too.
     public func probe(_ source: ImageSource) throws(ImageDecodingError) -> ImageProperties {
-        try Header(source).properties
+        try Header(source, options: options).properties
     }
 
     /// Decodes the first frame, as stored (apply ``ImageProperties/orientation`` to turn it upright).
     public func decode(_ source: ImageSource) throws(ImageDecodingError) -> DecodedImage {
-        try decode(try Header(source))
+        try decode(try Header(source, options: options))
     }
 
     func decode(_ header: Header) throws(ImageDecodingError) -> DecodedImage {
         if let reader = try header.scanlineReader(options: options) {
-            try options.checkPixelLimit(reader.outputSize)
+            try options.limits.check(reader.outputSize, reader.outputFormat)
             let pixels = try reader.readAll()
             return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: reader.isTruncated)
         }
@@ -34,11 +37,11 @@ public struct ImageDecoder: Sendable {
         case .webp(let webp):
             pixels = try WebPDecoder.decode(header.source, header: webp, options: options)
         case .heif(let heif):
-            try options.checkPixelLimit(header.properties.size)
+            try options.limits.check(header.properties.size, header.properties.decodedFormat)
             pixels = try heif.decode(format: header.properties.decodedFormat, expectedSize: header.properties.size)
         case .svg(let svg):
             let target = svg.size.scaledToCover(options.minimumSize)
-            try options.checkPixelLimit(target)
+            try options.limits.check(target, header.properties.decodedFormat)
             pixels = try svg.render(at: target)
         case .jpeg, .png, .gif, .tiff:
             preconditionFailure("streamed formats are handled above")
@@ -63,7 +66,9 @@ struct Header {
     let kind: Kind
     let properties: ImageProperties
 
-    init(_ source: ImageSource) throws(ImageDecodingError) {
+    /// Parses and checks the headers; `options` give the limits and whether a file that ends early
+    /// may still be decoded.
+    init(_ source: ImageSource, options: DecodeOptions) throws(ImageDecodingError) {
         self.source = source
         let stream = try source.openStream()
         let length = stream.length
@@ -74,19 +79,19 @@ struct Header {
             let header = try JPEGHeader(reading: stream)
             (kind, properties) = (.jpeg(header), header.properties(fileByteCount: length))
         case .png:
-            let header = try PNGHeader(reading: stream)
+            let header = try PNGHeader(reading: stream, allowsTruncatedData: options.allowsTruncatedData)
             (kind, properties) = (.png(header), header.properties(fileByteCount: length))
         case .gif:
-            let header = try GIFHeader(reading: stream)
+            let header = try GIFHeader(reading: stream, limits: options.limits)
             (kind, properties) = (.gif(header), header.properties(fileByteCount: length))
         case .webp:
-            let header = try WebPHeader(reading: stream)
+            let header = try WebPHeader(reading: stream, limits: options.limits)
             (kind, properties) = (.webp(header), header.properties(fileByteCount: length))
         case .heic, .avif:
             let heif = try HEIFDecoder(source)
             (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
         case .tiff:
-            let tiff = try TIFFFile(source)
+            let tiff = try TIFFFile(source, fileByteCount: length, limits: options.limits)
             (kind, properties) = (.tiff(tiff), tiff.properties(fileByteCount: length))
         case .svg:
             let svg = try SVGDecoder(source)

@@ -9,10 +9,10 @@ public final class ImageRowReader {
     private let options: DecodeOptions
 
     public init(_ source: ImageSource, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
-        header = try Header(source)
-        properties = header.properties
         var options = options
         options.minimumSize = nil
+        header = try Header(source, options: options)
+        properties = header.properties
         self.options = options
     }
 
@@ -34,7 +34,7 @@ public final class ImageRowReader {
         context: WorkContext = .uncancellable, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
         if let reader = try header.scanlineReader(options: options) {
-            try ScanlinePipeline(reader).forEachRow(context: context, body)
+            try ScanlinePipeline(reader, limits: options.limits).forEachRow(context: context, body)
             return
         }
         let pixels = try ImageDecoder(options: options).decode(header).pixels

@@ -16,12 +16,13 @@ final class JPEGScanlineReader: ScanlineReader {
     private let input: LibraryInput
     private let allowsTruncatedData: Bool
     private let isCMYK: Bool
-    private var maximumPixelCount = 0
-    private var cmykRow: [UInt8] = []
+    private let limits: AllocationLimits
+    private var cmykRow: ZeroedBuffer<UInt8>?
 
     init(source: ImageSource, header: JPEGHeader, options: DecodeOptions) throws(ImageDecodingError) {
         handle = .allocate(TesseraJPEGDecoder(), destroy: tessera_jpeg_decoder_destroy)
         allowsTruncatedData = options.allowsTruncatedData
+        limits = options.limits
         isCMYK = header.componentCount == 4
         input = try LibraryInput(source)
         let denominator = Self.scaleDenominator(for: header.size, minimumSize: options.minimumSize)
@@ -38,8 +39,7 @@ final class JPEGScanlineReader: ScanlineReader {
         try check(tessera_jpeg_read_header(decoder))
         // Progressive and multi-scan JPEGs keep every DCT coefficient (2 bytes a sample) until the last
         // scan. Cap libjpeg's memory so a hostile header fails instead of exhausting the machine.
-        decoder.pointee.info.mem.pointee.max_memory_to_use = options.maximumPixelCount * 8
-        maximumPixelCount = options.maximumPixelCount
+        decoder.pointee.info.mem.pointee.max_memory_to_use = limits.maximumByteCount
         decoder.pointee.info.scale_num = 1
         decoder.pointee.info.scale_denom = UInt32(denominator)
         decoder.pointee.info.out_color_space = header.componentCount == 1 ? JCS_GRAYSCALE : isCMYK ? JCS_CMYK : JCS_RGB
@@ -67,13 +67,11 @@ final class JPEGScanlineReader: ScanlineReader {
         guard info.output_scanline < info.output_height, maximumRows > 0 else { return 0 }
         var rowsRead: UInt32 = 0
         if isCMYK {
-            if cmykRow.isEmpty { cmykRow = [UInt8](repeating: 0, count: outputSize.width * 4) }
-            let status = cmykRow.withUnsafeMutableBufferPointer { row -> Int32 in
-                var pointer: UnsafeMutablePointer<UInt8>? = row.baseAddress
-                return tessera_jpeg_read_scanlines(decoder, &pointer, 1, &rowsRead)
-            }
-            try check(status)
-            if rowsRead == 1 { convertCMYKRow(into: destination) }
+            if cmykRow == nil { cmykRow = try limits.zeroedBuffer(width: outputSize.width, rows: 1, elementsPerPixel: 4) }
+            let row = cmykRow!
+            var pointer: UnsafeMutablePointer<UInt8>? = row.elements.baseAddress
+            try check(tessera_jpeg_read_scanlines(decoder, &pointer, 1, &rowsRead))
+            if rowsRead == 1 { convertCMYKRow(row.elements, into: destination) }
         } else {
             let bytesPerRow = outputSize.width * outputFormat.bytesPerPixel
             let count = min(maximumRows, 16)
@@ -88,7 +86,7 @@ final class JPEGScanlineReader: ScanlineReader {
 
     /// Adobe writes CMYK inverted (and libjpeg flags it through the APP14 marker): with ink
     /// stored as 255 − ink, RGB is simply (stored C × stored K) / 255.
-    private func convertCMYKRow(into destination: UnsafeMutablePointer<UInt8>) {
+    private func convertCMYKRow(_ cmykRow: UnsafeMutableBufferPointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>) {
         let inverted = decoder.pointee.info.saw_Adobe_marker != 0
         for x in 0..<outputSize.width {
             var c = Int(cmykRow[x * 4]), m = Int(cmykRow[x * 4 + 1])
@@ -115,7 +113,7 @@ final class JPEGScanlineReader: ScanlineReader {
         if decoder.pointee.reachedEndOfInput != 0 { throw .truncated(reason: message) }
         if decoder.pointee.error.msg_code == Int32(JERR_NO_BACKING_STORE.rawValue) {
             let info = decoder.pointee.info
-            throw .tooLarge(pixels: Int(info.image_width) * Int(info.image_height), limit: maximumPixelCount)
+            throw .tooLarge(pixels: Int(info.image_width) * Int(info.image_height), limit: limits.maximumPixelCount)
         }
         throw .corrupt(reason: message)
     }

@@ -16,11 +16,12 @@ final class PNGScanlineReader: ScanlineReader {
     private var decoder: UnsafeMutablePointer<TesseraPNGDecoder> { handle.pointer }
     private let input: LibraryInput
     private let allowsTruncatedData: Bool
+    private let limits: AllocationLimits
     private var passes = 1
     private var nextRow = 0
     /// libpng failed after the input ended; the remaining rows are blank.
     private var stoppedAtTruncation = false
-    private var deinterlaced: [UInt8]?
+    private var deinterlaced: ZeroedBuffer<UInt8>?
 
     init(source: ImageSource, header: PNGHeader, options: DecodeOptions) throws(ImageDecodingError) {
         let input = try LibraryInput(source)
@@ -28,6 +29,7 @@ final class PNGScanlineReader: ScanlineReader {
         let decoder = handle.pointer
         self.input = input
         allowsTruncatedData = options.allowsTruncatedData
+        limits = options.limits
         outputSize = header.size
         outputFormat = header.decodedFormat
         if let file = input.withFile({ $0 }) {
@@ -42,7 +44,6 @@ final class PNGScanlineReader: ScanlineReader {
         if header.bitDepth == 16 { transforms |= Int32(TESSERA_PNG_STRIP_16) }
         if header.isInterlaced { transforms |= Int32(TESSERA_PNG_INTERLACE) }
         var passCount: Int32 = 1
-        if header.isInterlaced { try options.checkPixelLimit(header.size) }
         try check(tessera_png_decoder_init(decoder))
         try check(tessera_png_read_info(decoder))
         try check(tessera_png_configure(decoder, transforms, &passCount))
@@ -60,9 +61,7 @@ final class PNGScanlineReader: ScanlineReader {
         if passes > 1 {
             if deinterlaced == nil { deinterlaced = try readInterlaced() }
             let count = min(maximumRows, outputSize.height - nextRow)
-            deinterlaced!.withUnsafeBufferPointer { all in
-                destination.update(from: all.baseAddress! + nextRow * bytesPerRow, count: count * bytesPerRow)
-            }
+            destination.update(from: deinterlaced!.elements.baseAddress! + nextRow * bytesPerRow, count: count * bytesPerRow)
             nextRow += count
             return count
         }
@@ -86,15 +85,15 @@ final class PNGScanlineReader: ScanlineReader {
         return 1
     }
 
-    private func readInterlaced() throws(ImageDecodingError) -> [UInt8] {
+    private func readInterlaced() throws(ImageDecodingError) -> ZeroedBuffer<UInt8> {
         let bytesPerRow = outputSize.width * outputFormat.bytesPerPixel
-        var image = [UInt8](repeating: 0, count: bytesPerRow * outputSize.height)
+        let image = try limits.zeroedBuffer(
+            width: outputSize.width, rows: outputSize.height, elementsPerPixel: outputFormat.bytesPerPixel, of: UInt8.self)
+        let all = image.elements.baseAddress!
         var status: Int32 = 0
-        image.withUnsafeMutableBufferPointer { all in
-            for _ in 0..<passes {
-                for row in 0..<outputSize.height where status == 0 && decoder.pointee.reachedEndOfInput == 0 {
-                    status = tessera_png_read_row(decoder, all.baseAddress! + row * bytesPerRow)
-                }
+        for _ in 0..<passes {
+            for row in 0..<outputSize.height where status == 0 && decoder.pointee.reachedEndOfInput == 0 {
+                status = tessera_png_read_row(decoder, all + row * bytesPerRow)
             }
         }
         if decoder.pointee.reachedEndOfInput != 0 {

@@ -26,11 +26,16 @@ final class ScanlinePipeline: @unchecked Sendable {
     /// Bytes of row buffers this pipeline holds.
     var bufferByteCount: Int { chunks.count * rowsPerChunk * rowBytes }
 
-    init(_ reader: any ScanlineReader, chunkCount: Int = 3, chunkBytes: Int = 1 << 20) {
+    /// - Parameter limits: what one chunk may take; a row wider than they allow fails with
+    ///   ``ImageDecodingError/tooLarge(pixels:limit:)`` before anything is allocated.
+    init(
+        _ reader: any ScanlineReader, limits: AllocationLimits, chunkCount: Int = 3, chunkBytes: Int = 1 << 20
+    ) throws(ImageDecodingError) {
         self.reader = reader
-        rowBytes = reader.outputSize.width * reader.outputFormat.bytesPerPixel
+        let width = reader.outputSize.width, bytesPerPixel = reader.outputFormat.bytesPerPixel
+        rowBytes = width * bytesPerPixel
         let rowsPerChunk = max(1, min(64, chunkBytes / max(rowBytes, 1)))
-        let chunkCapacity = rowBytes * rowsPerChunk
+        let chunkCapacity = try limits.byteCount(width: width, rows: rowsPerChunk, bytesPerPixel: bytesPerPixel)
         self.rowsPerChunk = rowsPerChunk
         remainingRows = reader.outputSize.height
         chunks = (0..<chunkCount).map { _ in .allocate(capacity: chunkCapacity) }

@@ -1,8 +1,10 @@
 import CTesseraTIFF
 import TesseraCore
 
-/// An open TIFF (first directory) whose libtiff messages are captured rather than printed.
-/// libtiff is loaded on first use; without it TIFF fails with `.unsupported`.
+/// An open TIFF (first directory) whose libtiff messages are captured rather than printed, its
+/// strips or tiles checked against the image size, the file's length and the decode's limits before
+/// any of them is read. libtiff is loaded on first use; without it TIFF fails with
+/// `.libraryUnavailable`.
 final class TIFFFile {
     /// libtiff's functions, for the readers of this file.
     let library: TesseraTIFF
@@ -21,8 +23,16 @@ final class TIFFFile {
     let orientation: Orientation
     let isTiled: Bool
     let compression: Int
+    /// The pixels one strip or tile covers: the full width by the rows per strip (at most the
+    /// height), or one tile (which may reach past the image's edges).
+    let pieceSize: PixelSize
 
-    init(_ source: ImageSource) throws(ImageDecodingError) {
+    /// - Parameters:
+    ///   - fileByteCount: the length of the file (or in-memory data) in bytes, which every strip
+    ///     and tile must lie within.
+    ///   - limits: what one strip, tile or band of rows may take; libtiff's own allocations are held
+    ///     to the same byte limit.
+    init(_ source: ImageSource, fileByteCount: Int, limits: AllocationLimits) throws(ImageDecodingError) {
         let library = try LibTIFF.table()
         self.library = library
         messagesHandle = .allocate(TesseraTIFFMessages()) { _ in }
@@ -30,11 +40,11 @@ final class TIFFFile {
         var opened: OpaquePointer?
         if let path = source.filePath {
             input = nil
-            opened = tessera_tiff_open_file(path, messages)
+            opened = tessera_tiff_open_file(path, Int64(limits.maximumByteCount), messages)
         } else {
             let input = try LibraryInput(source)
             self.input = input
-            opened = input.withBytes { tessera_tiff_open_memory($0, $1, messages) }
+            opened = input.withBytes { tessera_tiff_open_memory($0, $1, Int64(limits.maximumByteCount), messages) }
         }
         guard let opened else { throw Self.failure(messages) }
         handle = CHandle(opened) { library.TIFFClose($0) }
@@ -59,6 +69,78 @@ final class TIFFFile {
         extraSampleCount = Int(extraCount)
         isTiled = library.TIFFIsTiled(opened) != 0
         guard size.width > 0, size.height > 0 else { throw .corrupt(reason: "TIFF without an image size") }
+        if isTiled {
+            pieceSize = PixelSize(width: field32(TIFFTAG_TILEWIDTH), height: field32(TIFFTAG_TILELENGTH))
+            guard pieceSize.width > 0, pieceSize.height > 0 else { throw .corrupt(reason: "TIFF tiles of \(pieceSize)") }
+        } else {
+            // Without the tag libtiff answers 2³² − 1: the whole image in one strip.
+            let rowsPerStrip = field32(TIFFTAG_ROWSPERSTRIP)
+            guard rowsPerStrip > 0 else { throw .corrupt(reason: "TIFF with 0 rows per strip") }
+            pieceSize = PixelSize(width: size.width, height: min(rowsPerStrip, size.height))
+        }
+        if !readsNatively {
+            // The converter's own verdict, from the tags alone, so a probe refuses what a decode would.
+            var message = [CChar](repeating: 0, count: 1024)
+            guard library.TIFFRGBAImageOK(opened, &message) != 0 else {
+                throw .unsupported(reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+        }
+        try checkLayout(fileByteCount: fileByteCount, limits: limits)
+    }
+
+    /// Checks libtiff's size for one strip or tile against what its pixels can need and the limits,
+    /// a band of rows as wide as the image against the limits, and every strip or tile against the
+    /// file: present, inside it, and long enough to decode to its pixels.
+    private func checkLayout(fileByteCount: Int, limits: AllocationLimits) throws(ImageDecodingError) {
+        let piece = isTiled ? "tile" : "strip"
+        let samplesPerPlane = planarConfiguration == Int(PLANARCONFIG_SEPARATE) ? 1 : samplesPerPixel
+        let mostPieceBytes = try limits.byteCount(
+            width: pieceSize.width, rows: pieceSize.height, bytesPerPixel: max(1, (samplesPerPlane * bitsPerSample + 7) / 8))
+        let pieceBytes = Int(clamping: isTiled ? library.TIFFTileSize64(tiff) : library.TIFFStripSize64(tiff))
+        guard pieceBytes > 0, pieceBytes <= mostPieceBytes else {
+            throw .corrupt(reason: "libtiff sizes a \(piece) of \(pieceSize) pixels at \(pieceBytes) bytes; "
+                + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostPieceBytes)")
+        }
+        // A band of rows the width of the image, as the widest a reader holds it: 4-byte RGBA words.
+        _ = try limits.byteCount(width: size.width, rows: pieceSize.height, bytesPerPixel: 4)
+        let count = Int(isTiled ? library.TIFFNumberOfTiles(tiff) : library.TIFFNumberOfStrips(tiff))
+        let stripsPerPlane = (size.height + pieceSize.height - 1) / pieceSize.height
+        let bound = Self.expansionBound(compression: compression)
+        let fileEnd = UInt64(fileByteCount)
+        for index in 0..<count {
+            let needed: Int
+            if isTiled {
+                needed = pieceBytes
+            } else {
+                let firstRow = index % stripsPerPlane * pieceSize.height
+                needed = Int(clamping: library.TIFFVStripSize64(tiff, UInt32(min(pieceSize.height, size.height - firstRow))))
+            }
+            let offset = library.TIFFGetStrileOffset(tiff, UInt32(index))
+            let byteCount = library.TIFFGetStrileByteCount(tiff, UInt32(index))
+            guard byteCount > 0 else { throw .corrupt(reason: "TIFF \(piece) \(index) has no data") }
+            if let bound, !bound.allows(decodedCount: needed, from: Int(clamping: byteCount)) {
+                throw .corrupt(reason: "TIFF \(piece) \(index) holds \(byteCount) bytes, "
+                    + "too few to decode to the \(needed) bytes its pixels take")
+            }
+            // Uncompressed pieces are read only as far as their pixels; compressed ones whole.
+            let read = compression == Int(COMPRESSION_NONE) ? UInt64(needed) : byteCount
+            guard offset <= fileEnd, read <= fileEnd - offset else {
+                throw .truncated(reason: "TIFF \(piece) \(index) ends past the end of the file")
+            }
+        }
+    }
+
+    /// How far the compressions with a known bound can expand; nil for the others (JPEG, CCITT,
+    /// LZMA, ...), whose strips are then held to the limits alone.
+    private static func expansionBound(compression: Int) -> ExpansionBound? {
+        switch Int32(compression) {
+        case COMPRESSION_NONE: .uncompressed
+        case COMPRESSION_PACKBITS: .packBits
+        case COMPRESSION_LZW: .tiffLZW
+        case COMPRESSION_ADOBE_DEFLATE, COMPRESSION_DEFLATE: .deflate
+        case COMPRESSION_ZSTD: .zstandard
+        default: nil
+        }
     }
 
     var colorModel: ColorModel {
@@ -71,6 +153,14 @@ final class TIFFFile {
     }
 
     var hasAlpha: Bool { extraSampleCount > 0 }
+
+    /// Whether samples are copied as stored: contiguous 8- or 16-bit gray or RGB, with alpha. The
+    /// rest (palette, CMYK, YCbCr, bilevel, separate planes) goes through libtiff's RGBA converter.
+    var readsNatively: Bool {
+        planarConfiguration == Int(PLANARCONFIG_CONTIG) && (bitsPerSample == 8 || bitsPerSample == 16)
+            && (photometric == Int(PHOTOMETRIC_MINISBLACK) || photometric == Int(PHOTOMETRIC_RGB))
+            && samplesPerPixel >= decodedFormat.bytesPerPixel
+    }
 
     var decodedFormat: PixelFormat {
         (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)

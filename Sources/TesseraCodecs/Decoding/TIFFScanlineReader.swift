@@ -6,15 +6,20 @@ import TesseraCore
 /// Contiguous 8- and 16-bit gray or RGB (with alpha) are read as stored, exactly (16-bit keeps the
 /// high byte). Everything else (palette, CMYK, YCbCr, bilevel, separate planes) goes through
 /// libtiff's RGBA converter, whose alpha comes back premultiplied and is divided out again.
+/// Its buffers (one strip or tile as stored, one band of rows) are sized from the layout
+/// ``TIFFFile`` has checked, and allocated once, through ``AllocationLimits``.
 final class TIFFScanlineReader: ScanlineReader {
     let outputSize: PixelSize
     let outputFormat: PixelFormat
     let isTruncated = false
 
     private let file: TIFFFile
-    private let readsNatively: Bool
     private let bandHeight: Int
-    private var band: [UInt8] = []
+    /// One strip or tile as stored (native reads only).
+    private let piece: ZeroedBuffer<UInt8>?
+    private let band: ZeroedBuffer<UInt8>
+    /// One band as libtiff's RGBA converter writes it (converted reads only).
+    private let raster: ZeroedBuffer<UInt32>?
     private var bandStart = 0
     private var bandRows = 0
     private var nextRow = 0
@@ -24,30 +29,26 @@ final class TIFFScanlineReader: ScanlineReader {
         self.file = file
         outputSize = file.size
         outputFormat = file.decodedFormat
-        let photometric = Int32(file.photometric)
-        let isPlainLayout = file.planarConfiguration == Int(PLANARCONFIG_CONTIG)
-            && (file.bitsPerSample == 8 || file.bitsPerSample == 16)
-            && (photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_RGB)
-            && file.samplesPerPixel >= outputFormat.bytesPerPixel
-        readsNatively = isPlainLayout
-        var rows: UInt32 = 0
-        let tag = file.isTiled ? TIFFTAG_TILELENGTH : TIFFTAG_ROWSPERSTRIP
-        _ = tessera_tiff_get_uint32(file.tiff, UInt32(tag), &rows)
-        bandHeight = max(1, min(Int(rows), outputSize.height))
-        if Double(outputSize.width) * Double(bandHeight) > Double(options.maximumPixelCount) {
-            throw .tooLarge(pixels: outputSize.width * bandHeight, limit: options.maximumPixelCount)
+        bandHeight = file.pieceSize.height
+        let limits = options.limits
+        band = try limits.zeroedBuffer(width: outputSize.width, rows: bandHeight, elementsPerPixel: outputFormat.bytesPerPixel)
+        if file.readsNatively {
+            let pixelBytes = file.samplesPerPixel * file.bitsPerSample / 8
+            piece = try limits.zeroedBuffer(width: file.pieceSize.width, rows: bandHeight, elementsPerPixel: pixelBytes)
+            raster = nil
+            return
         }
-        if !readsNatively {
-            var message = [CChar](repeating: 0, count: 1024)
-            let image = UnsafeMutablePointer<TIFFRGBAImage>.allocate(capacity: 1)
-            guard file.library.TIFFRGBAImageBegin(image, file.tiff, 1, &message) != 0 else {
-                image.deallocate()
-                let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                throw .unsupported(reason: text)
-            }
-            image.pointee.req_orientation = image.pointee.orientation  // rows as stored
-            rgbaImage = image
+        piece = nil
+        raster = try limits.zeroedBuffer(width: outputSize.width, rows: bandHeight, elementsPerPixel: 1)
+        var message = [CChar](repeating: 0, count: 1024)
+        let image = UnsafeMutablePointer<TIFFRGBAImage>.allocate(capacity: 1)
+        guard file.library.TIFFRGBAImageBegin(image, file.tiff, 1, &message) != 0 else {
+            image.deallocate()
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .unsupported(reason: text)
         }
+        image.pointee.req_orientation = image.pointee.orientation  // rows as stored
+        rgbaImage = image
     }
 
     deinit {
@@ -62,69 +63,58 @@ final class TIFFScanlineReader: ScanlineReader {
         if nextRow >= bandStart + bandRows {
             bandStart = nextRow
             bandRows = min(bandHeight, outputSize.height - bandStart)
-            try (readsNatively ? readNativeBand() : readRGBABand())
+            try (file.readsNatively ? readNativeBand() : readRGBABand())
         }
         let rowBytes = outputSize.width * outputFormat.bytesPerPixel
         let count = min(maximumRows, bandStart + bandRows - nextRow)
-        band.withUnsafeBufferPointer { source in
-            destination.update(from: source.baseAddress! + (nextRow - bandStart) * rowBytes, count: count * rowBytes)
-        }
+        destination.update(from: band.elements.baseAddress! + (nextRow - bandStart) * rowBytes, count: count * rowBytes)
         nextRow += count
         return count
     }
 
     /// Copies samples as stored into the band, keeping the first `outputFormat` channels.
     private func readNativeBand() throws(ImageDecodingError) {
+        guard let piece else { return }
         let width = outputSize.width
         let channels = outputFormat.bytesPerPixel
         let samples = file.samplesPerPixel
         let bytesPerSample = file.bitsPerSample / 8
-        band = [UInt8](repeating: 0, count: width * bandRows * channels)
-        var raw: [UInt8]
-        let pieceWidth: Int
-        let pieceCount: Int
-        if file.isTiled {
-            var tileWidth: UInt32 = 0
-            _ = tessera_tiff_get_uint32(file.tiff, UInt32(TIFFTAG_TILEWIDTH), &tileWidth)
-            pieceWidth = max(1, Int(tileWidth))
-            pieceCount = (width + pieceWidth - 1) / pieceWidth
-            raw = [UInt8](repeating: 0, count: Int(file.library.TIFFTileSize(file.tiff)))
-        } else {
-            pieceWidth = width
-            pieceCount = 1
-            raw = [UInt8](repeating: 0, count: Int(file.library.TIFFStripSize(file.tiff)))
-        }
+        let pieceWidth = file.pieceSize.width
+        let pieceCount = (width + pieceWidth - 1) / pieceWidth
+        // The rows of this band in one piece: a short last strip holds only those.
+        let needed = bandRows * pieceWidth * samples * bytesPerSample
         let invert = file.photometric == Int(PHOTOMETRIC_MINISWHITE)
-        for piece in 0..<pieceCount {
-            let x0 = piece * pieceWidth
-            let read = raw.withUnsafeMutableBytes { buffer -> Int in
-                if file.isTiled {
-                    let tile = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(bandStart), 0, 0)
-                    return Int(file.library.TIFFReadEncodedTile(file.tiff, tile, buffer.baseAddress, tmsize_t(buffer.count)))
-                }
+        for index in 0..<pieceCount {
+            let x0 = index * pieceWidth
+            let buffer = piece.elements
+            let read: Int
+            if file.isTiled {
+                let tile = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(bandStart), 0, 0)
+                read = Int(file.library.TIFFReadEncodedTile(file.tiff, tile, buffer.baseAddress, tmsize_t(buffer.count)))
+            } else {
                 let strip = file.library.TIFFComputeStrip(file.tiff, UInt32(bandStart), 0)
-                return Int(file.library.TIFFReadEncodedStrip(file.tiff, strip, buffer.baseAddress, tmsize_t(buffer.count)))
+                read = Int(file.library.TIFFReadEncodedStrip(file.tiff, strip, buffer.baseAddress, tmsize_t(buffer.count)))
             }
             guard read >= 0 else { throw file.failure() }
+            guard read >= needed else {
+                throw .corrupt(reason: "a TIFF \(file.isTiled ? "tile" : "strip") decoded to \(read) bytes of the \(needed) its rows need")
+            }
             let columns = min(pieceWidth, width - x0)
-            raw.withUnsafeBytes { source in
-                band.withUnsafeMutableBufferPointer { output in
-                    for row in 0..<bandRows {
-                        let sourceRow = row * pieceWidth * samples * bytesPerSample
-                        for column in 0..<columns {
-                            let s = sourceRow + column * samples * bytesPerSample
-                            let d = (row * width + x0 + column) * channels
-                            for channel in 0..<channels {
-                                var value: UInt8
-                                if bytesPerSample == 2 {
-                                    value = UInt8(source.loadUnaligned(fromByteOffset: s + channel * 2, as: UInt16.self) >> 8)
-                                } else {
-                                    value = source[s + channel]
-                                }
-                                if invert && channel == 0 { value = 255 - value }
-                                output[d + channel] = value
-                            }
+            let source = UnsafeRawBufferPointer(buffer), output = band.elements
+            for row in 0..<bandRows {
+                let sourceRow = row * pieceWidth * samples * bytesPerSample
+                for column in 0..<columns {
+                    let s = sourceRow + column * samples * bytesPerSample
+                    let d = (row * width + x0 + column) * channels
+                    for channel in 0..<channels {
+                        var value: UInt8
+                        if bytesPerSample == 2 {
+                            value = UInt8(source.loadUnaligned(fromByteOffset: s + channel * 2, as: UInt16.self) >> 8)
+                        } else {
+                            value = source[s + channel]
                         }
+                        if invert && channel == 0 { value = 255 - value }
+                        output[d + channel] = value
                     }
                 }
             }
@@ -132,16 +122,13 @@ final class TIFFScanlineReader: ScanlineReader {
     }
 
     private func readRGBABand() throws(ImageDecodingError) {
-        guard let rgbaImage else { return }
+        guard let rgbaImage, let raster = raster?.elements else { return }
         let width = outputSize.width
-        var raster = [UInt32](repeating: 0, count: width * bandRows)
         rgbaImage.pointee.row_offset = Int32(bandStart)
-        let ok = raster.withUnsafeMutableBufferPointer {
-            file.library.TIFFRGBAImageGet(rgbaImage, $0.baseAddress, UInt32(width), UInt32(bandRows))
-        }
+        let ok = file.library.TIFFRGBAImageGet(rgbaImage, raster.baseAddress, UInt32(width), UInt32(bandRows))
         guard ok != 0 else { throw file.failure() }
         let channels = outputFormat.bytesPerPixel
-        band = [UInt8](repeating: 0, count: width * bandRows * channels)
+        let band = band.elements
         for index in 0..<(width * bandRows) {
             let packed = raster[index]
             var red = Int(packed & 0xFF), green = Int(packed >> 8 & 0xFF), blue = Int(packed >> 16 & 0xFF)

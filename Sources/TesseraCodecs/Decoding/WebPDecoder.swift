@@ -8,11 +8,13 @@ import TesseraCore
 enum WebPDecoder {
     static func decode(_ source: ImageSource, header: WebPHeader, options: DecodeOptions) throws(ImageDecodingError) -> PixelBuffer {
         if header.isAnimated {
-            try options.checkPixelLimit(header.size)
+            // Three canvases of this size exist at once: WebPAnimDecoder's two (the frame being
+            // built and the one before it) and the copy returned.
+            try options.limits.check(header.size, .rgba8)
             return try decodeFirstFrame(try source.loadData(), size: header.size)
         }
         let target = header.size.scaledToCover(options.minimumSize)
-        if target == header.size { try options.checkPixelLimit(header.size) }
+        try options.limits.check(target, header.decodedFormat)
         var pixels = PixelBuffer(width: target.width, height: target.height, format: header.decodedFormat)
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw .unsupported(reason: "libwebp version mismatch") }

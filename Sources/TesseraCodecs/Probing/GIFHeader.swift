@@ -1,7 +1,8 @@
 import TesseraCore
 
 /// Walks a GIF's block structure without decompressing anything: screen size, frame count,
-/// and whether the first frame is transparent or interlaced.
+/// and whether the first frame is transparent or interlaced. The sizes it reads are checked against
+/// the data that has to back them.
 struct GIFHeader {
     var size: PixelSize
     var frameCount = 0
@@ -9,7 +10,8 @@ struct GIFHeader {
     var firstFrameCoversScreen = true
     var firstFrameIsInterlaced = false
 
-    init(reading stream: ByteStream) throws(ImageDecodingError) {
+    /// - Parameter limits: what a screen its first frame does not cover is held to.
+    init(reading stream: ByteStream, limits: AllocationLimits) throws(ImageDecodingError) {
         stream.seek(to: 6)
         let width = try stream.readLittleEndian16()
         let height = try stream.readLittleEndian16()
@@ -19,6 +21,7 @@ struct GIFHeader {
         size = PixelSize(width: width, height: height)
         if flags & 0x80 != 0 { stream.skip(3 << (Int(flags & 0x07) + 1)) }
         var pendingTransparency = false
+        var firstFrame = (size: PixelSize(width: 0, height: 0), dataByteCount: 0)
         walking: while let introducer = try? stream.readUInt8() {
             switch introducer {
             case 0x21:
@@ -29,7 +32,7 @@ struct GIFHeader {
                     pendingTransparency = block.count == 2 && block[0] == 4 && block[1] & 0x01 != 0
                     stream.seek(to: start)
                 }
-                try Self.skipSubBlocks(stream)
+                _ = try Self.skipSubBlocks(stream)
             case 0x2C:
                 let descriptor = try stream.readExactly(9)
                 if frameCount == 0 {
@@ -40,11 +43,14 @@ struct GIFHeader {
                     firstFrameHasTransparency = pendingTransparency
                     firstFrameIsInterlaced = descriptor[8] & 0x40 != 0
                     firstFrameCoversScreen = left == 0 && top == 0 && frameWidth >= width && frameHeight >= height
+                    guard frameWidth > 0, frameHeight > 0 else { throw .corrupt(reason: "GIF frame of zero size") }
+                    firstFrame.size = PixelSize(width: frameWidth, height: frameHeight)
                 }
                 frameCount += 1
                 if descriptor[8] & 0x80 != 0 { stream.skip(3 << (Int(descriptor[8] & 0x07) + 1)) }
                 stream.skip(1)  // LZW minimum code size
-                try Self.skipSubBlocks(stream)
+                let dataByteCount = try Self.skipSubBlocks(stream)
+                if frameCount == 1 { firstFrame.dataByteCount = dataByteCount }
             case 0x3B:
                 break walking
             default:
@@ -53,13 +59,23 @@ struct GIFHeader {
             }
         }
         guard frameCount > 0 else { throw .corrupt(reason: "GIF without an image") }
+        // The first frame is the one decoded: its pixels have to come out of its LZW data.
+        guard ExpansionBound.gifLZW.allows(decodedCount: firstFrame.size.area, from: firstFrame.dataByteCount) else {
+            throw .corrupt(reason: "\(firstFrame.dataByteCount) bytes of GIF image data cannot fill a frame of \(firstFrame.size)")
+        }
+        // Screen the first frame leaves uncovered is transparency no data describes. Streaming it
+        // would still cost time for every pixel, so beyond the pixel limit it is refused.
+        if !firstFrameCoversScreen { try limits.check(size, decodedFormat) }
     }
 
-    private static func skipSubBlocks(_ stream: ByteStream) throws(ImageDecodingError) {
+    /// Skips a chain of data sub-blocks; the bytes of data they held.
+    private static func skipSubBlocks(_ stream: ByteStream) throws(ImageDecodingError) -> Int {
+        var total = 0
         while true {
             let count = Int(try stream.readUInt8())
-            if count == 0 { return }
+            if count == 0 { return total }
             stream.skip(count)
+            total += count
             if stream.isAtEnd { throw .truncated(reason: "the GIF ends inside a data block") }
         }
     }
@@ -67,10 +83,12 @@ struct GIFHeader {
     /// Transparent where the first frame says so, or where it leaves part of the screen uncovered.
     var hasAlpha: Bool { firstFrameHasTransparency || !firstFrameCoversScreen }
 
+    var decodedFormat: PixelFormat { hasAlpha ? .rgba8 : .rgb8 }
+
     func properties(fileByteCount: Int) -> ImageProperties {
         ImageProperties(
             format: .gif, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: 8,
             colorModel: .palette, frameCount: frameCount, isProgressive: firstFrameIsInterlaced,
-            fileByteCount: fileByteCount, decodedFormat: hasAlpha ? .rgba8 : .rgb8)
+            fileByteCount: fileByteCount, decodedFormat: decodedFormat)
     }
 }

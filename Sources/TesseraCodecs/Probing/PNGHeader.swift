@@ -2,6 +2,10 @@ import TesseraCore
 
 /// Reads a PNG's IHDR and walks its chunk list by seeking (IDAT payloads are skipped, not read)
 /// to find transparency, an eXIf orientation and an APNG frame count.
+///
+/// What it reads it checks, so that a file libpng would refuse is refused here too: the CRC of every
+/// chunk it parses, IHDR's values, acTL's frame count, and that the image data could inflate to the
+/// size IHDR claims at all.
 struct PNGHeader {
     var size: PixelSize
     var bitDepth: Int
@@ -13,37 +17,73 @@ struct PNGHeader {
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-    init(reading stream: ByteStream) throws(ImageDecodingError) {
+    /// The longest side libpng decodes, in pixels: its default `PNG_USER_WIDTH_MAX` and
+    /// `PNG_USER_HEIGHT_MAX`, which the reader leaves as they are.
+    static let maximumSide = 1_000_000
+
+    /// - Parameter allowsTruncatedData: whether a file that ends before its IEND chunk may still be
+    ///   decoded; then the image data it has need not cover the size IHDR claims.
+    init(reading stream: ByteStream, allowsTruncatedData: Bool) throws(ImageDecodingError) {
         stream.seek(to: 0)
         guard try stream.readExactly(8) == Self.signature else { throw .corrupt(reason: "missing PNG signature") }
         let ihdrLength = try stream.readBigEndian32()
-        guard ihdrLength == 13, try stream.readExactly(4) == Array("IHDR".utf8) else {
+        let ihdr = try stream.readExactly(4 + 13 + 4)
+        guard ihdrLength == 13, ihdr.starts(with: Array("IHDR".utf8)) else {
             throw .corrupt(reason: "the first PNG chunk is not IHDR")
         }
-        let width = try stream.readBigEndian32()
-        let height = try stream.readBigEndian32()
-        let header = try stream.readExactly(5)
-        bitDepth = Int(header[0])
-        colorType = Int(header[1])
-        isInterlaced = header[4] == 1
+        guard Self.crcMatches(ihdr) else { throw .corrupt(reason: "the PNG's IHDR chunk fails its CRC") }
+        let width = Self.bigEndian32(ihdr[4..<8])
+        let height = Self.bigEndian32(ihdr[8..<12])
+        bitDepth = Int(ihdr[12])
+        colorType = Int(ihdr[13])
+        isInterlaced = ihdr[16] == 1
         let validDepths: [Int: [Int]] = [0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16]]
         guard width > 0, height > 0, width <= 0x7FFF_FFFF, height <= 0x7FFF_FFFF,
-            validDepths[colorType]?.contains(bitDepth) == true, header[4] <= 1
+            validDepths[colorType]?.contains(bitDepth) == true, ihdr[14] == 0, ihdr[15] == 0, ihdr[16] <= 1
         else { throw .corrupt(reason: "invalid PNG header") }
         size = PixelSize(width: width, height: height)
-        stream.skip(4)  // CRC
-        // Ancillary chunks; a file cut short here still probes, since decoding reports truncation.
-        for _ in 0..<10_000 {
-            guard let length = try? stream.readBigEndian32(), let type = try? stream.readExactly(4) else { break }
+        guard size.longestSide <= Self.maximumSide else {
+            throw .unsupported(reason: "a PNG of \(size) pixels: libpng decodes at most \(Self.maximumSide) a side")
+        }
+        var imageDataByteCount = 0
+        var reachedEnd = false
+        walking: while let length = try? stream.readBigEndian32(), let type = try? stream.readExactly(4) {
+            guard length <= 0x7FFF_FFFF else { throw .corrupt(reason: "a PNG chunk of \(length) bytes") }
             let dataStart = stream.offset
             switch String(decoding: type, as: UTF8.self) {
-            case "tRNS": hasTransparencyChunk = true
-            case "eXIf": orientation = EXIFMetadata(stream.read(min(length, 1 << 20))).orientation
-            case "acTL": frameCount = max(1, (try? stream.readBigEndian32()) ?? 1)
-            case "IEND": return
-            default: break
+            case "IDAT":
+                imageDataByteCount += min(length, stream.length - dataStart)
+            // A damaged ancillary chunk is dropped, as libpng drops it.
+            case "tRNS":
+                if Self.readChunk(type, length: length, from: stream) != nil { hasTransparencyChunk = true }
+            case "eXIf":
+                if let block = Self.readChunk(type, length: length, from: stream) {
+                    orientation = EXIFMetadata(block).orientation
+                }
+            case "acTL":
+                if let control = Self.readChunk(type, length: length, from: stream), control.count == 8 {
+                    let frames = Self.bigEndian32(control[0..<4])
+                    guard frames > 0, frames <= 0x7FFF_FFFF else {
+                        throw .corrupt(reason: "an APNG whose acTL chunk claims \(frames) frames")
+                    }
+                    frameCount = frames
+                }
+            case "IEND":
+                reachedEnd = true
+                break walking
+            default:
+                break
             }
             stream.seek(to: dataStart + length + 4)
+        }
+        // The filtered rows the image data must inflate to, without their filter bytes.
+        let samplesPerPixel = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType]!
+        let leastInflated = height * (width * bitDepth * samplesPerPixel / 8)
+        if !ExpansionBound.deflate.allows(decodedCount: leastInflated, from: imageDataByteCount) {
+            let shortage = "\(imageDataByteCount) bytes of PNG image data cannot inflate to \(size) pixels"
+            if reachedEnd { throw .corrupt(reason: shortage) }
+            // A file cut short may still be decoded, as far as it goes, when that is allowed.
+            if !allowsTruncatedData { throw .truncated(reason: "the file ends early: " + shortage) }
         }
     }
 
@@ -60,5 +100,28 @@ struct PNGHeader {
             colorModel: colorType == 3 ? .palette : (colorType == 0 || colorType == 4) ? .gray : .rgb,
             frameCount: frameCount, isProgressive: isInterlaced, fileByteCount: fileByteCount,
             decodedFormat: decodedFormat)
+    }
+
+    /// The data of the chunk whose length and type were just read, or nil when it is longer than
+    /// the metadata limit, cut short by the end of the file, or fails its CRC.
+    private static func readChunk(_ type: [UInt8], length: Int, from stream: ByteStream) -> [UInt8]? {
+        guard let data = stream.readMetadata(length), let crc = try? stream.readExactly(4) else { return nil }
+        return crcMatches(type + data + crc) ? data : nil
+    }
+
+    /// Whether the last 4 bytes of `chunk` (type, data, CRC) are the CRC-32 of the rest.
+    private static func crcMatches(_ chunk: [UInt8]) -> Bool {
+        let body = chunk.dropLast(4)
+        let crc = body.reduce(UInt32.max) { crc, byte in crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return ~crc == UInt32(bigEndian32(chunk.suffix(4)))
+    }
+
+    /// The CRC-32 (ISO 3309, reflected polynomial 0xEDB88320) of every byte value.
+    private static let crcTable: [UInt32] = (0..<256).map { index in
+        (0..<8).reduce(UInt32(index)) { crc, _ in crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+    }
+
+    private static func bigEndian32(_ bytes: ArraySlice<UInt8>) -> Int {
+        bytes.reduce(0) { $0 << 8 | Int($1) }
     }
 }

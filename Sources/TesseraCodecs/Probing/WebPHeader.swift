@@ -1,6 +1,10 @@
 import TesseraCore
 
 /// Walks a WebP's RIFF chunks by seeking: canvas size, alpha, animation frames, EXIF orientation.
+///
+/// Sizes are checked as libwebp checks them before decoding: every chunk inside the RIFF and the
+/// RIFF inside the file, a VP8X canvas under 2³² pixels and equal to the size of a still image's
+/// bitstream, animation frames inside the canvas.
 struct WebPHeader {
     var size = PixelSize(width: 0, height: 0)
     var hasAlpha = false
@@ -9,52 +13,84 @@ struct WebPHeader {
     var isAnimated = false
     var orientation: Orientation = .up
 
-    init(reading stream: ByteStream) throws(ImageDecodingError) {
+    /// libwebp's bound on a canvas, in pixels (`MAX_IMAGE_AREA`): a larger one is refused.
+    static let canvasAreaLimit = 1 << 32
+
+    /// - Parameter limits: what an animation canvas its first frame does not cover is held to.
+    init(reading stream: ByteStream, limits: AllocationLimits) throws(ImageDecodingError) {
+        stream.seek(to: 4)
+        let riffSize = try stream.readLittleEndian32()
+        guard riffSize >= 12 else { throw .corrupt(reason: "a WebP RIFF of \(riffSize) bytes") }
+        let riffEnd = 8 + riffSize
+        guard riffEnd <= stream.length else {
+            throw .truncated(reason: "the WebP ends \(riffEnd - stream.length) bytes before its RIFF does")
+        }
         stream.seek(to: 12)
-        var sawImage = false
-        for _ in 0..<100_000 {
-            guard let fourCC = try? stream.readExactly(4) else { break }
+        var canvas: PixelSize?
+        var image: PixelSize?
+        var firstFrameCoversCanvas = false
+        while stream.offset + 8 <= riffEnd {
+            let name = String(decoding: try stream.readExactly(4), as: UTF8.self)
             let length = try stream.readLittleEndian32()
             let dataStart = stream.offset
-            switch String(decoding: fourCC, as: UTF8.self) {
+            guard length <= riffEnd - dataStart else {
+                throw .corrupt(reason: "a WebP \(name) chunk of \(length) bytes runs past the end of its RIFF")
+            }
+            switch name {
             case "VP8X":
+                guard length == 10 else { throw .corrupt(reason: "a WebP VP8X chunk of \(length) bytes") }
                 let flags = try stream.readUInt8()
                 stream.skip(3)
-                let width = try stream.readLittleEndian24() + 1
-                let height = try stream.readLittleEndian24() + 1
-                size = PixelSize(width: width, height: height)
+                let declared = PixelSize(width: try stream.readLittleEndian24() + 1, height: try stream.readLittleEndian24() + 1)
+                guard declared.area < Self.canvasAreaLimit else { throw .corrupt(reason: "a WebP canvas of \(declared) pixels") }
+                canvas = declared
                 hasAlpha = flags & 0x10 != 0
                 isAnimated = flags & 0x02 != 0
             case "VP8 ":
+                guard length >= 10 else { throw .corrupt(reason: "a WebP VP8 chunk of \(length) bytes") }
                 let frame = try stream.readExactly(10)
                 guard frame[3...5] == [0x9D, 0x01, 0x2A] else { throw .corrupt(reason: "bad VP8 start code") }
-                if size.width == 0 {
-                    size = PixelSize(width: (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF,
-                                     height: (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF)
-                }
-                sawImage = true
+                let declared = PixelSize(width: (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF,
+                                         height: (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF)
+                guard declared.width > 0, declared.height > 0 else { throw .corrupt(reason: "a VP8 frame of \(declared) pixels") }
+                image = declared
             case "VP8L":
+                guard length >= 5 else { throw .corrupt(reason: "a WebP VP8L chunk of \(length) bytes") }
                 let header = try stream.readExactly(5)
                 guard header[0] == 0x2F else { throw .corrupt(reason: "bad VP8L signature") }
                 let bits = Int(header[1]) | Int(header[2]) << 8 | Int(header[3]) << 16 | Int(header[4]) << 24
-                if size.width == 0 {
-                    size = PixelSize(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
-                    hasAlpha = (bits >> 28) & 1 == 1
-                }
+                image = PixelSize(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
+                if canvas == nil { hasAlpha = (bits >> 28) & 1 == 1 }
                 isLossless = true
-                sawImage = true
             case "ANMF":
+                guard length >= 16 else { throw .corrupt(reason: "a WebP ANMF chunk of \(length) bytes") }
+                let x = try stream.readLittleEndian24() * 2, y = try stream.readLittleEndian24() * 2
+                let frame = PixelSize(width: try stream.readLittleEndian24() + 1, height: try stream.readLittleEndian24() + 1)
+                guard let canvas, x + frame.width <= canvas.width, y + frame.height <= canvas.height else {
+                    throw .corrupt(reason: "a WebP animation frame of \(frame) pixels at \(x),\(y) outside its canvas")
+                }
+                if frameCount == 0 { firstFrameCoversCanvas = frame == canvas }
                 frameCount += 1
-                sawImage = true
             case "EXIF":
-                orientation = EXIFMetadata(stream.read(min(length, 1 << 20))).orientation
+                if let block = stream.readMetadata(length) { orientation = EXIFMetadata(block).orientation }
             default:
                 break
             }
             stream.seek(to: dataStart + length + (length & 1))
-            if stream.isAtEnd { break }
         }
-        guard sawImage, size.width > 0, size.height > 0 else { throw .corrupt(reason: "WebP without an image") }
+        if isAnimated {
+            guard let canvas, frameCount > 0 else { throw .corrupt(reason: "an animated WebP without frames") }
+            size = canvas
+            // Canvas the first frame leaves uncovered is background no data describes, yet the
+            // animation decoder allocates all of it: beyond the pixel limit it is refused now.
+            if !firstFrameCoversCanvas { try limits.check(size, decodedFormat) }
+        } else {
+            guard let image else { throw .corrupt(reason: "WebP without an image") }
+            if let canvas, canvas != image {
+                throw .corrupt(reason: "a WebP whose VP8X canvas of \(canvas) pixels holds an image of \(image)")
+            }
+            size = image
+        }
         frameCount = max(frameCount, 1)
     }
 

@@ -39,11 +39,14 @@ public struct Thumbnailer: Sendable {
     func thumbnail(
         _ source: ImageSource, options: ThumbnailOptions, context: WorkContext
     ) throws(ImageDecodingError) -> Thumbnail {
-        let header = try Header(source)
+        var decodeOptions = DecodeOptions(
+            maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData)
+        let header = try Header(source, options: decodeOptions)
         let properties = header.properties
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
         let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size))
         let storedTarget = orientation.swapsDimensions ? target.transposed : target
+        decodeOptions.minimumSize = storedTarget
         var memory = WorkingMemory()
 
         var reduced: (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool, embedded: Bool)
@@ -52,7 +55,7 @@ public struct Thumbnailer: Sendable {
             memory.hold(embedded.byteCount)
         } else {
             let decoded = try decodeReduced(
-                header, storedTarget: storedTarget, options: options, context: context, memory: &memory)
+                header, storedTarget: storedTarget, options: decodeOptions, context: context, memory: &memory)
             reduced = (decoded.pixels, decoded.decodeScale, decoded.isTruncated, false)
         }
 
@@ -78,23 +81,22 @@ public struct Thumbnailer: Sendable {
             isTruncated: reduced.isTruncated)
     }
 
-    /// The image reduced by the decoder and the box filter to within a few times `storedTarget`.
+    /// The image reduced by the decoder and the box filter to within a few times `storedTarget`
+    /// (`decodeOptions.minimumSize`).
     private func decodeReduced(
-        _ header: Header, storedTarget: PixelSize, options: ThumbnailOptions, context: WorkContext,
+        _ header: Header, storedTarget: PixelSize, options decodeOptions: DecodeOptions, context: WorkContext,
         memory: inout WorkingMemory
     ) throws(ImageDecodingError) -> (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool) {
         let full = header.properties.size
-        var decodeOptions = DecodeOptions(
-            maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
-            minimumSize: storedTarget)
         if let reader = try header.scanlineReader(options: decodeOptions) {
-            let pixels = try Self.shrinkStreaming(reader, toward: storedTarget, context: context, memory: &memory)
+            let pixels = try Self.shrinkStreaming(
+                reader, toward: storedTarget, limits: decodeOptions.limits, context: context, memory: &memory)
             return (pixels, Double(full.width) / Double(reader.outputSize.width), reader.isTruncated)
         }
         if case .heif(let heif) = header.kind {
             // libheif decodes whole; its bitmap is shrunk in place, without a second full-size copy.
-            try decodeOptions.checkPixelLimit(full)
             let format = header.properties.decodedFormat
+            try decodeOptions.limits.check(full, format)
             let (factorX, factorY) = Self.boxFactors(from: full, toward: storedTarget)
             var shrinker = BoxShrinker(inputSize: full, format: format, factorX: factorX, factorY: factorY)
             memory.hold(full.byteCount(in: format) + shrinker.workingByteCount)
@@ -104,7 +106,6 @@ public struct Thumbnailer: Sendable {
         }
         // libwebp's scaler averages areas (a proper low-pass) and SVG renders at any size, so both
         // are asked for the target itself; what remains is at most a pixel of rounding.
-        decodeOptions.minimumSize = storedTarget
         let decoded = try ImageDecoder(options: decodeOptions).decode(header)
         memory.hold(decoded.pixels.byteCount)
         let shrunk = Self.shrink(decoded.pixels, toward: storedTarget, memory: &memory)
@@ -118,12 +119,13 @@ public struct Thumbnailer: Sendable {
     }
 
     private static func shrinkStreaming(
-        _ reader: any ScanlineReader, toward target: PixelSize, context: WorkContext, memory: inout WorkingMemory
+        _ reader: any ScanlineReader, toward target: PixelSize, limits: AllocationLimits, context: WorkContext,
+        memory: inout WorkingMemory
     ) throws(ImageDecodingError) -> PixelBuffer {
         let size = reader.outputSize
         let (factorX, factorY) = boxFactors(from: size, toward: target)
+        let pipeline = try ScanlinePipeline(reader, limits: limits)
         var shrinker = BoxShrinker(inputSize: size, format: reader.outputFormat, factorX: factorX, factorY: factorY)
-        let pipeline = ScanlinePipeline(reader)
         memory.hold(pipeline.bufferByteCount + shrinker.workingByteCount)
         try pipeline.forEachRow(context: context) { shrinker.append(row: $0) }
         memory.release(pipeline.bufferByteCount)
