@@ -140,3 +140,60 @@ struct BuilderTests {
         #expect(tall < 300 * 4000 * 3 / 10)
     }
 }
+
+@Suite("Pyramid builds: cancellation and progress")
+struct PyramidCancellationTests {
+    @Test("a cancelled build stops, throws CancellationError and leaves nothing; progress ends at 1 when complete")
+    func cancelled() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cancel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var pixels = PixelBuffer(width: 3000, height: 3000, format: .rgb8)
+        for index in stride(from: 0, to: pixels.bytes.count, by: 7) { pixels.bytes[index] = UInt8(truncatingIfNeeded: index) }
+        let source = directory.appendingPathComponent("big.png")
+        try ImageEncoder.encode(pixels, as: .png(compressionLevel: 1)).write(to: source)
+        let output = directory.appendingPathComponent("out")
+
+        // The build pauses itself a third of the way through until the test has cancelled it, so
+        // the cancellation lands mid-build however the machine schedules the two.
+        let pause = PauseOnce()
+        let started = WorkProgress { fraction in if fraction > 0.3 { pause.pause() } }
+        let build = Task {
+            try await PyramidBuilder.build(.file(source.path), name: "big", outputDirectory: output.path,
+                                           options: PyramidOptions(encoding: .png()), progress: started)
+        }
+        while !pause.isPaused { try await Task.sleep(for: .milliseconds(1)) }
+        build.cancel()
+        pause.resume()
+        await #expect(throws: CancellationError.self) { try await build.value }
+        #expect(!started.isFinished)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
+
+        let progress = WorkProgress()
+        _ = try await PyramidBuilder.build(.file(CLIFixtures.photo), name: "p", outputDirectory: output.path,
+                                           options: PyramidOptions(), progress: progress)
+        #expect(progress.isFinished && progress.fraction == 1)
+    }
+}
+
+/// Holds the first thread that calls ``pause()`` until ``resume()``; later calls pass straight through.
+private final class PauseOnce: Sendable {
+    private let lock = ConditionLock()
+    private nonisolated(unsafe) var state = 0  // 0 never paused, 1 paused, 2 resumed; under `lock`
+
+    func pause() {
+        lock.withLock {
+            guard state == 0 else { return }
+            state = 1
+            while state == 1 { lock.wait() }
+        }
+    }
+
+    var isPaused: Bool { lock.withLock { state == 1 } }
+    func resume() { lock.withLock { state = 2; lock.broadcast() } }
+}
+
+private enum CLIFixtures {
+    static let photo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/photo-400x300.png").path
+}
