@@ -7,7 +7,6 @@ set -euo pipefail
 # pkg-config module → Debian package
 modules=(
   "libjpeg:libjpeg62-turbo-dev"
-  "libturbojpeg:libturbojpeg0-dev"
   "libpng:libpng-dev"
   "libwebp:libwebp-dev"
   "libwebpdemux:libwebp-dev"

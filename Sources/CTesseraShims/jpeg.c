@@ -50,10 +50,6 @@ int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder) {
     GUARDED(decoder, jpeg_read_header(&decoder->info, TRUE));
 }
 
-int tessera_jpeg_calc_output_dimensions(TesseraJPEGDecoder *decoder) {
-    GUARDED(decoder, jpeg_calc_output_dimensions(&decoder->info));
-}
-
 int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder) {
     GUARDED(decoder, jpeg_start_decompress(&decoder->info));
 }
@@ -61,10 +57,6 @@ int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder) {
 int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **rows, unsigned int maxRows,
                                 unsigned int *rowsRead) {
     GUARDED(decoder, *rowsRead = jpeg_read_scanlines(&decoder->info, rows, maxRows));
-}
-
-int tessera_jpeg_finish_decompress(TesseraJPEGDecoder *decoder) {
-    GUARDED(decoder, jpeg_finish_decompress(&decoder->info));
 }
 
 static void encoder_error_exit(j_common_ptr common) {

@@ -38,7 +38,7 @@ public struct PointSize: Hashable, Sendable, Codable {
 
     /// The pixels needed to fill this size on a screen of `scale` (a 100×100-point cell at 3x needs
     /// 300×300 pixels). Fractions round up, so the bitmap never falls short of the screen.
-    public func pixelSize(scale: DisplayScale) -> PixelSize {
+    public func pixels(at scale: DisplayScale) -> PixelSize {
         PixelSize(
             width: Int((width * scale.value).rounded(.up)),
             height: Int((height * scale.value).rounded(.up))

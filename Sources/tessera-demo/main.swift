@@ -33,7 +33,7 @@ func measure(_ label: String, _ load: (String) throws -> PixelBuffer) throws -> 
 
 if arguments.contains("--generate-only") { exit(0) }
 
-let cellPixels = cell.pixelSize(scale: scale)
+let cellPixels = cell.pixels(at: scale)
 print("\n\(count) photos of \(photoSize) in \(Int(cell.width))×\(Int(cell.height))-point cells at \(Int(scale.value))x "
     + "(\(cellPixels) pixels each):")
 let full = try measure("full decode") { try ImageDecoder().decode(.file($0)).pixels }

@@ -23,12 +23,12 @@ struct ConvertCommand: AsyncParsableCommand {
     var maxPixels = DecodeOptions.defaultMaximumPixelCount
 
     func validate() throws {
-        do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
+        do { _ = try EncodingFormat(outputPath: output) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {
         let failures = FailureLog()
-        let encoding = try ImageEncoding(outputPath: output, quality: quality.quality)
+        let encoding = try EncodingFormat(outputPath: output, quality: quality.quality)
         let (input, autoOrient, maxPixels) = (self.input, self.autoOrient, self.maxPixels)
         do {
             let pixels = try await WorkExecutor.shared.run { _ in

@@ -22,7 +22,7 @@ struct RenderCommand: AsyncParsableCommand {
     var zoom: Double?
 
     @Option(help: "Full-resolution pixel at the viewport's centre, X,Y. Default: the image centre.", transform: Parse.pixelPoint)
-    var center: ImagePoint?
+    var center: PixelPoint?
 
     @Option(help: "The PNG (or JPEG/WebP) to write.")
     var output: String
@@ -37,7 +37,7 @@ struct RenderCommand: AsyncParsableCommand {
     var bias = 0.0
 
     func validate() throws {
-        do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
+        do { _ = try EncodingFormat(outputPath: output) } catch { throw ValidationError(error.description) }
     }
 
     func run() async throws {
@@ -54,7 +54,7 @@ struct RenderCommand: AsyncParsableCommand {
             try failures.exit()
             return
         }
-        var view = Viewport(size: viewport, scale: scale, zoom: 1, center: ImagePoint(x: 0, y: 0))
+        var view = Viewport(size: viewport, scale: scale, zoom: 1, center: PixelPoint(x: 0, y: 0))
         view.fit(pyramid.imageSize)
         if let zoom { view.zoom(to: zoom) }
         if let center { view.center = center }
@@ -76,11 +76,11 @@ struct RenderCommand: AsyncParsableCommand {
         await printer.value
         if timeline {
             print(String(format: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
-                + "drew \(view.pixelSize) at reduction \(await engine.reduction) "
+                + "drew \(view.bitmapSize) at reduction \(await engine.reduction) "
                 + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
         }
         do {
-            try ImageEncoder.encode(result.pixels, as: try ImageEncoding(outputPath: output))
+            try ImageEncoder.encode(result.pixels, as: try EncodingFormat(outputPath: output))
                 .write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
             failures.report(output, error)

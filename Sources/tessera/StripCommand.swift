@@ -48,7 +48,7 @@ struct StripCommand: AsyncParsableCommand {
     func validate() throws {
         if height != nil && width != nil { throw ValidationError("give --height or --width, not both") }
         if layout != .frames {
-            do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
+            do { _ = try EncodingFormat(outputPath: output) } catch { throw ValidationError(error.description) }
         }
         if vtt != nil && layout == .frames { throw ValidationError("--vtt needs --layout strip or sprite") }
     }
@@ -85,7 +85,7 @@ struct StripCommand: AsyncParsableCommand {
         }
         let columns = layout == .sprite ? (columns ?? Int(Double(strip.frames.count).squareRoot().rounded(.up))) : nil
         let sheet = FrameSheet(strip: strip, columns: columns)
-        let encoding = try ImageEncoding(outputPath: output)
+        let encoding = try EncodingFormat(outputPath: output)
         try ImageEncoder.encode(sheet.image, as: encoding).write(to: URL(fileURLWithPath: output), options: .atomic)
         if let vtt {
             let track = WebVTTThumbnails.track(strip: strip, sheet: sheet, imageURL: Self.reference(to: output, from: vtt))

@@ -46,7 +46,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         if output != nil && inputs.count > 1 { throw ValidationError("--output takes one input; use --output-dir for many") }
         if output == nil && outputDir == nil { throw ValidationError("give --output FILE or --output-dir DIR") }
         if let output, format == nil {
-            do { _ = try ImageEncoding(outputPath: output) } catch { throw ValidationError(error.description) }
+            do { _ = try EncodingFormat(outputPath: output) } catch { throw ValidationError(error.description) }
         }
     }
 
@@ -96,13 +96,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     /// `--output`, or the input's name in `--output-dir` with the extension of `--format`, else of
     /// the format the library picks for a derivative of the input.
-    private func destination(for input: String, hasAlpha: Bool) -> (path: String, encoding: ImageEncoding) {
-        let encoding: ImageEncoding
+    private func destination(for input: String, hasAlpha: Bool) -> (path: String, encoding: EncodingFormat) {
+        let encoding: EncodingFormat
         if let format {
-            encoding = ImageEncoding(formatName: format, quality: quality.quality)!
+            encoding = EncodingFormat(formatName: format, quality: quality.quality)!
         } else if let output {
             // Checked in validate().
-            encoding = (try? ImageEncoding(outputPath: output, quality: quality.quality)) ?? .png()
+            encoding = (try? EncodingFormat(outputPath: output, quality: quality.quality)) ?? .png()
         } else {
             encoding = .derivative(ofInput: input, hasAlpha: hasAlpha, quality: quality.quality)
         }

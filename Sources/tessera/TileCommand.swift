@@ -57,7 +57,7 @@ struct TileCommand: AsyncParsableCommand {
         }
         let pyramidName = name ?? URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         let options = PyramidOptions(
-            layout: pyramidLayout, encoding: ImageEncoding(formatName: format, quality: quality)!, jobs: jobs.jobs)
+            layout: pyramidLayout, encoding: EncodingFormat(formatName: format, quality: quality)!, jobs: jobs.jobs)
         let bar = ProgressBar(total: 1000, enabled: isatty(STDERR_FILENO) != 0)
         let progress = WorkProgress { fraction in bar.show(fraction: fraction) }
         let failures = FailureLog()

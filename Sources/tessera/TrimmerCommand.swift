@@ -32,11 +32,11 @@ struct TrimmerCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard upper > lower else { throw ValidationError("--upper must be greater than --lower") }
-        let pixels = size.pixelSize(scale: scale)
+        let pixels = size.pixels(at: scale)
         guard pixels.width <= 16384, pixels.height <= 16384 else {
             throw ValidationError("--size × --scale must stay within 16384 pixels a side (it is \(pixels))")
         }
-        guard case .png = try? ImageEncoding(outputPath: output) else { throw ValidationError("--output must be a .png file") }
+        guard case .png = try? EncodingFormat(outputPath: output) else { throw ValidationError("--output must be a .png file") }
     }
 
     func run() async throws {

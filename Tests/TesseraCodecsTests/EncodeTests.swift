@@ -74,9 +74,9 @@ struct EncodeTests {
 
     @Test("file extensions name encodings")
     func extensions() {
-        #expect(ImageEncoding(fileExtension: "JPG", quality: 70) == .jpeg(quality: 70))
-        #expect(ImageEncoding(fileExtension: "png") == .png())
-        #expect(ImageEncoding(fileExtension: "webp", quality: 50) == .webp(quality: 50))
-        #expect(ImageEncoding(fileExtension: "bmp") == nil)
+        #expect(EncodingFormat(fileExtension: "JPG", quality: 70) == .jpeg(quality: 70))
+        #expect(EncodingFormat(fileExtension: "png") == .png())
+        #expect(EncodingFormat(fileExtension: "webp", quality: 50) == .webp(quality: 50))
+        #expect(EncodingFormat(fileExtension: "bmp") == nil)
     }
 }

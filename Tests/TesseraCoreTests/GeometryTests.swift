@@ -9,7 +9,7 @@ struct GeometryTests {
         (PointSize(width: 33.5, height: 10), .x1, PixelSize(width: 34, height: 10)),
     ])
     func pointsToPixels(points: PointSize, scale: DisplayScale, pixels: PixelSize) {
-        #expect(points.pixelSize(scale: scale) == pixels)
+        #expect(points.pixels(at: scale) == pixels)
     }
 
     @Test("decoded memory is width × height × bytes per pixel")

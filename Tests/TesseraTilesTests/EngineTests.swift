@@ -55,7 +55,7 @@ func settle(_ condition: @escaping () async -> Bool) async {
 
 @Suite("Tiled view engine")
 struct EngineTests {
-    let view = Viewport(size: PointSize(width: 400, height: 300), zoom: 1, center: ImagePoint(x: 2048, y: 2048))
+    let view = Viewport(size: PointSize(width: 400, height: 300), zoom: 1, center: PixelPoint(x: 2048, y: 2048))
 
     @Test("loads the visible tiles centre-out, then the ring at low priority, and fills the view")
     func loadsVisible() async throws {
@@ -80,7 +80,7 @@ struct EngineTests {
         await engine.start()
         await settle { await source.waiting == 6 }
         var moved = view
-        moved.center = ImagePoint(x: 200, y: 200)  // far away: nothing in common
+        moved.center = PixelPoint(x: 200, y: 200)  // far away: nothing in common
         await engine.update(moved)
         await source.release()
         await engine.waitUntilVisibleTilesLoaded()
@@ -119,7 +119,7 @@ struct EngineTests {
         let engine = TiledViewEngine(source: source, viewport: view, cacheBudget: budget)
         var moving = view
         for step in 0..<20 {
-            moving.center = ImagePoint(x: 300 + Double(step) * 1000, y: 2000)
+            moving.center = PixelPoint(x: 300 + Double(step) * 1000, y: 2000)
             await engine.update(moving)
             await engine.waitUntilVisibleTilesLoaded()
             #expect(engine.cache.totalCost <= budget)

@@ -49,7 +49,7 @@ struct ViewingTests {
 
     @Test("pan and zoom keep the anchor under the pointer; fit shows the whole image")
     func viewportMath() {
-        var view = Viewport(size: PointSize(width: 200, height: 100), zoom: 1, center: ImagePoint(x: 500, y: 500))
+        var view = Viewport(size: PointSize(width: 200, height: 100), zoom: 1, center: PixelPoint(x: 500, y: 500))
         let anchor = (x: 150.0, y: 25.0)
         let before = view.imagePoint(atPoint: anchor)
         view.zoom(to: 4, anchor: anchor)
@@ -58,7 +58,7 @@ struct ViewingTests {
         view.pan(byPoints: 40, -20)
         #expect(view.center.x == after.x - (150 - 100) / 4 - 10 && abs(view.center.y - (after.y - (25 - 50) / 4.0 + 5)) < 1e-9)
         view.fit(PixelSize(width: 1000, height: 200))
-        #expect(view.zoom == 0.2 && view.center == ImagePoint(x: 500, y: 100))
+        #expect(view.zoom == 0.2 && view.center == PixelPoint(x: 500, y: 100))
         view.zoom(to: 1e9)
         #expect(view.zoom == view.maximumZoom)
     }
@@ -95,7 +95,7 @@ struct ViewingTests {
         let (source, image, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A 100×80-point view centred so that it stays inside the image at every zoom.
-        let view = Viewport(size: PointSize(width: 100, height: 80), zoom: zoom, center: ImagePoint(x: 200, y: 150))
+        let view = Viewport(size: PointSize(width: 100, height: 80), zoom: zoom, center: PixelPoint(x: 200, y: 150))
         let rendered = try await render(source, view).pixels
         let rect = view.visibleRect
         let crop = image.cropped(x: Int(rect.minX), y: Int(rect.minY), width: Int(rect.maxX - rect.minX), height: Int(rect.maxY - rect.minY))!
@@ -118,7 +118,7 @@ struct ViewingTests {
         } else {
             #expect(source.imageSize == PixelSize(width: 400, height: 300))
         }
-        let view = Viewport(size: PointSize(width: 120, height: 90), zoom: 0.6, center: ImagePoint(x: 180, y: 140))
+        let view = Viewport(size: PointSize(width: 120, height: 90), zoom: 0.6, center: PixelPoint(x: 180, y: 140))
         let expected = try await render(reference, view).pixels
         let actual = try await render(source, view)
         #expect(actual.placeholderPixelCount == 0)
@@ -129,7 +129,7 @@ struct ViewingTests {
     func placeholders() async throws {
         let (source, _, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let view = Viewport(size: PointSize(width: 100, height: 80), zoom: 1, center: ImagePoint(x: 100, y: 100))
+        let view = Viewport(size: PointSize(width: 100, height: 80), zoom: 1, center: PixelPoint(x: 100, y: 100))
         let complete = try await render(source, view)
         #expect(complete.placeholderPixelCount == 0)
         let missing = TileID(reduction: 0, column: 1, row: 1)

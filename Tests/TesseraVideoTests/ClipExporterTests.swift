@@ -93,7 +93,7 @@ struct ClipExporterTests {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let source = try await VideoAsset.load(path: VideoFixtures.path(file))
-        #expect(source.displaySize != source.pixelSize)
+        #expect(source.displaySize != source.storedSize)
         for method in [ClipExporter.Method.streamCopy, .exact()] {
             let output = directory.appendingPathComponent("clip.mp4").path
             _ = try await ClipExporter.trim(path: VideoFixtures.path(file), from: 0, to: 0.2, output: output, method: method)

@@ -134,7 +134,7 @@ struct FrameStripTests {
             3: .success((2.5, image(3))), 4: .failure(.decodeFailed(reason: "z")),
         ]
         let request = FrameStripRequest(frameCount: 5, sizing: .height(2))
-        let asset = VideoAsset(path: "", duration: 4, frameRate: 30, pixelSize: PixelSize(width: 2, height: 2), sampleAspectRatio: 1,
+        let asset = VideoAsset(path: "", duration: 4, frameRate: 30, storedSize: PixelSize(width: 2, height: 2), sampleAspectRatio: 1,
                                clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [0], frameCount: 120)
         let strip = try FrameStripGenerator.assemble(slots: slots, results: results, asset: asset, request: request, frameSize: PixelSize(width: 2, height: 2))
         #expect(strip.frames.count == 5)
@@ -161,7 +161,7 @@ struct FrameStripTests {
 
     /// A 60 s video with a keyframe every 8 s, cut into 20 slots of 3 s: the shape of the benchmark.
     private static func longGOPAsset() -> VideoAsset {
-        VideoAsset(path: "", duration: 60, frameRate: 30, pixelSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+        VideoAsset(path: "", duration: 60, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
                    clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: stride(from: 0, to: 60, by: 8).map(Double.init),
                    frameCount: 1800)
     }
@@ -181,13 +181,13 @@ struct FrameStripTests {
         #expect(nearest[0] == .keyframe(0))
         #expect(nearest[1] == .keyframe(8))  // centre 4.5: 8 is nearer than 0
         #expect(nearest[19] == .keyframe(56))  // centre 58.5: no keyframe after it
-        let unindexed = VideoAsset(path: "", duration: 60, frameRate: 30, pixelSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+        let unindexed = VideoAsset(path: "", duration: 60, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
                                    clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [], frameCount: nil)
         #expect(FramePick(slot: slots[3], asset: unindexed, mode: .keyframe) == .nearestKeyframe(to: 10.5))
         #expect(FramePick(slot: slots[3], asset: unindexed, mode: .fast) == .firstFrame(atOrAfter: 9))
         // Keyframes 4096 and 8192 ticks of 1/15360 s lie equally far from 0.4 s, but not in binary
         // floating point: still a tie, which the earlier one wins.
-        let av1 = VideoAsset(path: "", duration: 4, frameRate: 30, pixelSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+        let av1 = VideoAsset(path: "", duration: 4, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
                              clockwiseQuarterTurns: 0, codec: "av1", hasAudio: false, keyframeTimes: [0, 4096.0 / 15360, 8192.0 / 15360],
                              frameCount: 120)
         #expect(FramePick(slot: FrameSlot.slots(duration: 4, count: 5)[0], asset: av1, mode: .keyframe) == .keyframe(4096.0 / 15360))

@@ -11,7 +11,7 @@ struct VideoAssetTests {
         let entry = VideoFixtures.manifest["gop1.mp4"]!
         #expect(asset.duration == 4.0)
         #expect(asset.frameRate == 30)
-        #expect(asset.pixelSize == PixelSize(width: 256, height: 144))
+        #expect(asset.storedSize == PixelSize(width: 256, height: 144))
         #expect(asset.codec == "h264")
         #expect(asset.hasAudio)
         #expect(asset.frameCount == 120)

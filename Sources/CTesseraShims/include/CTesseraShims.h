@@ -31,11 +31,9 @@ void tessera_jpeg_decoder_destroy(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_source_file(TesseraJPEGDecoder *decoder, FILE *file);
 int tessera_jpeg_source_memory(TesseraJPEGDecoder *decoder, const unsigned char *bytes, unsigned long length);
 int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder);
-int tessera_jpeg_calc_output_dimensions(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **rows, unsigned int maxRows,
                                 unsigned int *rowsRead);
-int tessera_jpeg_finish_decompress(TesseraJPEGDecoder *decoder);
 
 typedef struct TesseraJPEGEncoder {
     struct jpeg_compress_struct info;

@@ -19,14 +19,6 @@ public final class ImageRowReader {
     /// The layout of every row.
     public var format: PixelFormat { properties.decodedFormat }
 
-    /// True when rows stream from the decoder rather than from a full decode.
-    public var isStreaming: Bool {
-        switch header.kind {
-        case .jpeg, .png, .gif, .tiff: true
-        case .webp, .heif, .svg: false
-        }
-    }
-
     /// Calls `body` with each row (`width × format.bytesPerPixel` bytes), in order, on the calling
     /// thread. Throws after the rows that preceded a decoding failure, and `.cancelled` soon after
     /// `context` is cancelled.

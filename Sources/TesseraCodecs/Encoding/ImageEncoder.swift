@@ -5,7 +5,7 @@ import TesseraCore
 
 /// Encodes a ``PixelBuffer`` to JPEG, PNG or WebP bytes.
 public enum ImageEncoder {
-    public static func encode(_ pixels: PixelBuffer, as encoding: ImageEncoding) throws(ImageEncodingError) -> Data {
+    public static func encode(_ pixels: PixelBuffer, as encoding: EncodingFormat) throws(ImageEncodingError) -> Data {
         switch encoding {
         case .jpeg(let quality, let progressive):
             guard (1...100).contains(quality) else { throw .invalidParameter("JPEG quality \(quality) is not 1–100") }
@@ -73,7 +73,7 @@ public enum ImageEncoder {
     }
 
     private static func encodeWebP(
-        _ pixels: PixelBuffer, quality: Int, lossless: Bool, encoding: ImageEncoding
+        _ pixels: PixelBuffer, quality: Int, lossless: Bool, encoding: EncodingFormat
     ) throws(ImageEncodingError) -> Data {
         guard pixels.width <= 16383, pixels.height <= 16383 else { throw .sizeNotSupported(pixels.size, encoding) }
         let input = pixels.converted(to: pixels.format.hasAlpha ? .rgba8 : .rgb8)

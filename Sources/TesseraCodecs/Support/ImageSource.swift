@@ -16,14 +16,6 @@ public struct ImageSource: Sendable {
     /// Bytes in memory.
     public static func data(_ data: Data) -> ImageSource { ImageSource(storage: .data(data)) }
 
-    /// The path, or `<memory>` for in-memory data: what error messages call the input.
-    public var name: String {
-        switch storage {
-        case .file(let path): path
-        case .data: "<memory>"
-        }
-    }
-
     var filePath: String? {
         if case .file(let path) = storage { return path }
         return nil

@@ -56,7 +56,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Aspect-fit into a view of `pointSize` on a screen of `scale`: the longest side is at most
     /// `max(width, height) × scale` pixels.
     public init(pointSize: PointSize, scale: DisplayScale) {
-        let pixels = pointSize.pixelSize(scale: scale)
+        let pixels = pointSize.pixels(at: scale)
         self.init(maxPixelSize: pixels.longestSide)
     }
 

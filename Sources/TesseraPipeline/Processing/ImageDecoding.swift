@@ -16,8 +16,8 @@ public struct ThumbnailDecoder: ImageDecoding {
         let sizing: ThumbnailOptions.Sizing = switch (request.target, request.contentMode) {
         case (.original, _): .fit(maxPixelSize: nil)
         case (.maxPixelSize(let pixels), _): .fit(maxPixelSize: pixels)
-        case (.size(let points, let scale), .aspectFit): .fitInside(box: points.pixelSize(scale: scale))
-        case (.size(let points, let scale), .aspectFill): .fill(box: points.pixelSize(scale: scale), crop: false)
+        case (.size(let points, let scale), .aspectFit): .fitInside(box: points.pixels(at: scale))
+        case (.size(let points, let scale), .aspectFill): .fill(box: points.pixels(at: scale), crop: false)
         }
         do {
             return try Thumbnailer().thumbnail(source, options: ThumbnailOptions(sizing: sizing)).pixels

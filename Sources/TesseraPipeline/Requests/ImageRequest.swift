@@ -86,7 +86,7 @@ public struct ImageRequest: Sendable {
         case .maxPixelSize(let pixels):
             return "max\(pixels)"
         case .size(let points, let scale):
-            let pixels = points.pixelSize(scale: scale)
+            let pixels = points.pixels(at: scale)
             return "\(pixels.width)x\(pixels.height)"
         }
     }

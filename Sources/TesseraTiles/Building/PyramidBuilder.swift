@@ -6,7 +6,7 @@ import TesseraCore
 public struct PyramidOptions: Sendable {
     public var layout: PyramidLayout
     /// Tile encoding; JPEG quality 75 by default, libvips' default, so outputs compare.
-    public var encoding: ImageEncoding
+    public var encoding: EncodingFormat
     /// The most tiles encoded at once on other threads of the ``WorkExecutor`` while decoding goes on.
     public var jobs: Int
     /// The most pixels a source that cannot stream (HEIF, WebP, SVG) may decode at full size.
@@ -14,7 +14,7 @@ public struct PyramidOptions: Sendable {
     public var maximumPixelCount: Int
 
     public init(
-        layout: PyramidLayout = .deepZoom(), encoding: ImageEncoding = .jpeg(quality: 75),
+        layout: PyramidLayout = .deepZoom(), encoding: EncodingFormat = .jpeg(quality: 75),
         jobs: Int = activeProcessorCount(),
         maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount
     ) {

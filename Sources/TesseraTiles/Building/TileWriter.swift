@@ -9,7 +9,7 @@ import TesseraCore
 final class TileWriter: @unchecked Sendable {
     // @unchecked: the counters, the directory set and the failure are only touched under `lock`.
     private let root: URL
-    private let encoding: ImageEncoding
+    private let encoding: EncodingFormat
     private let jobs: Int
     private let executor: WorkExecutor
     private let lock = ConditionLock()
@@ -19,7 +19,7 @@ final class TileWriter: @unchecked Sendable {
     private var tiles = 0
     private var bytes = 0
 
-    init(root: URL, encoding: ImageEncoding, jobs: Int, executor: WorkExecutor = .shared) {
+    init(root: URL, encoding: EncodingFormat, jobs: Int, executor: WorkExecutor = .shared) {
         self.root = root
         self.encoding = encoding
         self.jobs = max(1, jobs)

@@ -24,7 +24,7 @@ public enum PyramidLayout: Sendable, Hashable {
 
     /// Tile file extension: Deep Zoom names the format as libvips does (`jpeg`); IIIF's format
     /// parameter and the others use `jpg`.
-    public func fileExtension(for encoding: ImageEncoding) -> String {
+    public func fileExtension(for encoding: EncodingFormat) -> String {
         switch (self, encoding) {
         case (.deepZoom, .jpeg): "jpeg"
         default: encoding.fileExtension

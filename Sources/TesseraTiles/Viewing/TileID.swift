@@ -51,15 +51,4 @@ extension TileLayout {
         return rows.flatMap { row in columns.map { TileID(reduction: reduction, column: $0, row: row) } }
             .sorted { (distance($0), $0.row, $0.column) < (distance($1), $1.row, $1.column) }
     }
-
-    /// The tile whose core holds level pixel (`x`, `y`), or nil outside the level.
-    func tile(reduction: Int, containing x: Int, _ y: Int) -> TileID? {
-        let size = levelSize(reduction: reduction)
-        guard x >= 0, y >= 0, x < size.width, y < size.height else { return nil }
-        let columns = cores(columnSpans(reduction: reduction)), rows = cores(rowSpans(reduction: reduction))
-        guard let column = columns.firstIndex(where: { $0.contains(x) }), let row = rows.firstIndex(where: { $0.contains(y) }) else {
-            return nil
-        }
-        return TileID(reduction: reduction, column: column, row: row)
-    }
 }

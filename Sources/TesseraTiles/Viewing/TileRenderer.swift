@@ -25,7 +25,7 @@ public struct TileRenderer: Sendable {
     public func render(
         _ viewport: Viewport, layout: any TileLayout, reduction: Int, tile: (TileID) -> PixelBuffer?
     ) -> Result {
-        let size = viewport.pixelSize
+        let size = viewport.bitmapSize
         var output = PixelBuffer(width: size.width, height: size.height, format: .rgb8)
         var levels: [Int: LevelGrid] = [:]
         func grid(_ level: Int) -> LevelGrid {

@@ -59,7 +59,7 @@ public actor TiledViewEngine {
         self.maximumConcurrentLoads = maximumConcurrentLoads
         self.maximumBackoff = maximumBackoff
         // A few screens of tiles by default.
-        let screen = viewport.pixelSize.byteCount(in: .rgba8)
+        let screen = viewport.bitmapSize.byteCount(in: .rgba8)
         let budget = cacheBudget ?? max(6 * screen, 16 << 20)
         cache = MemoryImageCache(costLimit: budget, countLimit: 100_000, entryCostLimit: budget)
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)

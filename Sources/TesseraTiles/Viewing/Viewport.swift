@@ -2,7 +2,7 @@ import Foundation
 import TesseraCore
 
 /// A point in full-resolution image pixels (fractions allowed).
-public struct ImagePoint: Sendable, Hashable {
+public struct PixelPoint: Sendable, Hashable {
     public var x: Double
     public var y: Double
     public init(x: Double, y: Double) {
@@ -26,11 +26,11 @@ public struct Viewport: Sendable, Hashable {
     public var size: PointSize
     public var scale: DisplayScale
     public private(set) var zoom: Double
-    public var center: ImagePoint
+    public var center: PixelPoint
     public var minimumZoom: Double
     public var maximumZoom: Double
 
-    public init(size: PointSize, scale: DisplayScale = .x1, zoom: Double, center: ImagePoint,
+    public init(size: PointSize, scale: DisplayScale = .x1, zoom: Double, center: PixelPoint,
                 minimumZoom: Double = 1.0 / 4096, maximumZoom: Double = 64) {
         precondition(size.width > 0 && size.height > 0 && zoom > 0)
         self.size = size
@@ -45,7 +45,7 @@ public struct Viewport: Sendable, Hashable {
     public var screenPixelsPerImagePixel: Double { zoom * scale.value }
 
     /// The viewport's size in screen pixels.
-    public var pixelSize: PixelSize { size.pixelSize(scale: scale) }
+    public var bitmapSize: PixelSize { size.pixels(at: scale) }
 
     /// The part of the image plane the viewport covers, in full-resolution pixels.
     public var visibleRect: ImageRect {
@@ -74,12 +74,12 @@ public struct Viewport: Sendable, Hashable {
     /// Zoom and centre that show the whole image, as large as fits.
     public mutating func fit(_ image: PixelSize) {
         zoom = min(max(min(size.width / Double(image.width), size.height / Double(image.height)), minimumZoom), maximumZoom)
-        center = ImagePoint(x: Double(image.width) / 2, y: Double(image.height) / 2)
+        center = PixelPoint(x: Double(image.width) / 2, y: Double(image.height) / 2)
     }
 
     /// The image point shown at `point` (points from the viewport's top-left).
-    public func imagePoint(atPoint point: (x: Double, y: Double)) -> ImagePoint {
-        ImagePoint(x: center.x + (point.x - size.width / 2) / zoom, y: center.y + (point.y - size.height / 2) / zoom)
+    public func imagePoint(atPoint point: (x: Double, y: Double)) -> PixelPoint {
+        PixelPoint(x: center.x + (point.x - size.width / 2) / zoom, y: center.y + (point.y - size.height / 2) / zoom)
     }
 }
 

@@ -1,13 +1,5 @@
 import CTesseraAV
 
-/// A keyframe as the container's index lists it.
-struct IndexedKeyframe: Sendable, Hashable {
-    /// The raw index timestamp, in stream ticks: what `av_seek_frame` expects to land on this entry.
-    let indexTimestamp: Int64
-    /// Presentation time in seconds from the stream's first frame.
-    let time: Double
-}
-
 /// Converts the video stream's ticks to seconds from its first frame, and reads its index.
 struct StreamTiming: Sendable {
     let timeBase: AVRational

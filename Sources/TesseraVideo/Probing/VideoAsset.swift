@@ -13,7 +13,7 @@ public struct VideoAsset: Sendable, Hashable {
     /// Frames per second (the container's average or nominal rate).
     public let frameRate: Double
     /// Stored frame size, in pixels, before rotation and pixel-aspect correction.
-    public let pixelSize: PixelSize
+    public let storedSize: PixelSize
     /// Width ÷ height of one stored pixel (1 for square pixels).
     public let sampleAspectRatio: Double
     /// Quarter turns clockwise, 0–3, that show the video upright (from the display matrix).
@@ -37,8 +37,8 @@ public struct VideoAsset: Sendable, Hashable {
 
     /// Upright display size, in pixels: pixel aspect applied, then the rotation.
     public var displaySize: PixelSize {
-        let width = max(1, Int((Double(pixelSize.width) * sampleAspectRatio).rounded()))
-        let upright = PixelSize(width: width, height: pixelSize.height)
+        let width = max(1, Int((Double(storedSize.width) * sampleAspectRatio).rounded()))
+        let upright = PixelSize(width: width, height: storedSize.height)
         return clockwiseQuarterTurns % 2 == 1 ? upright.transposed : upright
     }
 
@@ -74,7 +74,7 @@ public struct VideoAsset: Sendable, Hashable {
             path: input.path,
             duration: duration,
             frameRate: timing.frameRate,
-            pixelSize: PixelSize(width: Int(parameters.width), height: Int(parameters.height)),
+            storedSize: PixelSize(width: Int(parameters.width), height: Int(parameters.height)),
             sampleAspectRatio: sar.num > 0 && sar.den > 0 ? sar.value : 1,
             clockwiseQuarterTurns: displayQuarterTurns(av: av, stream: stream),
             codec: av.avcodec_get_name(parameters.codec_id).map { String(cString: $0) } ?? "unknown",

@@ -32,8 +32,8 @@ public struct VideoProperties: Sendable, Hashable, Codable {
 
     public init(_ asset: VideoAsset) {
         codec = asset.codec
-        width = asset.pixelSize.width
-        height = asset.pixelSize.height
+        width = asset.storedSize.width
+        height = asset.storedSize.height
         clockwiseRotation = asset.clockwiseQuarterTurns * 90
         displayWidth = asset.displaySize.width
         displayHeight = asset.displaySize.height

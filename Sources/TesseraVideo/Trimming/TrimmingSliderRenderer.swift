@@ -25,7 +25,7 @@ public struct TrimmingSliderRenderer: Sendable {
     }
 
     /// The control at `geometry.width × geometry.height` points, as an RGBA bitmap of that size
-    /// times `scale` in pixels (fractions rounded up, as ``PointSize/pixelSize(scale:)`` does).
+    /// times `scale` in pixels (fractions rounded up, as ``PointSize/pixels(at:)`` does).
     ///
     /// - Parameters:
     ///   - frames: Thumbnails of the clip; frame `k` of `n` shows the `k`-th of `n` equal parts
@@ -37,7 +37,7 @@ public struct TrimmingSliderRenderer: Sendable {
         frames: [PixelBuffer],
         scale: DisplayScale
     ) -> PixelBuffer {
-        let size = PointSize(width: geometry.width, height: geometry.height).pixelSize(scale: scale)
+        let size = PointSize(width: geometry.width, height: geometry.height).pixels(at: scale)
         var canvas = TrimmingCanvas(
             size: PixelSize(width: max(1, size.width), height: max(1, size.height)),
             scale: scale, background: style.backgroundColor)

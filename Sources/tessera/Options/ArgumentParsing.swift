@@ -71,16 +71,16 @@ enum Parse {
     }
 
     /// `X,Y` in full-resolution pixels, finite.
-    static func pixelPoint(_ text: String) throws -> ImagePoint {
+    static func pixelPoint(_ text: String) throws -> PixelPoint {
         guard let (first, second) = pair(text, separator: ","), let x = Double(first), let y = Double(second),
               x.isFinite, y.isFinite
         else { throw ValidationError("must be X,Y in pixels, e.g. 1200,800") }
-        return ImagePoint(x: x, y: y)
+        return PixelPoint(x: x, y: y)
     }
 
     /// An output format by name: jpeg (jpg), png or webp.
     static func formatName(_ text: String) throws -> String {
-        guard ImageEncoding(formatName: text) != nil else { throw ValidationError("must be jpeg, png or webp") }
+        guard EncodingFormat(formatName: text) != nil else { throw ValidationError("must be jpeg, png or webp") }
         return text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
     }
 

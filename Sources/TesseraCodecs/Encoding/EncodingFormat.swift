@@ -1,7 +1,7 @@
 import TesseraCore
 
 /// An output format with its settings.
-public enum ImageEncoding: Sendable, Hashable {
+public enum EncodingFormat: Sendable, Hashable {
     /// JPEG at `quality` 1–100; progressive scans optional. Alpha is dropped (composited over black,
     /// as libvips does).
     case jpeg(quality: Int = 85, progressive: Bool = false)
@@ -33,7 +33,7 @@ public enum ImageEncoding: Sendable, Hashable {
     public init(outputPath path: String, quality: Int? = nil) throws(InvalidArgumentError) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let fileExtension = name.contains(".") ? String(name.split(separator: ".").last!) : ""
-        guard let encoding = ImageEncoding(fileExtension: fileExtension, quality: quality) else {
+        guard let encoding = EncodingFormat(fileExtension: fileExtension, quality: quality) else {
             throw InvalidArgumentError(
                 oneLine(path), fileExtension.isEmpty ? "has no extension (use .jpg, .png or .webp)"
                     : "names .\(fileExtension), which Tessera does not write (use .jpg, .png or .webp)")
@@ -43,8 +43,8 @@ public enum ImageEncoding: Sendable, Hashable {
 
     /// The encoding for a derivative of the image at `inputPath` when none is asked for: the
     /// input's own format when Tessera writes it, else PNG for images with alpha and JPEG for the rest.
-    public static func derivative(ofInput inputPath: String, hasAlpha: Bool, quality: Int? = nil) -> ImageEncoding {
-        if let same = try? ImageEncoding(outputPath: inputPath, quality: quality) { return same }
+    public static func derivative(ofInput inputPath: String, hasAlpha: Bool, quality: Int? = nil) -> EncodingFormat {
+        if let same = try? EncodingFormat(outputPath: inputPath, quality: quality) { return same }
         return hasAlpha ? .png() : .jpeg(quality: quality ?? 85)
     }
 
@@ -53,32 +53,6 @@ public enum ImageEncoding: Sendable, Hashable {
         case .jpeg: "jpg"
         case .png: "png"
         case .webp, .webpLossless: "webp"
-        }
-    }
-}
-
-/// Why pixels could not be encoded.
-public enum ImageEncodingError: TesseraError, Equatable {
-    /// The format cannot hold an image of this size (WebP stops at 16383 pixels a side, JPEG at 65500).
-    case sizeNotSupported(PixelSize, ImageEncoding)
-    /// A parameter is out of range.
-    case invalidParameter(String)
-    /// The codec library failed.
-    case encoderFailed(String)
-
-    public var description: String {
-        switch self {
-        case .sizeNotSupported(let size, let encoding): "\(encoding.fileExtension) cannot store an image of \(size)"
-        case .invalidParameter(let message): "invalid parameter: \(message)"
-        case .encoderFailed(let message): "encoding failed: \(message)"
-        }
-    }
-
-    public var category: ErrorCategory {
-        switch self {
-        case .sizeNotSupported: .tooLarge
-        case .invalidParameter: .badInput
-        case .encoderFailed: .internal
         }
     }
 }

@@ -1,0 +1,27 @@
+import TesseraCore
+
+/// Why pixels could not be encoded.
+public enum ImageEncodingError: TesseraError, Equatable {
+    /// The format cannot hold an image of this size (WebP stops at 16383 pixels a side, JPEG at 65500).
+    case sizeNotSupported(PixelSize, EncodingFormat)
+    /// A parameter is out of range.
+    case invalidParameter(String)
+    /// The codec library failed.
+    case encoderFailed(String)
+
+    public var description: String {
+        switch self {
+        case .sizeNotSupported(let size, let encoding): "\(encoding.fileExtension) cannot store an image of \(size)"
+        case .invalidParameter(let message): "invalid parameter: \(message)"
+        case .encoderFailed(let message): "encoding failed: \(message)"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .sizeNotSupported: .tooLarge
+        case .invalidParameter: .badInput
+        case .encoderFailed: .internal
+        }
+    }
+}
