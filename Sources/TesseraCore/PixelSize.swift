@@ -71,16 +71,3 @@ public struct DisplayScale: Hashable, Sendable, Codable, ExpressibleByFloatLiter
     public static let x2: DisplayScale = 2
     public static let x3: DisplayScale = 3
 }
-
-extension PixelSize {
-    /// The smallest aspect-preserving size that still covers `minimum` in both directions, never
-    /// larger than this size. Nil `minimum` means this size.
-    public func scaledToCover(_ minimum: PixelSize?) -> PixelSize {
-        guard let minimum else { return self }
-        let factor = max(Double(minimum.width) / Double(width), Double(minimum.height) / Double(height))
-        guard factor < 1 else { return self }
-        return PixelSize(
-            width: max(1, min(width, Int((Double(width) * factor).rounded(.up)))),
-            height: max(1, min(height, Int((Double(height) * factor).rounded(.up)))))
-    }
-}

@@ -51,7 +51,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     private var options: ThumbnailOptions {
-        let sizing: ThumbnailOptions.Sizing = fill.map { .fill(box: $0, crop: crop) } ?? .fit(maxPixelSize: maxPixelSize)
+        let sizing: ThumbnailOptions.Sizing = fill.map { .box($0, mode: crop ? .centerCrop : .fill) } ?? .fit(maxPixelSize: maxPixelSize)
         return ThumbnailOptions(
             sizing: sizing, createThumbnailWithTransform: !noTransform,
             embeddedThumbnail: ifAbsent ? .ifAbsent : .fromImageAlways)

@@ -108,9 +108,9 @@ struct ThumbnailTests {
     @Test("aspect-fill covers the box with its short side, cropping only when asked")
     func fill() throws {
         let box = PixelSize(width: 100, height: 100)
-        let uncropped = try thumbnail("jpeg-exif-thumbnail.jpg", ThumbnailOptions(sizing: .fill(box: box, crop: false)))
+        let uncropped = try thumbnail("jpeg-exif-thumbnail.jpg", ThumbnailOptions(sizing: .box(box, mode: .fill)))
         #expect(uncropped.pixels.size == PixelSize(width: 133, height: 100))
-        let cropped = try thumbnail("jpeg-exif-thumbnail.jpg", ThumbnailOptions(sizing: .fill(box: box, crop: true)))
+        let cropped = try thumbnail("jpeg-exif-thumbnail.jpg", ThumbnailOptions(sizing: .box(box, mode: .centerCrop)))
         #expect(cropped.pixels.size == box)
         #expect(Array(cropped.pixels.pixel(x: 0, y: 50)) == Array(uncropped.pixels.pixel(x: 16, y: 50)))
     }

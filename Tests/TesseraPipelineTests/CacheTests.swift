@@ -113,7 +113,7 @@ struct CacheTests {
         let url = URL(string: "https://example.com/a.jpg")!
         let base = ImageRequest(url: url, target: .size(PointSize(width: 100, height: 100), scale: .x2))
         var fill = base
-        fill.contentMode = .aspectFill
+        fill.contentMode = .fill
         var blurred = base
         blurred.processors = [GaussianBlurProcessor(radius: 2)]
         let keys = [base.imageKey, fill.imageKey, blurred.imageKey, ImageRequest(url: url).imageKey]

@@ -15,7 +15,7 @@ struct ProcessorTests {
     func resize() throws {
         let image = PixelBuffer(width: 400, height: 200, format: .rgb8)
         #expect(try ResizeProcessor(size: PixelSize(width: 100, height: 100)).process(image).size == PixelSize(width: 100, height: 50))
-        #expect(try ResizeProcessor(size: PixelSize(width: 100, height: 100), crop: true).process(image).size == PixelSize(width: 100, height: 100))
+        #expect(try ResizeProcessor(size: PixelSize(width: 100, height: 100), mode: .centerCrop).process(image).size == PixelSize(width: 100, height: 100))
     }
 
     @Test("blur spreads a single bright pixel symmetrically and keeps total brightness")

@@ -7,11 +7,9 @@ public struct ThumbnailOptions: Sendable, Hashable {
         /// Aspect-fit: the longest side is at most `maxPixelSize` pixels
         /// (`kCGImageSourceThumbnailMaxPixelSize`). Nil means full size.
         case fit(maxPixelSize: Int?)
-        /// Aspect-fit inside a box: both sides at most the box's.
-        case fitInside(box: PixelSize)
-        /// Aspect-fill: the short side covers `box`; the overflow is cropped away, centred, only if
-        /// `crop` is true.
-        case fill(box: PixelSize, crop: Bool)
+        /// Placed in a box by a content mode: fit inside it, fill it, or fill it and centre-crop the
+        /// overflow so the result is the box. Never enlarged.
+        case box(PixelSize, mode: ContentMode)
     }
 
     /// Whether an embedded thumbnail (EXIF IFD1 in JPEG, a HEIF thumbnail item) may be used.
@@ -60,22 +58,22 @@ public struct ThumbnailOptions: Sendable, Hashable {
         self.init(maxPixelSize: pixels.longestSide)
     }
 
-    /// The result's size for an image whose (upright, if transformed) size is `size`: aspect kept,
-    /// sides rounded to the nearest pixel and at least 1, never larger than `size`.
+    /// The size the image is resampled to, for an image whose (upright, if transformed) size is
+    /// `size`: aspect kept, sides rounded to the nearest pixel and at least 1, never larger than
+    /// `size`. A centre crop cuts this down to the box afterwards.
     public func targetSize(for size: PixelSize) -> PixelSize {
-        let scale: Double
         switch sizing {
-        case .fit(let maxPixelSize):
-            guard let maxPixelSize else { return size }
-            scale = Double(max(maxPixelSize, 1)) / Double(size.longestSide)
-        case .fitInside(let box):
-            scale = min(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
-        case .fill(let box, _):
-            scale = max(Double(box.width) / Double(size.width), Double(box.height) / Double(size.height))
+        case .fit(let maxPixelSize): maxPixelSize.map { size.fitted(maxPixelSize: $0) } ?? size
+        case .box(let box, let mode): size.scaled(toward: box, mode: mode, allowsUpscaling: false)
         }
-        guard scale < 1 else { return size }
-        return PixelSize(
-            width: max(1, Int((Double(size.width) * scale).rounded())),
-            height: max(1, Int((Double(size.height) * scale).rounded())))
+    }
+
+    /// The thumbnail's final size for an image of `size`: ``targetSize(for:)``, cut to the box for a
+    /// centre crop.
+    public func resultSize(for size: PixelSize) -> PixelSize {
+        switch sizing {
+        case .fit: targetSize(for: size)
+        case .box(let box, let mode): size.placed(in: box, mode: mode, allowsUpscaling: false)
+        }
     }
 }

@@ -72,8 +72,8 @@ public struct Thumbnailer: Sendable {
             memory.peak(with: pixels.byteCount)
             pixels = orientation.apply(to: pixels)
         }
-        if case .fill(let box, true) = options.sizing {
-            pixels = Self.centerCrop(pixels, to: box)
+        if case .box(let box, .centerCrop) = options.sizing {
+            pixels = pixels.centerCropped(to: box)
         }
         return Thumbnail(
             pixels: pixels, sourceProperties: properties, decodeScale: reduced.decodeScale,
@@ -157,11 +157,6 @@ public struct Thumbnailer: Sendable {
         default:
             return nil
         }
-    }
-
-    static func centerCrop(_ pixels: PixelBuffer, to box: PixelSize) -> PixelBuffer {
-        let width = min(box.width, pixels.width), height = min(box.height, pixels.height)
-        return pixels.cropped(x: (pixels.width - width) / 2, y: (pixels.height - height) / 2, width: width, height: height)!
     }
 }
 

@@ -13,11 +13,10 @@ public struct ThumbnailDecoder: ImageDecoding {
     public init() {}
 
     public func decode(_ source: ImageSource, for request: ImageRequest) throws -> PixelBuffer {
-        let sizing: ThumbnailOptions.Sizing = switch (request.target, request.contentMode) {
-        case (.original, _): .fit(maxPixelSize: nil)
-        case (.maxPixelSize(let pixels), _): .fit(maxPixelSize: pixels)
-        case (.size(let points, let scale), .aspectFit): .fitInside(box: points.pixels(at: scale))
-        case (.size(let points, let scale), .aspectFill): .fill(box: points.pixels(at: scale), crop: false)
+        let sizing: ThumbnailOptions.Sizing = switch request.target {
+        case .original: .fit(maxPixelSize: nil)
+        case .maxPixelSize(let pixels): .fit(maxPixelSize: pixels)
+        case .size(let points, let scale): .box(points.pixels(at: scale), mode: request.contentMode)
         }
         do {
             return try Thumbnailer().thumbnail(source, options: ThumbnailOptions(sizing: sizing)).pixels

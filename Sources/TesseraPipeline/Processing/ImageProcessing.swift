@@ -7,28 +7,22 @@ public protocol ImageProcessing: Sendable {
     func process(_ image: PixelBuffer) throws -> PixelBuffer
 }
 
-/// Resizes to a size in pixels (Lanczos-3, alpha premultiplied): aspect-fit inside it, or
-/// aspect-fill with the overflow cropped, centred.
+/// Resizes into a box of pixels by a content mode (Lanczos-3, alpha premultiplied), enlarging when
+/// the image is smaller: fit inside it, fill it, or fill it and cut the overflow away, centred.
 public struct ResizeProcessor: ImageProcessing {
     public var size: PixelSize
-    public var crop: Bool
+    public var mode: ContentMode
 
-    public init(size: PixelSize, crop: Bool = false) {
+    public init(size: PixelSize, mode: ContentMode = .fit) {
         self.size = size
-        self.crop = crop
+        self.mode = mode
     }
 
-    public var identifier: String { "resize(\(size.width)x\(size.height)\(crop ? ",crop" : ""))" }
+    public var identifier: String { "resize(\(size.width)x\(size.height),\(mode.rawValue))" }
 
     public func process(_ image: PixelBuffer) throws -> PixelBuffer {
-        let scaleX = Double(size.width) / Double(image.width), scaleY = Double(size.height) / Double(image.height)
-        let scale = crop ? max(scaleX, scaleY) : min(scaleX, scaleY)
-        let fitted = PixelSize(width: max(1, Int((Double(image.width) * scale).rounded())),
-                               height: max(1, Int((Double(image.height) * scale).rounded())))
-        let resized = LanczosResampler.resize(image, to: fitted)
-        guard crop else { return resized }
-        return try CropProcessor(x: (fitted.width - size.width) / 2, y: (fitted.height - size.height) / 2,
-                                 width: min(size.width, fitted.width), height: min(size.height, fitted.height)).process(resized)
+        let resized = LanczosResampler.resize(image, to: image.size.scaled(toward: size, mode: mode))
+        return mode == .centerCrop ? resized.centerCropped(to: size) : resized
     }
 }
 

@@ -13,14 +13,6 @@ public struct ImageRequest: Sendable {
         case size(PointSize, scale: DisplayScale)
     }
 
-    /// How the image fills a `.size` target.
-    public enum ContentMode: String, Sendable, Hashable {
-        /// The whole image inside the box.
-        case aspectFit
-        /// The box covered by the image's short side.
-        case aspectFill
-    }
-
     public enum Priority: Int, Sendable, Comparable, CaseIterable {
         case veryLow, low, normal, high, veryHigh
         public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
@@ -57,7 +49,7 @@ public struct ImageRequest: Sendable {
     public var cachePolicy: CachePolicy
 
     public init(
-        url: URL, target: Target = .original, contentMode: ContentMode = .aspectFit,
+        url: URL, target: Target = .original, contentMode: ContentMode = .fit,
         processors: [any ImageProcessing] = [], priority: Priority = .normal, cachePolicy: CachePolicy = .useAll
     ) {
         self.url = url

@@ -73,7 +73,9 @@ public struct Viewport: Sendable, Hashable {
 
     /// Zoom and centre that show the whole image, as large as fits.
     public mutating func fit(_ image: PixelSize) {
-        zoom = min(max(min(size.width / Double(image.width), size.height / Double(image.height)), minimumZoom), maximumZoom)
+        let fitting = ContentMode.fit.scaleFactor(
+            contentWidth: Double(image.width), contentHeight: Double(image.height), boxWidth: size.width, boxHeight: size.height)
+        zoom = min(max(fitting, minimumZoom), maximumZoom)
         center = PixelPoint(x: Double(image.width) / 2, y: Double(image.height) / 2)
     }
 

@@ -11,7 +11,8 @@ public actor FrameStripGenerator {
 
     private let executor: WorkExecutor
     private let maximumStripBytes: Int
-    private var cache: FrameStripCache
+    /// Finished strips by file identity and request, least recently used dropped first.
+    private var cache: LRUCache<FrameStripKey, FrameStrip>
     /// Strips decoded rather than served from the cache.
     private(set) var stripsDecoded = 0
 
@@ -23,7 +24,7 @@ public actor FrameStripGenerator {
     public init(executor: WorkExecutor = .shared, cacheByteLimit: Int = 64 << 20, maximumStripBytes: Int = 1 << 30) {
         self.executor = executor
         self.maximumStripBytes = maximumStripBytes
-        cache = FrameStripCache(byteLimit: cacheByteLimit)
+        cache = LRUCache(costLimit: cacheByteLimit)
     }
 
     /// The strip for the video at `path`. Throws only when the video cannot be opened or no slot
@@ -50,7 +51,7 @@ public actor FrameStripGenerator {
     ) async throws -> FrameStrip {
         guard request.frameCount > 0 else { throw VideoError.decodeFailed(reason: "a strip needs at least one frame") }
         let identity = try FileIdentity(path: path)
-        if let cached = cache.strip(for: identity, request: request) { return cached }
+        if let cached = cache.value(for: FrameStripKey(file: identity, request: request)) { return cached }
         let asset: VideoAsset
         if let probed { asset = probed } else { asset = try await VideoAsset.load(path: path) }
         let slots = FrameSlot.slots(duration: asset.duration, count: request.frameCount)
@@ -84,7 +85,7 @@ public actor FrameStripGenerator {
         stripsDecoded += 1
 
         let strip = try Self.assemble(slots: slots, results: results, asset: asset, request: request, frameSize: frameSize)
-        cache.insert(strip, for: identity)
+        cache.insert(strip, for: FrameStripKey(file: identity, request: request), cost: strip.byteCount)
         return strip
     }
 

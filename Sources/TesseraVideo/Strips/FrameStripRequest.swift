@@ -19,14 +19,17 @@ public enum FrameSizing: Sendable, Hashable {
     case height(Int)
     case width(Int)
 
-    /// The upright frame size for a video whose upright picture is `display` pixels. The derived
-    /// side is capped at 2^30 so that absurd requests fail the strip's size check, not arithmetic.
+    /// The upright frame size for a video whose upright picture is `display` pixels: the picture
+    /// scaled so the given side matches, by Core's one rounding rule (``PixelSize/scaled(by:)``,
+    /// capped so that absurd requests fail the strip's size check, not arithmetic).
     public func frameSize(display: PixelSize) -> PixelSize {
-        let aspect = Double(display.width) / Double(display.height)
-        func side(_ value: Double) -> Int { max(1, Int(min(value.rounded(), Double(1 << 30)))) }
         switch self {
-        case .height(let height): return PixelSize(width: side(Double(height) * aspect), height: max(1, height))
-        case .width(let width): return PixelSize(width: max(1, width), height: side(Double(width) / aspect))
+        case .height(let height):
+            let size = display.scaled(by: Double(max(1, height)) / Double(display.height))
+            return PixelSize(width: size.width, height: max(1, height))
+        case .width(let width):
+            let size = display.scaled(by: Double(max(1, width)) / Double(display.width))
+            return PixelSize(width: max(1, width), height: size.height)
         }
     }
 }

@@ -5,8 +5,7 @@ import TesseraCore
 enum TrimmingFrameScaler {
     /// `frame` centre-cropped to the aspect of `size`, scaled to exactly `size`, as RGBA.
     static func fill(_ frame: PixelBuffer, to size: PixelSize) -> PixelBuffer {
-        let crop = centreCrop(of: frame.size, aspect: size)
-        var pixels = frame.cropped(x: crop.x, y: crop.y, width: crop.width, height: crop.height) ?? frame
+        var pixels = frame.cropped(to: frame.size.centered(aspect: size)) ?? frame
         pixels = pixels.converted(to: .rgba8)
         // Lanczos stays sharp and cheap within a few times the target; beyond that a box average
         // gets there first, as LanczosResampler's documentation asks.
@@ -17,18 +16,5 @@ enum TrimmingFrameScaler {
             pixels = shrinker.result()
         }
         return LanczosResampler.resize(pixels, to: size)
-    }
-
-    /// The largest centred rectangle of `source` with the width-to-height ratio of `aspect`.
-    static func centreCrop(of source: PixelSize, aspect: PixelSize) -> (x: Int, y: Int, width: Int, height: Int) {
-        let sourceWide = source.width * aspect.height > source.height * aspect.width
-        if sourceWide {
-            let width = Double(source.height) * Double(aspect.width) / Double(aspect.height)
-            let cropWidth = min(source.width, max(1, Int(width.rounded())))
-            return ((source.width - cropWidth) / 2, 0, cropWidth, source.height)
-        }
-        let height = Double(source.width) * Double(aspect.height) / Double(aspect.width)
-        let cropHeight = min(source.height, max(1, Int(height.rounded())))
-        return (0, (source.height - cropHeight) / 2, source.width, cropHeight)
     }
 }
