@@ -6,17 +6,30 @@ func systemLibrary(_ name: String, pkgConfig: String?, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
+/// The compiler checks the layering: a module sees only the members of modules it imports itself
+/// (not those another file or a dependency happened to import), and imports are internal unless a
+/// public signature needs them, so a layer cannot leak what it stands on.
+let layered: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
 let package = Package(
     name: "Tessera",
     platforms: [.macOS(.v13)],
     products: [
+        // One product per layer, each usable alone, and the umbrella that re-exports them all.
         .library(name: "Tessera", targets: ["Tessera"]),
+        .library(name: "TesseraCore", targets: ["TesseraCore"]),
+        .library(name: "TesseraCodecs", targets: ["TesseraCodecs"]),
+        .library(name: "TesseraPipeline", targets: ["TesseraPipeline"]),
+        .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
+        .library(name: "TesseraVideo", targets: ["TesseraVideo"]),
         .executable(name: "tessera", targets: ["tessera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
@@ -34,21 +47,25 @@ let package = Package(
         .target(name: "CTesseraHeif", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraSVG", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraTIFF", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "TesseraCore"),
+        .target(name: "CTesseraCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "TesseraCore", swiftSettings: layered),
         .target(
             name: "TesseraCodecs",
-            dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF"]
+            dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF"],
+            swiftSettings: layered
         ),
-        .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline"]),
+        .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline"], swiftSettings: layered),
         .target(
             name: "TesseraPipeline",
             dependencies: [
-                "TesseraCore", "TesseraCodecs",
+                "TesseraCore", "TesseraCodecs", "CTesseraCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: layered
         ),
-        .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"]),
+        .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
         .target(
             name: "Tessera",
             dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline", "TesseraVideo"]
@@ -58,7 +75,8 @@ let package = Package(
             dependencies: [
                 "Tessera",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: layered
         ),
         // `make demo`'s grid experiment; not a product.
         .executableTarget(name: "tessera-demo", dependencies: ["Tessera"]),

@@ -40,11 +40,15 @@ for entry in "${modules[@]}"; do
 done
 # giflib ships no pkg-config file: look for its header.
 [ -f /usr/include/gif_lib.h ] || missing+=(libgif-dev)
+# libcrypto (the disk cache's SHA-256) is loaded with dlopen, so only the runtime library is needed.
+ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' || missing+=(libssl3)
 
 if [ "${1:-}" = "--bench" ]; then
   for entry in "${bench_tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
   done
+  # GNU time measures a child's peak RSS from a small parent (see scripts/bench/measure.py).
+  [ -x /usr/bin/time ] || missing+=(time)
   # ImageMagick's `convert` must be the real one, not a stand-in of the same name.
   convert -version 2>/dev/null | grep -q ImageMagick || missing+=(imagemagick)
   python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "pillow==13.0.0" >/dev/null 2>&1 || {

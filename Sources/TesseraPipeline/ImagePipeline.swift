@@ -1,6 +1,6 @@
-import Foundation
+import FoundationEssentials
 import TesseraCodecs
-import TesseraCore
+public import TesseraCore
 
 /// Loads display-sized images through a memory cache (decoded, by cost), a disk cache (original
 /// bytes) and the network, never downloading or decoding the same thing twice at once and never

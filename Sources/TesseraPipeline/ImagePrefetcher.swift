@@ -1,10 +1,9 @@
-import Foundation
+import Synchronization
 
 /// Loads images ahead of need (the rows a grid is about to show) at low priority, and stops when
 /// they are no longer wanted. Each prefetch goes through the pipeline, so it shares downloads with
 /// real requests and obeys the same limits.
-public final class ImagePrefetcher: @unchecked Sendable {
-    // @unchecked: `tasks` is only touched under `lock`.
+public final class ImagePrefetcher: Sendable {
     public enum Destination: Sendable {
         /// Download into the disk cache only (cheap: no decoding).
         case diskCache
@@ -16,8 +15,8 @@ public final class ImagePrefetcher: @unchecked Sendable {
     public let destination: Destination
     /// The priority prefetches run at.
     public let priority: ImageRequest.Priority
-    private let lock = NSLock()
-    private var tasks: [String: Task<Void, Never>] = [:]
+    /// Prefetches under way, by image key.
+    private let tasks = Mutex<[String: Task<Void, Never>]>([:])
 
     public init(pipeline: ImagePipeline, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
         self.pipeline = pipeline
@@ -27,7 +26,7 @@ public final class ImagePrefetcher: @unchecked Sendable {
 
     /// Starts prefetching each request not already being prefetched.
     public func startPrefetching(_ requests: [ImageRequest]) {
-        lock.withLock {
+        tasks.withLock { tasks in
             for var request in requests {
                 let key = request.imageKey
                 guard tasks[key] == nil else { continue }
@@ -43,24 +42,24 @@ public final class ImagePrefetcher: @unchecked Sendable {
 
     /// Stops prefetching these requests; work a real request still waits for goes on.
     public func stopPrefetching(_ requests: [ImageRequest]) {
-        lock.withLock {
+        tasks.withLock { tasks in
             for request in requests { tasks.removeValue(forKey: request.imageKey)?.cancel() }
         }
     }
 
     public func stopAll() {
-        lock.withLock {
+        tasks.withLock { tasks in
             tasks.values.forEach { $0.cancel() }
             tasks.removeAll()
         }
     }
 
     /// Prefetches under way.
-    public var activeCount: Int { lock.withLock { tasks.count } }
+    public var activeCount: Int { tasks.withLock { $0.count } }
 
     private func finished(_ key: String) {
-        _ = lock.withLock { tasks.removeValue(forKey: key) }
+        _ = tasks.withLock { $0.removeValue(forKey: key) }
     }
 
-    deinit { tasks.values.forEach { $0.cancel() } }
+    deinit { tasks.withLock { $0.values.forEach { $0.cancel() } } }
 }

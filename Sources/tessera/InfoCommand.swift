@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Tessera
 
 struct InfoCommand: AsyncParsableCommand {
@@ -47,7 +47,7 @@ struct InfoCommand: AsyncParsableCommand {
     static func tableRow(path: String, _ video: VideoProperties) -> [String] {
         [
             path, video.codec, "\(video.width)×\(video.height)", "\(video.displayWidth)×\(video.displayHeight)",
-            String(format: "%.3f s", video.duration), String(format: "%.3f", video.frameRate),
+            String(cFormat: "%.3f s", video.duration), String(cFormat: "%.3f", video.frameRate),
             video.frameCount.map(String.init) ?? "?", String(video.keyframeCount), video.hasAudio ? "yes" : "no",
         ]
     }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Tessera
 
 struct LoadCommand: AsyncParsableCommand {
@@ -46,7 +46,7 @@ struct LoadCommand: AsyncParsableCommand {
         let requests = (0..<`repeat`).flatMap { _ in urls }
         let target = ImageRequest.Target.size(size, scale: scale)
         let json = report.json
-        let progress = ProgressBar(total: requests.count, enabled: !json && isatty(STDERR_FILENO) != 0)
+        let progress = ProgressBar(total: requests.count, enabled: !json && standardErrorIsTerminal)
         let failures = FailureLog()
         let outputDir = self.outputDir
         await withTaskGroup(of: Void.self) { group in
@@ -59,7 +59,7 @@ struct LoadCommand: AsyncParsableCommand {
                     do {
                         let response = try await pipeline.image(for: request)
                         if let outputDir {
-                            let name = String(format: "%04d-", index) + url.deletingPathExtension().lastPathComponent + ".png"
+                            let name = String(cFormat: "%04d-", index) + url.deletingPathExtension().lastPathComponent + ".png"
                             try ImageEncoder.encode(response.pixels, as: .png())
                                 .write(to: URL(fileURLWithPath: outputDir).appendingPathComponent(name), options: .atomic)
                         }

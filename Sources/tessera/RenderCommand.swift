@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Tessera
 
 struct RenderCommand: AsyncParsableCommand {
@@ -62,7 +62,7 @@ struct RenderCommand: AsyncParsableCommand {
         let start = ContinuousClock.now
         let printer = Task { [timeline] in
             for await event in engine.events where timeline {
-                print(String(format: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds) + Self.describe(event))
+                print(String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds) + Self.describe(event))
             }
         }
         await engine.start()
@@ -75,7 +75,7 @@ struct RenderCommand: AsyncParsableCommand {
         await engine.finish()
         await printer.value
         if timeline {
-            print(String(format: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
+            print(String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
                 + "drew \(view.bitmapSize) at reduction \(await engine.reduction) "
                 + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
         }
@@ -94,9 +94,9 @@ struct RenderCommand: AsyncParsableCommand {
         case .servedFromCache(let id): "served \(id) from cache"
         case .loaded(let id): "loaded \(id)"
         case .cancelled(let id): "cancelled \(id)"
-        case .failed(let id, let attempt, let retry): String(format: "failed \(id) (attempt \(attempt), retry in %.2f s)", retry)
+        case .failed(let id, let attempt, let retry): String(cFormat: "failed \(id) (attempt \(attempt), retry in %.2f s)", retry)
         case .invalidated(let x, let y, let width, let height):
-            String(format: "invalidated %.0f,%.0f %.0f×%.0f pt", x, y, width, height)
+            String(cFormat: "invalidated %.0f,%.0f %.0f×%.0f pt", x, y, width, height)
         }
     }
 }

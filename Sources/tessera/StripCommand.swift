@@ -1,5 +1,5 @@
-import ArgumentParser
-import Foundation
+public import ArgumentParser
+import FoundationEssentials
 import Tessera
 
 struct StripCommand: AsyncParsableCommand {
@@ -77,7 +77,7 @@ struct StripCommand: AsyncParsableCommand {
         if layout == .frames {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             for (index, frame) in strip.frames.enumerated() {
-                let name = "frame-" + String(format: "%03d", index) + ".png"
+                let name = "frame-" + String(cFormat: "%03d", index) + ".png"
                 try ImageEncoder.encode(frame.image, as: .png()).write(to: URL(fileURLWithPath: output).appendingPathComponent(name), options: .atomic)
             }
             let size = strip.frameSize

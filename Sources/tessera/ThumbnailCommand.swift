@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Tessera
 
 struct ThumbnailCommand: AsyncParsableCommand {
@@ -60,7 +60,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     func run() async throws {
         if let outputDir { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) }
         let failures = FailureLog()
-        let progress = ProgressBar(total: inputs.count, enabled: isatty(STDERR_FILENO) != 0)
+        let progress = ProgressBar(total: inputs.count, enabled: standardErrorIsTerminal)
         let (options, json) = (self.options, report.json)
         await withTaskGroup(of: Void.self) { group in
             var pending = inputs[...]
@@ -113,7 +113,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     private static func summaryLine(input: String, output: String, _ thumbnail: Thumbnail) -> String {
         let scale = thumbnail.decodeScale
-        let scaleText = scale == scale.rounded() ? String(Int(scale)) : String(format: "%.2f", scale)
+        let scaleText = scale == scale.rounded() ? String(Int(scale)) : String(cFormat: "%.2f", scale)
         return "\(input) → \(output)  \(thumbnail.sourceProperties.size) → \(thumbnail.pixels.size)  "
             + "(decoded at 1/\(scaleText), \(ByteCount.formatted(thumbnail.decodedByteCount)))"
     }

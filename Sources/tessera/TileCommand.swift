@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Tessera
 
 struct TileCommand: AsyncParsableCommand {
@@ -58,7 +58,7 @@ struct TileCommand: AsyncParsableCommand {
         let pyramidName = name ?? URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         let options = PyramidOptions(
             layout: pyramidLayout, encoding: EncodingFormat(formatName: format, quality: quality)!, jobs: jobs.jobs)
-        let bar = ProgressBar(total: 1000, enabled: isatty(STDERR_FILENO) != 0)
+        let bar = ProgressBar(total: 1000, enabled: standardErrorIsTerminal)
         let progress = WorkProgress { fraction in bar.show(fraction: fraction) }
         let failures = FailureLog()
         let start = ContinuousClock.now
@@ -72,7 +72,7 @@ struct TileCommand: AsyncParsableCommand {
             } else {
                 print("\(input) → \(output)/\(pyramidName) (\(summary.layout)): \(summary.imageSize), "
                     + "\(summary.levels) levels, \(summary.tiles) tiles, \(ByteCount.formatted(summary.bytes)) "
-                    + "in \(String(format: "%.1f", milliseconds / 1000)) s")
+                    + "in \(String(cFormat: "%.1f", milliseconds / 1000)) s")
             }
         } catch {
             bar.finish()

@@ -105,4 +105,12 @@ struct DecodeTests {
         let error = #expect(throws: ImageDecodingError.self) { try decoder.probe(.file(Fixtures.directory.path)) }
         #expect(error?.kind == "unreadable")
     }
+
+    @Test("file-system errors read as the C library words them, without Foundation's descriptions")
+    func fileSystemReasons() {
+        let missing = #expect(throws: (any Error).self) { try Data(contentsOf: URL(fileURLWithPath: "/nonexistent/x")) }
+        #expect(missing.map(fileSystemReason) == "No such file or directory")
+        #expect(fileSystemReason(POSIXError(.EACCES)) == "Permission denied")
+        #expect(fileSystemReason(CocoaError(.fileWriteOutOfSpace)) == "No space left on device")
+    }
 }

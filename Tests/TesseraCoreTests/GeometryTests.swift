@@ -48,4 +48,12 @@ struct GeometryTests {
         #expect(Array(buffer.pixel(x: 1, y: 1)) == [9, 10, 11])
         #expect(buffer.withRow(1) { Array($0) } == [6, 7, 8, 9, 10, 11])
     }
+
+    @Test("printf-style formatting without Foundation, long results included")
+    func cFormat() {
+        #expect(String(cFormat: "%03d-%.1f|%5.1f%%|%02x|%-4d|", 7, 2.25, 99.94, 255, 42) == "007-2.2| 99.9%|ff|42  |")
+        let long = String(cFormat: "%0300d", 1)
+        #expect(long.count == 300 && long.hasSuffix("01") && long.hasPrefix("000"))
+        #expect(String(cFormat: "plain") == "plain")
+    }
 }

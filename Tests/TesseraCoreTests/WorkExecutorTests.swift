@@ -130,7 +130,7 @@ struct WorkProgressTests {
     @Test("fraction follows units; onChange fires by granularity and at completion")
     func progress() {
         let seen = Recorder()
-        let progress = WorkProgress(totalUnitCount: 1000, granularity: 0.1) { seen.append(String(format: "%.2f", $0)) }
+        let progress = WorkProgress(totalUnitCount: 1000, granularity: 0.1) { seen.append(String(cFormat: "%.2f", $0)) }
         #expect(progress.fraction == 0)
         for _ in 0..<1000 { progress.advance() }
         #expect(progress.fraction == 1 && progress.isFinished)

@@ -7,6 +7,15 @@ import TesseraCore
 struct CacheTests {
     func image(_ bytes: Int) -> PixelBuffer { PixelBuffer(width: bytes, height: 1, format: .gray8) }
 
+    @Test("disk cache files are named by the SHA-256 of the key (libcrypto, loaded on first use)")
+    func diskCacheNames() {
+        // FIPS 180-2's test vectors.
+        #expect(DiskCache.fileName(for: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(DiskCache.fileName(for: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(DiskCache.fileName(for: String(repeating: "a", count: 1_000)).count == 64)
+        #expect(SHA256Digest.unavailableReason == nil)
+    }
+
     @Test("memory cache evicts least recently used first when over its cost limit")
     func memoryCostLRU() {
         let cache = MemoryImageCache(costLimit: 300, countLimit: 100, entryCostLimit: 300)

@@ -1,24 +1,32 @@
 """Runs commands side by side and reports median wall time and peak resident memory per command.
 
 Each command runs in its own process; its peak RSS is what the kernel accounted for that child
-(wait4's ru_maxrss). Runs are interleaved round-robin, so load on the shared machine falls on all
+(ru_maxrss), read through GNU time rather than by waiting on it from here: Linux carries the
+high-water mark of the process that forked across exec, so every child of this Python process
+would be reported at Python's own ~14 MB or more, hiding anything lighter. GNU time's own ~1 MB is
+the floor instead. Runs are interleaved round-robin, so load on the shared machine falls on all
 tools alike, and only ratios measured within one run are compared."""
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+TIME = "/usr/bin/time"  # GNU time, installed by scripts/bootstrap.sh --bench
 
 
 def run_once(argv, env=None):
-    start = time.perf_counter()
-    with open(os.devnull, "wb") as devnull:
-        proc = subprocess.Popen(argv, stdout=devnull, stderr=subprocess.PIPE, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        stderr = proc.stderr.read().decode(errors="replace").strip()
-    elapsed = time.perf_counter() - start
-    return elapsed, usage.ru_maxrss * 1024, proc.returncode, stderr
+    """Runs argv once: (seconds, peak RSS in bytes, exit status, stderr)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss") as report, open(os.devnull, "wb") as devnull:
+        start = time.perf_counter()
+        proc = subprocess.run([TIME, "-f", "%M", "-o", report.name, *argv],
+                              stdout=devnull, stderr=subprocess.PIPE, env=env)
+        elapsed = time.perf_counter() - start
+        lines = report.read().split()
+        # GNU time writes "Command exited with non-zero status N" before the figure on failure.
+        peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+    return elapsed, peak_kib * 1024, proc.returncode, proc.stderr.decode(errors="replace").strip()
 
 
 def compare(cases, runs=5, reference="tessera"):

@@ -29,6 +29,14 @@ def main(tessera, inputs):
     out = Path(tempfile.mkdtemp(prefix="tessera-bench-"))
     pillow = out / "pillow_thumbnail.py"
     pillow.write_text(PILLOW)
+    # A small JPEG first: what a process costs before the image does (issue 12 asks ≤ 15 MB).
+    small = Path(__file__).resolve().parents[2] / "Tests/Fixtures/jpeg-exif-thumbnail.jpg"
+    table(f"{small.name} (640×480) → 128 px: the cost of a process", compare([
+        ("tessera", [tessera, "thumbnail", str(small), "--max-pixel-size", "128", "--output", str(out / "small.jpg")]),
+        ("vipsthumbnail", ["vipsthumbnail", str(small), "--size", "128", "-o", str(out / "small-vips.jpg")]),
+        ("pillow (draft + thumbnail)", [sys.executable, str(pillow), str(small), str(out / "small-pillow.jpg"), "128"]),
+        ("djpeg -scale 1/4 (floor)", ["djpeg", "-scale", "1/4", "-outfile", "/dev/null", str(small)]),
+    ]))
     names = ["photo-6000x4000.jpg", "huge-20000x20000.jpg", "png-8000x8000.png",
              "photo-6000x4000.webp", "photo-6000x4000.heic"]
     print(f"Thumbnails to {SIZE} px (JPEG q75): median of 5 interleaved runs, peak RSS per process")

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// How a decode may spend memory and what it may accept.
 public struct DecodeOptions: Sendable, Hashable {

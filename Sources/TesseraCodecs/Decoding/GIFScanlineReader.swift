@@ -1,5 +1,5 @@
 import CGIF
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import CTesseraHeif
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// HEIC and AVIF through libheif. libheif applies the container's rotation and mirroring (irot,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Probes and decodes images of every format Tessera reads, choosing the codec from the bytes.

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// An image's full-resolution rows, top to bottom, for consumers that never want the whole bitmap
 /// (tile pyramids). JPEG, PNG, GIF and TIFF stream from a decoder running on its own thread; the

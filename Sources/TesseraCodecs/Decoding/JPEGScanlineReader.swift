@@ -1,5 +1,5 @@
 import CTesseraShims
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Streams a JPEG through libjpeg(-turbo), optionally shrinking in the DCT (1/2, 1/4, 1/8: the

@@ -1,5 +1,5 @@
 import CTesseraSVG
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Rasterises SVG with librsvg and cairo. Vector art has no pixels to discard, so a smaller request

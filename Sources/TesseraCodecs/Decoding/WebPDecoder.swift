@@ -1,5 +1,5 @@
 import CWebP
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Decodes WebP with libwebp: stills straight into our buffer (scaled by libwebp's own scaler when a

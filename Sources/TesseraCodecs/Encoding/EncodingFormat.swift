@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// An output format with its settings.
 public enum EncodingFormat: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import CTesseraShims
 import CWebP
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// Encodes a ``PixelBuffer`` to JPEG, PNG or WebP bytes.
 public enum ImageEncoder {

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// Why pixels could not be encoded.
 public enum ImageEncodingError: TesseraError, Equatable {

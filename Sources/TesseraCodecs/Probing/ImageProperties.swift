@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// How a file stores colour.
 public enum ColorModel: String, Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// Why an image could not be probed or decoded. Every failure of a codec library ends up as one
 /// of these; none of them crashes the process or prints on its own.

@@ -1,4 +1,4 @@
-import Foundation
+public import FoundationEssentials
 
 /// Where encoded image bytes come from: a file on disk (read on demand, so a huge file is never
 /// loaded whole) or bytes already in memory.
@@ -38,7 +38,7 @@ public struct ImageSource: Sendable {
             do {
                 return try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
             } catch {
-                throw .unreadable(reason: error.localizedDescription)
+                throw .unreadable(reason: fileSystemReason(error))
             }
         }
     }

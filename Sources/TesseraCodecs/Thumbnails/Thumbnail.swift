@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// A display-sized image and how it was made.
 public struct Thumbnail: Sendable {

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// What thumbnail to make: the counterpart of ImageIO's `CGImageSourceCreateThumbnailAtIndex` options.
 public struct ThumbnailOptions: Sendable, Hashable {

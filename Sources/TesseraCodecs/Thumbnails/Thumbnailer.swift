@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+import FoundationEssentials
+public import TesseraCore
 
 /// Makes display-sized images without paying for the full-size bitmap, as ImageIO's
 /// `CGImageSourceCreateThumbnailAtIndex` does.

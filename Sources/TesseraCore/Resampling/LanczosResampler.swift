@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Resizes a bitmap with a separable Lanczos-3 filter widened by the reduction factor (a true
 /// low-pass when shrinking, so fine detail averages out instead of aliasing). Alpha is filtered

@@ -1,4 +1,4 @@
-import Foundation
+public import FoundationEssentials
 
 /// Keeps encoded bytes on disk between runs.
 public protocol DataCaching: Sendable {

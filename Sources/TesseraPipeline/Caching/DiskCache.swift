@@ -1,5 +1,9 @@
-import Crypto
-import Foundation
+public import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The default ``DataCaching``: one file per entry, named by the SHA-256 of its key, with a small
 /// metadata file beside it and an index of all entries.
@@ -10,6 +14,8 @@ import Foundation
 /// - Entries expire ``timeToLive`` after they were stored (7 days by default).
 /// - Writes go to a temporary file renamed into place, so a crash never leaves a partial entry that
 ///   is later served; an entry whose file is missing or of the wrong size is dropped on lookup.
+/// - Without libcrypto (which names the files) the cache is inert: nothing is found or kept, and
+///   ``unavailableReason`` says why.
 /// - The index survives restarts; if it is missing or unreadable it is rebuilt from the metadata files.
 ///   It is saved every few dozen changes (each entry's own metadata file is written at once), and
 ///   entries newer than the saved index are picked up from their metadata files on the next start.
@@ -28,6 +34,8 @@ public actor DiskCache: DataCaching {
     public nonisolated let sizeLimit: Int
     /// Seconds after storing that an entry is deleted, whatever its freshness.
     public nonisolated let timeToLive: TimeInterval
+    /// Why the cache keeps nothing (libcrypto could not be loaded), or nil when it works.
+    public nonisolated let unavailableReason: String?
     private let now: @Sendable () -> Date
     private var entries: [String: Entry] = [:]
     private var totalSize = 0
@@ -50,6 +58,8 @@ public actor DiskCache: DataCaching {
         self.sizeLimit = sizeLimit
         self.timeToLive = timeToLive
         self.now = now
+        unavailableReason = SHA256Digest.unavailableReason
+        guard unavailableReason == nil else { return }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (entries, totalSize) = Self.loadIndex(in: directory)
         self.entries = entries
@@ -62,6 +72,7 @@ public actor DiskCache: DataCaching {
     public var count: Int { entries.count }
 
     public func lookup(_ key: String) -> CachedData? {
+        // An inert cache has no entries, so this covers it too.
         guard var entry = entries[key] else { return nil }
         let current = now()
         let url = dataURL(for: key)
@@ -78,7 +89,7 @@ public actor DiskCache: DataCaching {
 
     public func store(_ data: Data, for key: String, validators: HTTPValidators, maxAge: TimeInterval?) {
         remove(key)
-        guard data.count <= sizeLimit else { return }
+        guard unavailableReason == nil, data.count <= sizeLimit else { return }
         while totalSize + data.count > sizeLimit,
             let victim = entries.values.min(by: { $0.lastAccess < $1.lastAccess })
         {
@@ -112,6 +123,7 @@ public actor DiskCache: DataCaching {
     }
 
     public func remove(_ key: String) {
+        guard unavailableReason == nil else { return }
         if let entry = entries.removeValue(forKey: key) { totalSize -= entry.byteCount }
         try? FileManager.default.removeItem(at: dataURL(for: key))
         try? FileManager.default.removeItem(at: metadataURL(for: key))
@@ -131,9 +143,9 @@ public actor DiskCache: DataCaching {
         directory.appendingPathComponent(Self.fileName(for: key) + ".meta")
     }
 
-    static func fileName(for key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
+    /// The hex SHA-256 of the key. Only an inert cache (which never touches its files) could
+    /// reach the fallback, a name no entry ever has.
+    static func fileName(for key: String) -> String { SHA256Digest.hex(key) ?? "unhashable" }
 
     private var indexURL: URL { directory.appendingPathComponent("index.json") }
 

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// Keeps decoded images in memory.
 public protocol ImageCaching: Sendable {

@@ -1,6 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
-import TesseraCore
+public import TesseraCore
 
 /// The default ``ImageCaching``: Core's ``LRUCache`` behind a lock, by cost, where an image's cost
 /// is its memory (`bytesPerRow × height`). Reads and writes are synchronous and take the lock

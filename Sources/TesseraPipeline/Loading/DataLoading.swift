@@ -1,4 +1,4 @@
-import Foundation
+public import FoundationEssentials
 
 /// Fetches the encoded bytes behind a URL.
 public protocol DataLoading: Sendable {
@@ -48,15 +48,25 @@ public struct FetchedData: Sendable {
         var noStore = false
         var maxAge: TimeInterval?
         for directive in value.lowercased().split(separator: ",") {
-            let parts = directive.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+            let parts = directive.trimmed(" \t").split(separator: "=", maxSplits: 1)
             switch parts.first {
             case "no-store": noStore = true
             case "no-cache": maxAge = 0
             case "max-age" where parts.count == 2:
-                maxAge = TimeInterval(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\" ")))
+                maxAge = TimeInterval(parts[1].trimmed("\" "))
             default: break
             }
         }
         return (noStore, maxAge)
+    }
+}
+
+extension StringProtocol {
+    /// This text without the characters of `set` at either end.
+    fileprivate func trimmed(_ set: String) -> Substring {
+        let text = self[...]
+        let start = text.firstIndex { !set.contains($0) } ?? text.endIndex
+        let end = text[start...].lastIndex { !set.contains($0) }.map { text.index(after: $0) } ?? start
+        return Substring(text[start..<end])
     }
 }

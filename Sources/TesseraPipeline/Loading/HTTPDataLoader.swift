@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Foundation
+public import FoundationEssentials
 import NIOCore
 import NIOHTTP1
 

@@ -1,6 +1,6 @@
-import Foundation
-import TesseraCodecs
-import TesseraCore
+import FoundationEssentials
+public import TesseraCodecs
+public import TesseraCore
 
 /// Turns encoded bytes into the image a request asked for.
 public protocol ImageDecoding: Sendable {

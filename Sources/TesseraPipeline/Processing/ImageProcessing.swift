@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// A step applied to a decoded image. The identifier names the step and its parameters: it is part
 /// of the cache key, so two processors with equal identifiers must produce equal results.

@@ -1,5 +1,5 @@
-import TesseraCodecs
-import TesseraCore
+public import TesseraCodecs
+public import TesseraCore
 
 /// Why a request failed.
 public enum ImagePipelineError: TesseraError, Equatable {

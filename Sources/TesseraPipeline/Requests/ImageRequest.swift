@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// What to load and at what size.
 public struct ImageRequest: Sendable {

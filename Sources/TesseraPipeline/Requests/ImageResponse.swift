@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// A loaded image and where it came from.
 public struct ImageResponse: Sendable {

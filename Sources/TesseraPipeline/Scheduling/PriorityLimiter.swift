@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Lets at most `limit` operations run at once; the others wait, highest priority first (first come
 /// first served within a priority). A waiting operation's priority can be raised, and a waiter that

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Runs one piece of work per key for any number of callers (a download, a decode), so identical
 /// requests share it.

@@ -1,6 +1,6 @@
-import Foundation
-import TesseraCodecs
-import TesseraCore
+import FoundationEssentials
+public import TesseraCodecs
+public import TesseraCore
 
 /// Options for building a pyramid.
 public struct PyramidOptions: Sendable {

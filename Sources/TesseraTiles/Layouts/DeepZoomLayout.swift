@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// Deep Zoom (DZI): `NAME.dzi` and `NAME_files/LEVEL/COLUMN_ROW.EXT`, levels from 0 (1×1 pixel)
 /// to `ceil(log2(max(width, height)))` (full size), tiles of `tileSize` plus `overlap` on each side

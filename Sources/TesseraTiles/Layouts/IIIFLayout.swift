@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// IIIF Image API 3.0, level 0 (static files): `NAME/info.json` and one file per tile at
 /// `NAME/{x},{y},{w},{h}/{ws},{hs}/0/default.EXT`, region in full-resolution pixels and size in the

@@ -1,5 +1,5 @@
-import TesseraCodecs
-import TesseraCore
+public import TesseraCodecs
+public import TesseraCore
 
 /// The kinds of pyramid Tessera writes, with their parameters; ``layout(imageSize:name:)`` makes
 /// the geometry once the image's size is known.

@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// The naming THTiledImageView (iOS) loads: `NAME/{tileSize}/NAME_{tileSize}_{level}_{x}_{y}.EXT`,
 /// level 1 the coarsest (the whole image in one tile) up to the full resolution, each level a real

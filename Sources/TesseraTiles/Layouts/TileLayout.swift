@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// How a pyramid is cut into tiles and named on disk. Levels are numbered by *reduction*: 0 is full
 /// resolution and each next one halves the previous, rounding up (`(w + 1) / 2`, as libvips does),

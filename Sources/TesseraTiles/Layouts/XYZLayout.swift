@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+public import FoundationEssentials
+public import TesseraCore
 
 /// Slippy-map tiles, `NAME/{z}/{x}/{y}.EXT` with y = 0 at the top and 2^z tiles per side at zoom z.
 ///

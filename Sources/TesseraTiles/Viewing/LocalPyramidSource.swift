@@ -1,6 +1,6 @@
-import Foundation
+public import FoundationEssentials
 import TesseraCodecs
-import TesseraCore
+public import TesseraCore
 
 /// A pyramid on disk as `tessera tile` (or `vips dzsave`) writes it: found from a `.dzi` file,
 /// an IIIF `info.json`, or a directory holding exactly one of them.
@@ -12,11 +12,11 @@ public struct LocalPyramidSource: TiledImageSource {
 
     public init(path: String) throws {
         var url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw TiledSourceError.notAPyramid(path)
         }
-        if isDirectory.boolValue {
+        if isDirectory {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
             if entries.contains("info.json") {
                 url.appendPathComponent("info.json")
@@ -45,9 +45,14 @@ public struct LocalPyramidSource: TiledImageSource {
     /// IIIF names no format in info.json: it is whatever the tiles were written as (`default.jpg`
     /// unless chosen otherwise).
     private static func iiifTileExtension(in directory: URL) -> String {
-        let enumerator = FileManager.default.enumerator(atPath: directory.path)
-        while let file = enumerator?.nextObject() as? String {
-            if (file as NSString).lastPathComponent.hasPrefix("default.") { return (file as NSString).pathExtension }
+        // Tiles lie at {region}/{size}/{rotation}/default.{format}: follow the first entry of each
+        // level down rather than listing the whole tree.
+        var level = directory.path
+        for _ in 0..<4 {
+            let entries = ((try? FileManager.default.contentsOfDirectory(atPath: level)) ?? []).sorted()
+            if let tile = entries.first(where: { $0.hasPrefix("default.") }) { return FileName(tile).extension }
+            guard let next = entries.first(where: { $0 != "info.json" && !$0.hasPrefix(".") }) else { break }
+            level += "/" + next
         }
         return "jpg"
     }
@@ -66,7 +71,7 @@ public struct LocalPyramidSource: TiledImageSource {
         if numbers.count == 1, let tileSize = numbers.first {
             let files = (try? manager.contentsOfDirectory(atPath: directory.appendingPathComponent("\(tileSize)").path)) ?? []
             let parsed = files.compactMap { file -> (level: Int, x: Int, y: Int, ext: String)? in
-                let stem = (file as NSString).deletingPathExtension, ext = (file as NSString).pathExtension
+                let stem = FileName(file).stem, ext = FileName(file).extension
                 let parts = stem.split(separator: "_").suffix(4).compactMap { Int($0) }
                 guard stem.hasPrefix("\(name)_\(tileSize)_"), parts.count == 4, parts[0] == tileSize else { return nil }
                 return (parts[1], parts[2], parts[3], ext)
@@ -90,8 +95,8 @@ public struct LocalPyramidSource: TiledImageSource {
         let columns = ((try? manager.contentsOfDirectory(atPath: top.path)) ?? []).compactMap(Int.init)
         guard let lastColumn = columns.max() else { return nil }
         let rowFiles = (try? manager.contentsOfDirectory(atPath: top.appendingPathComponent("0").path)) ?? []
-        let rows = rowFiles.compactMap { Int(($0 as NSString).deletingPathExtension) }
-        guard let lastRow = rows.max(), let ext = rowFiles.first.map({ ($0 as NSString).pathExtension }) else { return nil }
+        let rows = rowFiles.compactMap { Int(FileName($0).stem) }
+        guard let lastRow = rows.max(), let ext = rowFiles.first.map({ FileName($0).extension }) else { return nil }
         let tileSize = try ImageDecoder().probe(.file(directory.appendingPathComponent("0/0/0.\(ext)").path)).size.width
         let layout = XYZLayout(imageSize: PixelSize(width: (lastColumn + 1) * tileSize, height: (lastRow + 1) * tileSize),
                                name: name, tileSize: tileSize)
@@ -135,7 +140,7 @@ struct DeepZoomDescriptor {
 
     init(xml: String) throws {
         func attribute(_ name: String) -> String? {
-            guard let range = xml.range(of: "\(name)=\"") else { return nil }
+            guard let range = xml.firstRange(of: "\(name)=\"") else { return nil }
             let rest = xml[range.upperBound...]
             return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
         }
@@ -156,13 +161,30 @@ struct IIIFInfo {
     var tileSize: Int
     var id: String?
 
-    init(json: Data) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
-            let width = object["width"] as? Int, let height = object["height"] as? Int, width > 0, height > 0,
-            let tiles = (object["tiles"] as? [[String: Any]])?.first, let tileWidth = tiles["width"] as? Int, tileWidth > 0
-        else { throw TiledSourceError.invalidDescriptor("info.json needs width, height and tiles[0].width") }
-        size = PixelSize(width: width, height: height)
-        tileSize = tileWidth
-        id = object["id"] as? String
+    private struct Document: Decodable {
+        struct Tiles: Decodable { var width: Int }
+        var id: String?
+        var width: Int
+        var height: Int
+        var tiles: [Tiles]
     }
+
+    init(json: Data) throws {
+        guard let document = try? JSONDecoder().decode(Document.self, from: json),
+            document.width > 0, document.height > 0, let tileWidth = document.tiles.first?.width, tileWidth > 0
+        else { throw TiledSourceError.invalidDescriptor("info.json needs width, height and tiles[0].width") }
+        size = PixelSize(width: document.width, height: document.height)
+        tileSize = tileWidth
+        id = document.id
+    }
+}
+
+/// The parts of a file name in a directory listing (`0_1.jpeg` → stem `0_1`, extension `jpeg`).
+private struct FileName {
+    /// The last path component.
+    let last: Substring
+    init(_ path: String) { last = path.split(separator: "/").last ?? Substring(path) }
+    private var dot: Substring.Index? { last.lastIndex(of: ".").flatMap { $0 == last.startIndex ? nil : $0 } }
+    var stem: String { String(dot.map { last[..<$0] } ?? last) }
+    var `extension`: String { dot.map { String(last[last.index(after: $0)...]) } ?? "" }
 }

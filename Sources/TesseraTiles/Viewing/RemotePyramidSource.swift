@@ -1,7 +1,7 @@
-import Foundation
+public import FoundationEssentials
 import TesseraCodecs
-import TesseraCore
-import TesseraPipeline
+public import TesseraCore
+public import TesseraPipeline
 
 /// A pyramid served over HTTP(S), from the URL of its `.dzi` or IIIF `info.json`. Tiles load
 /// through an ``ImagePipeline``, so they are cached in memory and on disk like any image and

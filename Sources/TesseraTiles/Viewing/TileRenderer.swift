@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+import FoundationEssentials
+public import TesseraCore
 
 /// Composites a viewport from pyramid tiles into a bitmap of the viewport's pixel size, headlessly.
 ///

@@ -1,6 +1,6 @@
-import Foundation
+import FoundationEssentials
 import TesseraCodecs
-import TesseraCore
+public import TesseraCore
 
 /// A pyramid a viewer can read tile by tile. Levels are numbered by reduction, as in
 /// ``TileLayout``: 0 is full resolution, each next level half the previous (rounded up).

@@ -1,6 +1,11 @@
-import Foundation
-import TesseraCore
-import TesseraPipeline
+import FoundationEssentials
+public import TesseraCore
+public import TesseraPipeline
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Decides, for a viewport over a pyramid, which tiles to fetch, in what order, what to draw
 /// meanwhile and what to forget; host-agnostic (a web page, a window or an iOS view drives it).

@@ -1,5 +1,10 @@
-import Foundation
-import TesseraCore
+import FoundationEssentials
+public import TesseraCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A point in full-resolution image pixels (fractions allowed).
 public struct PixelPoint: Sendable, Hashable {

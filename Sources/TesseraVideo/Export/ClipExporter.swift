@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// What a trim produced, in seconds on the source's timeline.
 public struct TrimResult: Sendable, Hashable, Codable {

@@ -1,5 +1,10 @@
 import CTesseraAV
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A muxer writing to a hidden temporary file beside the destination, moved into place only by
 /// `finish()`: a failed or interrupted export leaves nothing behind under the destination's name.

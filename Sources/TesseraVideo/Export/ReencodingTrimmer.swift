@@ -1,5 +1,5 @@
 import CTesseraAV
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Cuts on the exact frame: video decoded from the keyframe before the start and re-encoded with

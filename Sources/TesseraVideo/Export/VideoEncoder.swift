@@ -1,5 +1,5 @@
 import CTesseraAV
-import Foundation
+import FoundationEssentials
 
 /// libx264 through libavcodec, set up to match a source stream: same size, pixel aspect, colour
 /// description and time base; frames in other pixel formats are converted to 4:2:0 first.

@@ -1,5 +1,5 @@
-import TesseraCodecs
-import TesseraCore
+public import TesseraCodecs
+public import TesseraCore
 
 /// An image's or a video's properties: what a host shows for any file it is given, deciding once,
 /// here, which of the two a file is.

@@ -1,6 +1,6 @@
 import CTesseraAV
-import Foundation
-import TesseraCore
+import FoundationEssentials
+public import TesseraCore
 
 /// What a video file holds, read from its container without decoding a frame.
 ///

@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Identifies a file's contents without reading them: a changed, replaced or touched file gets a
 /// new identity, so a cached strip is never served for different bytes.

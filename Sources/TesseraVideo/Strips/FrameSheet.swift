@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// A strip's frames laid out in one image: a single row (the classic trimmer strip) or a grid of
 /// `columns` (a sprite sheet for a WebVTT thumbnail track).

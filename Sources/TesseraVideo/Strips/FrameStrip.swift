@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// One frame of a strip: which slot it fills, the time it was asked for and the time it shows.
 public struct StripFrame: Sendable {

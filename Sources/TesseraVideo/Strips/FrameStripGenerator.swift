@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// Makes frame strips: N frames across a video, each decoded only as far as needed and scaled
 /// while decoding, on the ``WorkExecutor``, with finished strips kept in a small cache.

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// How a strip frame is chosen within its slot.
 public enum FrameSamplingMode: String, Sendable, Hashable, CaseIterable, Codable {

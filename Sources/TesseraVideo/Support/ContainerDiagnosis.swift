@@ -1,20 +1,18 @@
-import Foundation
+import FoundationEssentials
+import TesseraCore
 
 /// Turns a failed open into the error a user can act on: ffmpeg says only "invalid data" both for
 /// a text file and for an MP4 whose index never got written, so the bytes are looked at here.
 enum ContainerDiagnosis {
     static func failure(path: String, code: Int32) -> VideoError {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // Mapped, not read: only the pages of the box headers visited below are ever loaded.
+        guard let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
             return .unreadable(reason: LibAV.message(code))
         }
-        defer { try? handle.close() }
-        let size = (try? handle.seekToEnd()) ?? 0
-        try? handle.seek(toOffset: 0)
-        let head = (try? handle.read(upToCount: 64)) ?? Data()
-        if size == 0 { return .notAVideo }
+        let head = file.prefix(64)
+        if file.isEmpty { return .notAVideo }
         if isISOBaseMedia(head) {
-            return isoBaseMediaTruncation(handle: handle, size: size).map { .truncated(reason: $0) }
-                ?? .corrupt(reason: LibAV.message(code))
+            return isoBaseMediaTruncation(file).map { .truncated(reason: $0) } ?? .corrupt(reason: LibAV.message(code))
         }
         if hasKnownSignature(head) { return .corrupt(reason: LibAV.message(code)) }
         return .notAVideo
@@ -36,13 +34,13 @@ enum ContainerDiagnosis {
 
     /// Walks the top-level boxes: one that runs past the end of the file, or a file with no `moov`
     /// box (the index an interrupted recorder never wrote), means the file was cut short.
-    static func isoBaseMediaTruncation(handle: FileHandle, size: UInt64) -> String? {
+    static func isoBaseMediaTruncation(_ file: Data) -> String? {
+        let size = UInt64(file.count)
         var offset: UInt64 = 0
         var sawMovie = false
         while offset + 8 <= size {
-            try? handle.seek(toOffset: offset)
-            guard let header = try? handle.read(upToCount: 16), header.count >= 8 else { break }
-            let bytes = [UInt8](header)
+            let start = file.startIndex + Int(offset)
+            let bytes = [UInt8](file[start..<min(start + 16, file.endIndex)])
             var boxSize = UInt64(bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
             if boxSize == 1, bytes.count >= 16 {
                 boxSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -64,6 +62,6 @@ enum ContainerDiagnosis {
     /// damaged file's type can hold any byte, a newline included.
     private static func boxName(_ type: ArraySlice<UInt8>) -> String {
         if type.allSatisfy({ (0x20...0x7E).contains($0) }) { return "'" + String(decoding: type, as: UTF8.self) + "'" }
-        return "0x" + type.map { String(format: "%02X", $0) }.joined()
+        return "0x" + type.map { String(cFormat: "%02X", $0) }.joined()
     }
 }

@@ -1,5 +1,5 @@
 import CTesseraAV
-import Foundation
+import FoundationEssentials
 
 /// One opened input file: owns its `AVFormatContext` and knows its best video stream.
 ///
@@ -69,11 +69,11 @@ final class MediaInput {
     }
 
     private static func checkReadable(_ path: String) throws(VideoError) {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .notFound
         }
-        guard !isDirectory.boolValue else { throw .unreadable(reason: "is a directory") }
+        guard !isDirectory else { throw .unreadable(reason: "is a directory") }
         guard FileManager.default.isReadableFile(atPath: path) else { throw .unreadable(reason: "permission denied") }
     }
 }

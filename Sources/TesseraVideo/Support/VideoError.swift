@@ -1,5 +1,5 @@
-import Foundation
-import TesseraCore
+import FoundationEssentials
+public import TesseraCore
 
 /// Why a video could not be probed, sampled or trimmed. Every libav failure ends up as one of
 /// these; none of them crashes the process or prints on its own.
@@ -88,6 +88,6 @@ public enum VideoError: TesseraError, Equatable {
     }
 
     private static func seconds(_ value: Double) -> String {
-        (value * 1000).rounded() / 1000 == value ? "\(value)" : String(format: "%.3f", value)
+        (value * 1000).rounded() / 1000 == value ? "\(value)" : String(cFormat: "%.3f", value)
     }
 }

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// The layout of a trimming slider, in points, and the one mapping between seconds and x that the
 /// handles, the playhead, the frame strip and the renderer all share.

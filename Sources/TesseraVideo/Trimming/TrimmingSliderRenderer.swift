@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// Draws a trimming slider into an RGBA bitmap without any UI framework: for tests, previews,
 /// server-side thumbnails, or hosts that composite bitmaps themselves.

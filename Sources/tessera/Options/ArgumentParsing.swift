@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Tessera
 
 /// The one parser for each kind of value the commands take. Each throws a `ValidationError` that

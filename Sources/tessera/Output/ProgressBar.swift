@@ -1,12 +1,12 @@
-import Foundation
+import Synchronization
+import TesseraCore
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked: `show(fraction:)` may be called from the decoding thread; state is under `lock`.
+/// `show(fraction:)` may be called from the decoding thread; the count is under a lock.
+final class ProgressBar: Sendable {
     private let total: Int
     private let enabled: Bool
-    private var done = 0
-    private let lock = NSLock()
+    private let done = Mutex(0)
 
     init(total: Int, enabled: Bool) {
         self.total = total
@@ -14,36 +14,36 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func advance() {
-        lock.withLock {
+        done.withLock { done in
             done += 1
-            draw()
+            draw(done)
         }
     }
 
     /// Sets progress to `fraction` of the total (redrawn only when the bar changes).
     func show(fraction: Double) {
-        lock.withLock {
+        done.withLock { done in
             let value = Int(fraction * Double(total))
             guard value != done else { return }
             done = value
-            draw()
+            draw(done)
         }
     }
 
     /// Erases the bar so a line of output can be printed cleanly.
     func clear() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        writeToStandardError("\r\u{1B}[K")
     }
 
     func finish() { clear() }
 
-    private func draw() {
+    private func draw(_ done: Int) {
         guard enabled else { return }
         let width = 30
         let filled = total > 0 ? width * done / total : width
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let label = total == 1000 ? String(format: "%5.1f%%", Double(done) / 10) : "\(done)/\(total)"
-        FileHandle.standardError.write(Data("\r\(bar) \(label)".utf8))
+        let label = total == 1000 ? String(cFormat: "%5.1f%%", Double(done) / 10) : "\(done)/\(total)"
+        writeToStandardError("\r\(bar) \(label)")
     }
 }

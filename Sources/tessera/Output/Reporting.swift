@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Synchronization
 import Tessera
 
 /// The exit status for each ``ErrorCategory``: the one table the CLI maps failures through (the
@@ -29,38 +30,33 @@ enum ExitStatus {
 
 /// Failures of one command run: each gets one line on stderr naming the file and why, the command
 /// goes on with the rest, and ``exit()`` ends with the status of their category.
-final class FailureLog: @unchecked Sendable {
-    // @unchecked: `categories` is only touched under `lock`.
-    private let lock = NSLock()
-    private var categories: [ErrorCategory] = []
+final class FailureLog: Sendable {
+    private let categories = Mutex<[ErrorCategory]>([])
 
-    var count: Int { lock.withLock { categories.count } }
+    var count: Int { categories.withLock { $0.count } }
 
     /// Prints `tessera: SUBJECT: REASON` (control characters escaped) and records the category.
     func report(_ subject: String, _ error: any Error) {
         let reason = (error as? any TesseraError)?.description ?? Self.describe(error)
-        lock.withLock { categories.append(ErrorCategory(of: error)) }
-        FileHandle.standardError.write(Data("tessera: \(oneLine(subject)): \(oneLine(reason))\n".utf8))
+        categories.withLock { $0.append(ErrorCategory(of: error)) }
+        writeToStandardError("tessera: \(oneLine(subject)): \(oneLine(reason))\n")
     }
 
     /// A warning that does not fail the command (a strip slot filled from its neighbour).
     func warn(_ subject: String, _ message: String) {
-        FileHandle.standardError.write(Data("tessera: \(oneLine(subject)): \(oneLine(message))\n".utf8))
+        writeToStandardError("tessera: \(oneLine(subject)): \(oneLine(message))\n")
     }
 
     /// Throws the exit status for what failed; returns when nothing did.
     func exit() throws {
-        let categories = lock.withLock { self.categories }
+        let categories = self.categories.withLock { $0 }
         guard let first = categories.first else { return }
         throw ExitCode(categories.allSatisfy { $0 == first } ? ExitStatus.code(for: first) : ExitStatus.mixed)
     }
 
-    /// Errors from outside Tessera (file system, encoding JSON): their own description, or
-    /// Foundation's for Cocoa errors, which describe themselves badly.
-    private static func describe(_ error: any Error) -> String {
-        if let cocoa = error as? CocoaError { return cocoa.localizedDescription }
-        return String(describing: error)
-    }
+    /// Errors from outside Tessera (file system, encoding JSON): the C library's words for
+    /// file-system errors, which describe themselves badly, else their own description.
+    private static func describe(_ error: any Error) -> String { fileSystemReason(error) }
 }
 
 /// Prints one JSON object on a line: `leading` keys, then `value`'s, then `trailing` (keys sorted,
@@ -122,7 +118,7 @@ enum ByteCount {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(bytes) B" : String(cFormat: "%.1f ", value) + units[unit]
     }
 }
 
