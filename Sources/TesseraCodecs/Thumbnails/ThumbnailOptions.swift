@@ -67,13 +67,4 @@ public struct ThumbnailOptions: Sendable, Hashable {
         case .box(let box, let mode): size.scaled(toward: box, mode: mode, allowsUpscaling: false)
         }
     }
-
-    /// The thumbnail's final size for an image of `size`: ``targetSize(for:)``, cut to the box for a
-    /// centre crop.
-    public func resultSize(for size: PixelSize) -> PixelSize {
-        switch sizing {
-        case .fit: targetSize(for: size)
-        case .box(let box, let mode): size.placed(in: box, mode: mode, allowsUpscaling: false)
-        }
-    }
 }

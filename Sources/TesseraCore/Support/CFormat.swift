@@ -10,19 +10,15 @@ extension String {
     /// several megabytes of resident memory. Objective-C's `%@` is not supported; pass strings
     /// through interpolation instead.
     public init(cFormat format: String, _ arguments: any CVarArg...) {
-        self = withVaList(arguments) { list in
-            var buffer = [CChar](repeating: 0, count: 128)
-            // vsnprintf consumes the list, so a longer result is formatted again into a fitting buffer.
-            let needed = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
-            guard needed >= buffer.count else { return Self.decode(buffer) }
-            buffer = [CChar](repeating: 0, count: Int(needed) + 1)
-            _ = vsnprintf(&buffer, buffer.count, format, list)
-            return Self.decode(buffer)
+        // vsnprintf consumes its list and reports the length it needed, so a result longer than
+        // the first buffer is formatted again, with a fresh list, into one that fits.
+        func formatted(capacity: Int) -> (text: String, needed: Int) {
+            var buffer = [CChar](repeating: 0, count: capacity)
+            let needed = withVaList(arguments) { vsnprintf(&buffer, capacity, format, $0) }
+            let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            return (String(decoding: bytes, as: UTF8.self), Int(needed))
         }
-    }
-
-    private static func decode(_ buffer: [CChar]) -> String {
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
+        let first = formatted(capacity: 128)
+        self = first.needed < 128 ? first.text : formatted(capacity: first.needed + 1).text
     }
 }
