@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// A system library reached through pkg-config, with the apt package that provides it.
@@ -25,12 +25,20 @@ let package = Package(
         .library(name: "TesseraPipeline", targets: ["TesseraPipeline"]),
         .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
         .library(name: "TesseraVideo", targets: ["TesseraVideo"]),
+        .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .executable(name: "tessera", targets: ["tessera"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // No traits: Hummingbird's defaults pull in all of Foundation and swift-configuration, which
+        // every `tessera` process (not only `serve`) would then pay for at start-up.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         systemLibrary("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg62-turbo-dev"),
@@ -66,6 +74,21 @@ let package = Package(
             swiftSettings: layered
         ),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
+        // The only module that imports Hummingbird; its IIIF parser and identifier rules are plain Swift.
+        .target(
+            name: "TesseraServer",
+            dependencies: [
+                "TesseraCore", "TesseraCodecs", "TesseraPipeline", "TesseraTiles",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: layered
+        ),
         .target(
             name: "Tessera",
             dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline", "TesseraVideo"]
@@ -73,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "Tessera",
+                "Tessera", "TesseraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: layered
@@ -96,6 +119,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TesseraServerTests",
+            dependencies: [
+                "TesseraServer", "TesseraTiles",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.

@@ -42,6 +42,10 @@ done
 [ -f /usr/include/gif_lib.h ] || missing+=(libgif-dev)
 # libcrypto (the disk cache's SHA-256) is loaded with dlopen, so only the runtime library is needed.
 ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' || missing+=(libssl3)
+# curl: the server's tests and `make demo` talk HTTP with it.
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+# The official IIIF validator's python-magic needs libmagic (the server's conformance test).
+ldconfig -p 2>/dev/null | grep -q 'libmagic\.so\.1 ' || missing+=(libmagic1)
 
 if [ "${1:-}" = "--bench" ]; then
   for entry in "${bench_tools[@]}"; do
@@ -55,7 +59,18 @@ if [ "${1:-}" = "--bench" ]; then
     echo "bootstrap: could not install Pillow from PyPI (needed by make bench)" >&2; exit 1; }
 fi
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The official IIIF validator (PyPI), in a venv of its own under .build, for `make test`.
+install_validator() {
+  local venv=.build/iiif-validator-venv
+  [ -x "$venv/bin/iiif-validate.py" ] && return 0
+  mkdir -p .build
+  { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
+      -r scripts/iiif-validator-requirements.txt; } >/dev/null 2>&1 || {
+    echo "bootstrap: could not install the IIIF validator from PyPI" >&2; exit 1; }
+}
+cd "$(dirname "$0")/.."
+
+if [ ${#missing[@]} -eq 0 ]; then install_validator; exit 0; fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -80,3 +95,4 @@ if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-rec
   exit 1
 fi
 rm -f "$log"
+install_validator

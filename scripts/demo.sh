@@ -65,6 +65,24 @@ section "Video: the trimming control drawn for a selection, and the selection cu
 "$tessera" trim "$samples"/video/audio-only.m4a --from 0 --to 1 --output "$out"/nothing.mp4
 echo "exit status: $? (no video stream; nothing written)"
 
+section "tessera serve: IIIF and Deep Zoom from the sample images, in the background on 127.0.0.1"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$tessera" serve "$samples" --port "$port" --cache-dir "$out"/serve-cache >"$out"/serve.log 2>&1 &
+server=$!
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
+base="http://127.0.0.1:$port/iiif/3/photo-400x300.png"
+echo "GET $base/info.json"
+curl -s "$base/info.json" | head -n 12
+for path in 0,0,400,300/200,150/0/default.jpg 100,50,200,150/max/90/gray.png full/^600,/0/default.webp full/max/0/default.gif; do
+  curl -s -o "$out"/served.bin -w "GET …/$path → %{http_code} %{content_type}, %{size_download} bytes\n" "$base/$path"
+done
+curl -s -o /dev/null -w "GET /dzi/photo-400x300.png_files/9/0_0.jpeg → %{http_code} %{content_type}\n" \
+  "http://127.0.0.1:$port/dzi/photo-400x300.png_files/9/0_0.jpeg"
+curl -s -w " ← GET /iiif/3/..%2Fsecret/info.json, %{http_code}\n" "http://127.0.0.1:$port/iiif/3/..%2Fsecret/info.json" | tr -d '\n'
+echo
+kill -TERM $server; wait $server
+echo "server stopped (exit status $?)"
+
 section "JSON lines, for scripts"
 "$tessera" info --json "$samples"/jpeg-orientation-6.jpg "$samples"/webp-animated.webp
 echo

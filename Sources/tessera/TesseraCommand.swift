@@ -9,9 +9,10 @@ struct TesseraCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tessera",
         abstract: "Big images and video, cheap to show.",
+        version: tesseraVersion,
         subcommands: [
             InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, TileCommand.self, LoadCommand.self, RenderCommand.self,
-            StripCommand.self, TrimmerCommand.self, TrimCommand.self,
+            StripCommand.self, TrimmerCommand.self, TrimCommand.self, ServeCommand.self,
         ]
     )
 

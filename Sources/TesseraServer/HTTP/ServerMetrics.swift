@@ -1,0 +1,93 @@
+import Prometheus
+import Synchronization
+import TesseraCore
+
+/// The server's Prometheus metrics, all named `tessera_…`, in a registry of its own (not swift-metrics'
+/// process-wide bootstrap, so several servers in one process — tests — keep separate counts).
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    /// Counters and histograms by label values, made once (the registry would dedupe, but only after
+    /// building its key each time).
+    private let requestCounters = Mutex<[String: Counter]>([:])
+    private let latencies = Mutex<[String: DurationHistogram]>([:])
+    private let cacheCounters = Mutex<[String: Counter]>([:])
+    private let buildCounter: Counter
+    private let buildSeconds: DurationHistogram
+    private let queueDepth: Gauge
+
+    private static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
+    ]
+
+    init() {
+        buildCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "tessera", metricName: "pyramid_builds", unitName: "total",
+            helpText: "Pyramids built into the derivative cache"))
+        buildSeconds = registry.makeDurationHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "pyramid_build_duration", unitName: "seconds",
+                helpText: "Time to build one pyramid"),
+            buckets: [.milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+                      .seconds(10), .seconds(30), .seconds(60), .seconds(120)])
+        queueDepth = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "tessera", metricName: "work_queue_depth", unitName: "jobs",
+            helpText: "Blocking jobs waiting for a worker thread"))
+    }
+
+    /// Counts one answered request and its latency, by route name (`iiif_image`, `dzi_tile`…) and status.
+    func recordRequest(route: String, status: Int, duration: Duration) {
+        let key = route + " " + String(status)
+        let counter = requestCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "http_requests", unitName: "total",
+                    helpText: "HTTP requests answered, by route and status"),
+                labels: [("route", route), ("status", String(status))])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        let histogram = latencies.withLock { histograms in
+            if let histogram = histograms[route] { return histogram }
+            let histogram = registry.makeDurationHistogram(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "http_request_duration", unitName: "seconds",
+                    helpText: "Time from request to response head, by route"),
+                labels: [("route", route)], buckets: Self.latencyBuckets)
+            histograms[route] = histogram
+            return histogram
+        }
+        histogram.record(duration)
+    }
+
+    /// Counts a lookup in one cache tier (`response`, `decoded`, `pyramid`).
+    func recordCache(tier: String, hit: Bool) {
+        let result = hit ? "hit" : "miss"
+        let key = tier + " " + result
+        let counter = cacheCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "cache_lookups", unitName: "total",
+                    helpText: "Cache lookups by tier and result"),
+                labels: [("tier", tier), ("result", result)])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    func recordPyramidBuild(duration: Duration) {
+        buildCounter.increment()
+        buildSeconds.record(duration)
+    }
+
+    /// The Prometheus text exposition, with the queue depth read now.
+    func exposition(queuedJobs: Int) -> [UInt8] {
+        queueDepth.set(Double(queuedJobs))
+        return registry.emitToBuffer()
+    }
+}

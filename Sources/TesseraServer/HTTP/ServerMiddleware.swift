@@ -1,0 +1,73 @@
+import Hummingbird
+import HTTPTypes
+import Logging
+import NIOCore
+import TesseraCore
+
+/// What every request goes through, in one place: errors mapped to statuses by the one
+/// table (``HTTPResponse/Status/init(_:)``) with a short text body, CORS, and the request metrics.
+struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = Self.errorResponse(error, request: request, logger: context.logger)
+        }
+        response.headers[.accessControlAllowOrigin] = "*"
+        let route = context.endpointPath.map(Self.routeName) ?? "unmatched"
+        metrics.recordRequest(route: route, status: response.status.code, duration: ContinuousClock.now - start)
+        return response
+    }
+
+    /// A metric label for a route pattern: `/iiif/3/{identifier}/info.json` → `iiif_info`.
+    static func routeName(_ pattern: String) -> String {
+        if pattern.hasPrefix("/iiif/3") {
+            if pattern.hasSuffix("info.json") { return "iiif_info" }
+            return pattern.split(separator: "/").count > 3 ? "iiif_image" : "iiif_base"
+        }
+        if pattern.hasPrefix("/dzi") { return pattern.split(separator: "/").count > 2 ? "dzi_tile" : "dzi_descriptor" }
+        return pattern.split(separator: "/").first.map(String.init) ?? "root"
+    }
+
+    /// The response for a failure: its status, `Retry-After` when trying later may work, and one line
+    /// of text (the error's own description, which names no filesystem path).
+    static func errorResponse(_ error: any Error, request: Request, logger: Logger) -> Response {
+        let status: HTTPResponse.Status
+        let message: String
+        if let error = error as? any HTTPResponseError {
+            // Hummingbird's own (no route: 404, wrong method: 405).
+            status = error.status
+            message = status.reasonPhrase
+        } else {
+            let category = ErrorCategory(of: error)
+            status = HTTPResponse.Status(category)
+            message = category == .internal && !(error is any TesseraError) ? "internal error" : oneLine(String(describing: error))
+            if status.kind == .serverError {
+                logger.error("\(request.method) \(request.uri.path): \(status.code) \(message)")
+            }
+        }
+        var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+        if status == .serviceUnavailable { headers[.retryAfter] = "1" }
+        let body = request.method == .head ? ByteBuffer() : ByteBuffer(string: message + "\n")
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+}
+
+/// `work`'s result, or ``ServerError`` (busy: 503) once `timeout` has passed, with `work` cancelled
+/// (a pyramid build it waits on goes on for the next request). The routes apply it to the library
+/// work of each request.
+func withDeadline<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await work() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw ServerError(.busy, "not answered within \(timeout.components.seconds) s; try again later")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+public import TesseraCore
+
+/// A source file an identifier named: where it is and which version of it this is.
+public struct ResolvedSource: Sendable, Hashable {
+    /// The identifier as decoded: the file's path relative to the root, `/`-separated. Safe to show.
+    public var relativePath: String
+    /// The file's absolute path. Never shown to a client.
+    public var path: String
+    public var identity: SourceIdentity
+}
+
+/// Why an identifier was refused. The message quotes the identifier, never a filesystem path.
+public struct IdentifierError: TesseraError, Equatable {
+    public enum Reason: Sendable, Equatable {
+        /// Malformed or hostile: a bad escape, `..`, an absolute path, a backslash, NUL, a dotfile.
+        case invalid(String)
+        /// No such file under the root (or it resolves outside it, which is reported the same way
+        /// so a client learns nothing about the rest of the filesystem).
+        case notFound
+    }
+
+    public var identifier: String
+    public var reason: Reason
+
+    public var category: ErrorCategory {
+        switch reason {
+        case .invalid: .badInput
+        case .notFound: .notFound
+        }
+    }
+
+    public var description: String {
+        let quoted = oneLine(String(identifier.prefix(200)))
+        switch reason {
+        case .invalid(let why): return "identifier \"\(quoted)\" \(why)"
+        case .notFound: return "no image with identifier \"\(quoted)\""
+        }
+    }
+}
+
+/// Turns IIIF identifiers into files under a root, refusing anything that could name a file outside
+/// it. Nothing is scanned ahead: each identifier is checked when it is asked for.
+///
+/// An identifier is the file's path relative to the root with `/` written `%2F`, as the IIIF spec
+/// asks. It is percent-decoded exactly once; then every rule is applied to the decoded text, so no
+/// encoding (`%2e%2e`, `%2E%2e`, `..%2f`) gets past them, and a `%` left after decoding (a second
+/// layer of encoding, `%252e`) is refused outright rather than guessed at. Finally the path is
+/// resolved with `realpath`, and a file whose real location (through any symlink) is not inside the
+/// root's real location is reported as not found.
+public struct IdentifierResolver: Sendable {
+    /// The root's real absolute path, without a trailing slash.
+    public let rootPath: String
+
+    /// - Throws: ``IdentifierError`` (not found) when `root` is not a readable directory.
+    public init(root: String) throws(IdentifierError) {
+        guard let real = Self.realPath(root) else { throw IdentifierError(identifier: root, reason: .notFound) }
+        var info = stat()
+        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw IdentifierError(identifier: root, reason: .notFound)
+        }
+        rootPath = real == "/" ? "" : real
+    }
+
+    /// The file `identifier` (raw, still percent-encoded, as it came in the URL path) names.
+    public func resolve(_ identifier: String) throws(IdentifierError) -> ResolvedSource {
+        let relative = try Self.relativePath(of: identifier)
+        let candidate = rootPath + "/" + relative
+        guard let real = Self.realPath(candidate), real.hasPrefix(rootPath + "/"),
+            let identity = SourceIdentity(path: real)
+        else { throw IdentifierError(identifier: identifier, reason: .notFound) }
+        return ResolvedSource(relativePath: relative, path: real, identity: identity)
+    }
+
+    /// The decoded relative path an identifier stands for, or why it is refused. Pure: no filesystem.
+    public static func relativePath(of identifier: String) throws(IdentifierError) -> String {
+        func refuse(_ why: String) -> IdentifierError { IdentifierError(identifier: identifier, reason: .invalid(why)) }
+        guard !identifier.isEmpty else { throw refuse("is empty") }
+        guard identifier.utf8.count <= 4096 else { throw refuse("is longer than 4096 bytes") }
+        guard let decoded = percentDecoded(identifier) else { throw refuse("has a malformed %-escape or is not UTF-8") }
+        if decoded.contains("%") { throw refuse("is encoded twice") }
+        if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw refuse("contains a control character")
+        }
+        if decoded.contains("\\") { throw refuse("contains a backslash") }
+        if decoded.hasPrefix("/") { throw refuse("is an absolute path") }
+        for component in decoded.split(separator: "/", omittingEmptySubsequences: false) {
+            if component.isEmpty { throw refuse("has an empty path component") }
+            if component == ".." || component == "." { throw refuse("contains a relative path component") }
+            if component.hasPrefix(".") { throw refuse("names a hidden file") }
+        }
+        return decoded
+    }
+
+    /// `text` with every `%XX` replaced by its byte, decoded as UTF-8; nil for a bad escape or bytes
+    /// that are not UTF-8.
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// `identifier` percent-encoded for a URL path segment: everything but unreserved characters
+    /// (RFC 3986), so `/` becomes `%2F`.
+    public static func encode(_ relativePath: String) -> String {
+        var result = ""
+        for byte in relativePath.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return result
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What makes a source file the same file: device, inode, size and modification time (ns). A
+/// changed or replaced file gets a new identity, so every derivative keyed by it (pyramids, decoded
+/// images, ETags) is rebuilt rather than served stale.
+public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
+    public var device: UInt64
+    public var inode: UInt64
+    public var byteCount: Int
+    /// Modification time in nanoseconds since 1970.
+    public var modificationNanoseconds: Int64
+
+    public init(device: UInt64, inode: UInt64, byteCount: Int, modificationNanoseconds: Int64) {
+        self.device = device
+        self.inode = inode
+        self.byteCount = byteCount
+        self.modificationNanoseconds = modificationNanoseconds
+    }
+
+    /// The identity of the regular file at `path`, or nil when it is missing or not a regular file.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        self.init(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), byteCount: Int(info.st_size),
+            modificationNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// Seconds since 1970 of the last modification (what `Last-Modified` states).
+    public var modificationSeconds: Int64 { modificationNanoseconds / 1_000_000_000 }
+
+    /// A name for the derivative cache: the four numbers in hex, safe as one path component.
+    public var description: String {
+        [device, inode, UInt64(byteCount), UInt64(bitPattern: modificationNanoseconds)]
+            .map { String($0, radix: 16) }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,254 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
+import NIOCore
+import Synchronization
+import TesseraCodecs
+import TesseraCore
+import TesseraPipeline
+import TesseraTiles
+
+/// What the routes ask of the library, with no HTTP in it: resolve an identifier, describe an
+/// image, render an IIIF request, give a Deep Zoom descriptor or tile. Every answer is an encoded
+/// body plus what HTTP caching needs.
+///
+/// Small sources are decoded with shrink-on-load at the coarsest power-of-two scale that serves the
+/// request and kept in the decoded-image cache; large ones get pyramids (``PyramidStore``), from
+/// which aligned IIIF tiles are served as the stored bytes and any other region is composed from
+/// the tiles of the level that serves it. Blocking work runs on the server's bounded executor.
+final class ImageService: Sendable {
+    let configuration: ServerConfiguration
+    let resolver: IdentifierResolver
+    let executor: WorkExecutor
+    let pyramids: PyramidStore
+    let metrics: ServerMetrics
+    private let decoded: MemoryImageCache
+    private let responses: ResponseCache
+    private let probes = Mutex(LRUCache<SourceIdentity, ImageProperties>(costLimit: 4096))
+    private let renders = SingleFlight<ByteBuffer>()
+    private let levels = SingleFlight<PixelBuffer>()
+
+    init(configuration: ServerConfiguration, metrics: ServerMetrics) throws {
+        self.configuration = configuration
+        self.metrics = metrics
+        resolver = try IdentifierResolver(root: configuration.root)
+        executor = WorkExecutor(threadCount: configuration.workerCount, queueLimit: configuration.queueLimit)
+        pyramids = try PyramidStore(
+            directory: configuration.cacheDirectory, byteLimit: configuration.cacheByteLimit,
+            tileSize: configuration.tileSize, jpegQuality: configuration.jpegQuality,
+            sourcePixelLimit: configuration.sourcePixelLimit, executor: executor, metrics: metrics)
+        decoded = MemoryImageCache(
+            costLimit: configuration.decodedCacheByteLimit, countLimit: 100_000,
+            entryCostLimit: configuration.decodedCacheByteLimit / 2)
+        responses = ResponseCache(byteLimit: configuration.responseCacheByteLimit)
+    }
+
+    func resolve(_ identifier: String) throws(IdentifierError) -> ResolvedSource {
+        try resolver.resolve(identifier)
+    }
+
+    /// The source's header, probed once per identity and checked against the source pixel limit.
+    func properties(of source: ResolvedSource) async throws -> ImageProperties {
+        if let known = probes.withLock({ $0.value(for: source.identity) }) { return known }
+        let limit = configuration.sourcePixelLimit
+        let properties = try await executor.run(priority: .high) { _ in
+            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit)).probe(.file(source.path))
+        }
+        guard properties.size.area <= limit else {
+            throw ImageDecodingError.tooLarge(pixels: properties.size.area, limit: limit)
+        }
+        probes.withLock { _ = $0.insert(properties, for: source.identity, cost: 1) }
+        return properties
+    }
+
+    // MARK: IIIF
+
+    /// The info.json body for `source`, whose service `id` is `id`.
+    func info(for source: ResolvedSource, id: String) async throws -> ByteBuffer {
+        try await cached("info|" + id, source: source) {
+            let size = try await self.properties(of: source).size
+            let layout = IIIFLayout(imageSize: size, name: "", tileSize: self.configuration.tileSize)
+            // Sizes a client may ask for whole (thumbnails, overviews): the power-of-two reductions
+            // from about 64 px up to 2048 px on the longest side (the coarsest always), each one
+            // level of the pyramid, so a tile or a few.
+            var levelSizes = [size]
+            while let last = levelSizes.last, last.longestSide > 64 {
+                levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
+            }
+            var sizes = Array(levelSizes.filter { $0.longestSide <= 2048 }.reversed())
+            if sizes.isEmpty, let coarsest = levelSizes.last { sizes = [coarsest] }
+            let info = IIIFImageInfo(
+                id: id, size: size,
+                tiles: [IIIFImageInfo.Tile(width: layout.tileSize, height: layout.tileSize, scaleFactors: layout.scaleFactors)],
+                sizes: sizes, limits: self.configuration.limits)
+            return ByteBuffer(string: info.json())
+        }
+    }
+
+    /// The encoded image an IIIF request asks for, and the request resolved (for its canonical form).
+    func image(for source: ResolvedSource, request: IIIFImageRequest) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
+        let properties = try await properties(of: source)
+        let resolved = try request.resolved(imageSize: properties.size, limits: configuration.limits)
+        let body = try await cached("iiif|" + resolved.canonicalPath, source: source) {
+            try await self.render(resolved, of: source, size: properties.size)
+        }
+        return (body, resolved)
+    }
+
+    private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, size: PixelSize) async throws -> ByteBuffer {
+        let quality = configuration.jpegQuality
+        if configuration.isSmall(size) {
+            let levelCount = 1 + Int(log2(Double(max(size.longestSide, 1))).rounded(.up))
+            let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
+            let level = try await decodedLevel(source, reduction: reduction, imageSize: size)
+            return try await executor.run { context in
+                try context.checkCancellation()
+                let rect = RegionRenderer.levelRect(of: request.region, fullSize: size, levelSize: level.size)
+                let cut = level.cropped(to: rect) ?? level
+                return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(cut, request: request), as: request.format, jpegQuality: quality))
+            }
+        }
+        let pyramid = try await pyramids.pyramid(.iiif, for: source, imageSize: size)
+        guard let layout = pyramid.layout as? IIIFLayout else { throw ServerError(.internal, "IIIF pyramid has another layout") }
+        if let tile = AlignedTile(request, layout: layout) {
+            return try await executor.run(priority: .high) { _ in
+                try Self.readFile(pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row))
+            }
+        }
+        let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: layout.levelCount)
+        return try await executor.run { context in
+            let levelSize = layout.levelSize(reduction: reduction)
+            let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
+            let composed = try RegionRenderer.compose(rect, tileSize: layout.tileSize, format: .rgb8) { column, row in
+                try context.checkCancellation()
+                return try self.decodedTile(pyramid, reduction: reduction, column: column, row: row)
+            }
+            return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(composed, request: request), as: request.format, jpegQuality: quality))
+        }
+    }
+
+    /// A small source decoded at reduction `reduction` (about `size / 2^reduction`), shrunk while
+    /// decoding where the codec can, and kept in the decoded-image cache.
+    private func decodedLevel(_ source: ResolvedSource, reduction: Int, imageSize: PixelSize) async throws -> PixelBuffer {
+        let key = source.identity.description + "/level/" + String(reduction)
+        if let level = decoded.image(for: key) {
+            metrics.recordCache(tier: "decoded", hit: true)
+            return level
+        }
+        metrics.recordCache(tier: "decoded", hit: false)
+        let limit = configuration.sourcePixelLimit
+        let executor = self.executor
+        return try await levels.value(for: key) {
+            let longest = reduction == 0 ? nil : IIIFLayout.levelSize(of: imageSize, reduction: reduction).longestSide
+            let options = ThumbnailOptions(
+                sizing: .fit(maxPixelSize: longest), createThumbnailWithTransform: false, maximumPixelCount: limit)
+            let pixels = try await Thumbnailer().thumbnail(.file(source.path), options: options, executor: executor).pixels
+            self.decoded.store(pixels, for: key)
+            return pixels
+        }
+    }
+
+    /// A pyramid tile decoded, through the decoded-image cache.
+    private func decodedTile(_ pyramid: BuiltPyramid, reduction: Int, column: Int, row: Int) throws -> PixelBuffer {
+        let path = pyramid.tilePath(reduction: reduction, column: column, row: row)
+        if let tile = decoded.image(for: path) {
+            metrics.recordCache(tier: "decoded", hit: true)
+            return tile
+        }
+        metrics.recordCache(tier: "decoded", hit: false)
+        let bytes = try Self.readFile(path)
+        let tile = try ImageDecoder().decode(.data(Data(bytes.readableBytesView))).pixels
+        decoded.store(tile, for: path)
+        return tile
+    }
+
+    // MARK: Deep Zoom
+
+    /// The `.dzi` descriptor: the one the builder writes, made from the size alone so a viewer can
+    /// start before the pyramid exists.
+    func deepZoomDescriptor(for source: ResolvedSource) async throws -> ByteBuffer {
+        let size = try await properties(of: source).size
+        let descriptor = DeepZoomLayout(imageSize: size, name: "dzi").descriptors(fileExtension: "jpeg")[0].contents
+        return ByteBuffer(bytes: descriptor)
+    }
+
+    /// A Deep Zoom tile as `vips dzsave` numbers them (level 0 is 1×1), from the built pyramid.
+    func deepZoomTile(for source: ResolvedSource, level: Int, column: Int, row: Int) async throws -> ByteBuffer {
+        try await cached("dzi|\(level)/\(column)_\(row)", source: source) {
+            let size = try await self.properties(of: source).size
+            let layout = DeepZoomLayout(imageSize: size, name: "dzi")
+            let reduction = layout.maxLevel - level
+            guard (0...layout.maxLevel).contains(level), column >= 0, row >= 0,
+                column < layout.columnSpans(reduction: reduction).count, row < layout.rowSpans(reduction: reduction).count
+            else { throw ServerError(.notFound, "no Deep Zoom tile \(level)/\(column)_\(row)") }
+            let pyramid = try await self.pyramids.pyramid(.deepZoom, for: source, imageSize: size)
+            return try await self.executor.run(priority: .high) { _ in
+                try Self.readFile(pyramid.tilePath(reduction: reduction, column: column, row: row))
+            }
+        }
+    }
+
+    // MARK: Support
+
+    /// The response cache in front of `make`, keyed by source identity and `key`; identical
+    /// concurrent misses share one `make`.
+    private func cached(
+        _ key: String, source: ResolvedSource, make: @escaping @Sendable () async throws -> ByteBuffer
+    ) async throws -> ByteBuffer {
+        let fullKey = source.identity.description + "|" + key
+        if let body = responses.body(for: fullKey) {
+            metrics.recordCache(tier: "response", hit: true)
+            return body
+        }
+        metrics.recordCache(tier: "response", hit: false)
+        return try await renders.value(for: fullKey) {
+            let body = try await make()
+            self.responses.store(body, for: fullKey)
+            return body
+        }
+    }
+
+    /// The strong validator of a response: the source's identity and the canonical request, hashed
+    /// (FNV-1a, 64 bits; a change of either changes it).
+    static func entityTag(_ source: ResolvedSource, _ key: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (source.identity.description + "|" + key).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+    }
+
+    /// A whole file's bytes (a stored tile). The message of a failure names no path.
+    static func readFile(_ path: String) throws -> ByteBuffer {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ServerError(.io, "a stored tile could not be opened: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw ServerError(.io, "a stored tile could not be read: \(String(cString: strerror(errno)))") }
+        let length = Int(info.st_size)
+        var buffer = ByteBufferAllocator().buffer(capacity: length)
+        var failure: Int32 = 0
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { space in
+            var done = 0
+            while done < length {
+                let count = read(descriptor, space.baseAddress! + done, length - done)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    failure = count < 0 ? errno : EIO
+                    break
+                }
+                done += count
+            }
+            return done
+        }
+        guard failure == 0 else { throw ServerError(.io, "a stored tile could not be read: \(String(cString: strerror(failure)))") }
+        return buffer
+    }
+
+    /// Jobs waiting for a worker thread now.
+    var queuedJobs: Int { executor.queuedCount }
+}

@@ -1,0 +1,129 @@
+import FoundationEssentials
+import TesseraCodecs
+import TesseraCore
+
+/// The pixel work behind an IIIF image request, in the order the spec applies it: region, size,
+/// rotation (mirroring first), quality, format. Pure and synchronous; callers run it on the
+/// server's ``WorkExecutor``.
+enum RegionRenderer {
+    /// The coarsest pyramid reduction (a power of two) whose level still has at least the pixels the
+    /// output needs, so resampling only ever shrinks by less than 2× (or enlarges, for `^` sizes).
+    static func reduction(region: PixelRect, scaledSize: PixelSize, levelCount: Int) -> Int {
+        let scale = max(Double(scaledSize.width) / Double(region.width), Double(scaledSize.height) / Double(region.height))
+        var reduction = 0
+        while reduction + 1 < levelCount, scale * Double(1 << (reduction + 1)) <= 1 { reduction += 1 }
+        return reduction
+    }
+
+    /// The rectangle of a level image of `levelSize` that covers `region` of a `fullSize` image,
+    /// rounded outwards so no covered pixel is lost.
+    static func levelRect(of region: PixelRect, fullSize: PixelSize, levelSize: PixelSize) -> PixelRect {
+        func span(_ start: Int, _ length: Int, _ full: Int, _ level: Int) -> (Int, Int) {
+            let lower = start * level / full
+            let upper = min(level, ((start + length) * level + full - 1) / full)
+            return (lower, max(upper - lower, 1))
+        }
+        let (x, width) = span(region.x, region.width, fullSize.width, levelSize.width)
+        let (y, height) = span(region.y, region.height, fullSize.height, levelSize.height)
+        return PixelRect(x: x, y: y, width: width, height: height)
+    }
+
+    /// The rectangle of pyramid reduction `reduction` that covers `region`: level pixel `i` covers
+    /// full-resolution pixels `i·2^r ..< (i+1)·2^r`, so aligned tiles map exactly.
+    static func levelRect(of region: PixelRect, reduction: Int, levelSize: PixelSize) -> PixelRect {
+        let step = 1 << reduction
+        let x = region.x / step, y = region.y / step
+        let right = min(levelSize.width, (region.x + region.width + step - 1) / step)
+        let bottom = min(levelSize.height, (region.y + region.height + step - 1) / step)
+        return PixelRect(x: x, y: y, width: max(1, right - x), height: max(1, bottom - y))
+    }
+
+    /// `rect` of a level made of `tileSize` tiles, copied from the tiles it touches (`tile(column, row)`
+    /// gives each decoded tile).
+    static func compose(
+        _ rect: PixelRect, tileSize: Int, format: PixelFormat, tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
+    ) throws -> PixelBuffer {
+        var canvas = PixelBuffer(width: rect.width, height: rect.height, format: format)
+        let channels = format.bytesPerPixel
+        for row in (rect.y / tileSize)...((rect.y + rect.height - 1) / tileSize) {
+            for column in (rect.x / tileSize)...((rect.x + rect.width - 1) / tileSize) {
+                var pixels = try tile(column, row)
+                if pixels.format != format { pixels = pixels.converted(to: format) }
+                let originX = column * tileSize, originY = row * tileSize
+                let x0 = max(rect.x, originX), x1 = min(rect.x + rect.width, originX + pixels.width)
+                let y0 = max(rect.y, originY), y1 = min(rect.y + rect.height, originY + pixels.height)
+                guard x0 < x1, y0 < y1 else { continue }
+                let length = (x1 - x0) * channels
+                pixels.bytes.withUnsafeBufferPointer { source in
+                    canvas.bytes.withUnsafeMutableBufferPointer { destination in
+                        for y in y0..<y1 {
+                            let from = (y - originY) * pixels.bytesPerRow + (x0 - originX) * channels
+                            let to = (y - rect.y) * canvas.bytesPerRow + (x0 - rect.x) * channels
+                            destination.baseAddress!.advanced(by: to)
+                                .update(from: source.baseAddress!.advanced(by: from), count: length)
+                        }
+                    }
+                }
+            }
+        }
+        return canvas
+    }
+
+    /// Region pixels (already cut) scaled, turned and converted as the request asks.
+    static func finish(_ regionPixels: PixelBuffer, request: ResolvedIIIFRequest) -> PixelBuffer {
+        var pixels = regionPixels
+        if pixels.size != request.scaledSize {
+            // Shrink by whole factors first when far larger, so Lanczos works on a bounded image.
+            let factorX = max(1, pixels.width / max(1, request.scaledSize.width) / 2)
+            let factorY = max(1, pixels.height / max(1, request.scaledSize.height) / 2)
+            if factorX > 1 || factorY > 1 {
+                var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, factorX: factorX, factorY: factorY)
+                for y in 0..<pixels.height { pixels.withRow(y) { shrinker.append(row: $0) } }
+                pixels = shrinker.result()
+            }
+            pixels = LanczosResampler.resize(pixels, to: request.scaledSize)
+        }
+        let degrees = request.rotation.degrees.truncatingRemainder(dividingBy: 360)
+        if degrees.truncatingRemainder(dividingBy: 90) == 0 {
+            let orientation = Orientation(mirrored: request.rotation.mirrored, clockwiseQuarterTurns: Int(degrees / 90))
+            pixels = orientation.apply(to: pixels)
+        } else {
+            if request.rotation.mirrored { pixels = Orientation.upMirrored.apply(to: pixels) }
+            pixels = pixels.rotated(clockwiseDegrees: degrees)
+        }
+        switch request.quality {
+        case .gray: pixels = pixels.converted(to: pixels.format.hasAlpha ? .grayAlpha8 : .gray8)
+        case .bitonal: pixels = pixels.bitonal()
+        case .default, .color: break
+        }
+        return pixels
+    }
+
+    /// The encoded bytes of `pixels` in the requested format. JPEG has no alpha, so the corners an
+    /// arbitrary rotation leaves are composited over white there; PNG and WebP keep them transparent.
+    static func encode(_ pixels: PixelBuffer, as format: IIIFImageRequest.Format, jpegQuality: Int) throws -> Data {
+        switch format {
+        case .jpg: try ImageEncoder.encode(overWhite(pixels), as: .jpeg(quality: jpegQuality))
+        case .png: try ImageEncoder.encode(pixels, as: .png())
+        case .webp: try ImageEncoder.encode(pixels, as: .webp(quality: max(jpegQuality, 80)))
+        }
+    }
+
+    private static func overWhite(_ pixels: PixelBuffer) -> PixelBuffer {
+        guard let alphaIndex = pixels.format.alphaChannelIndex else { return pixels }
+        var flat = PixelBuffer(width: pixels.width, height: pixels.height, format: pixels.format.withAlpha(false))
+        let source = pixels.format.bytesPerPixel, target = flat.format.bytesPerPixel
+        pixels.bytes.withUnsafeBufferPointer { input in
+            flat.bytes.withUnsafeMutableBufferPointer { output in
+                for index in 0..<(pixels.width * pixels.height) {
+                    let alpha = Int(input[index * source + alphaIndex])
+                    for channel in 0..<target {
+                        let value = Int(input[index * source + channel])
+                        output[index * target + channel] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+                    }
+                }
+            }
+        }
+        return flat
+    }
+}

@@ -1,0 +1,43 @@
+import Hummingbird
+import HTTPTypes
+import TesseraCore
+
+/// Deep Zoom under `/dzi/`: `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg`,
+/// tiled as `vips dzsave` tiles (254 px, overlap 1, JPEG), so OpenSeadragon opens it directly.
+struct DeepZoomRoutes {
+    let service: ImageService
+
+    func register(on router: Router<BasicRequestContext>) {
+        let group = router.group("dzi")
+        group.get(":name") { request, context in
+            let name = try context.parameters.require("name")
+            guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
+            let source = try service.resolve(String(name.dropLast(4)))
+            let body = try await withDeadline(service.configuration.requestTimeout) {
+                try await service.deepZoomDescriptor(for: source)
+            }
+            return response(body, "application/xml", key: "dzi", source: source, request: request)
+        }
+        group.get(":name/:level/:tile") { request, context in
+            let files = try context.parameters.require("name")
+            let tile = try context.parameters.require("tile")
+            guard files.hasSuffix("_files"), tile.hasSuffix(".jpeg"),
+                let level = Int(try context.parameters.require("level")),
+                case let parts = tile.dropLast(5).split(separator: "_", omittingEmptySubsequences: false), parts.count == 2,
+                let column = Int(parts[0]), let row = Int(parts[1])
+            else { throw ServerError(.notFound, "not a Deep Zoom tile path") }
+            let source = try service.resolve(String(files.dropLast(6)))
+            let body = try await withDeadline(service.configuration.requestTimeout) {
+                try await service.deepZoomTile(for: source, level: level, column: column, row: row)
+            }
+            return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request)
+        }
+    }
+
+    private func response(_ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request) -> Response {
+        CacheableResponse(
+            body: body, contentType: type, entityTag: ImageService.entityTag(source, key),
+            lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge
+        ).response(to: request)
+    }
+}

@@ -1,0 +1,84 @@
+import Hummingbird
+import HTTPTypes
+import TesseraCore
+import NIOCore
+
+/// IIIF Image API 3.0 under `/iiif/3/`: the base URI (303 to info.json), info.json, and image requests.
+struct IIIFRoutes {
+    let service: ImageService
+
+    static let profileLink = "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
+    static let jsonLDType = "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\""
+
+    func register(on router: Router<BasicRequestContext>) {
+        let group = router.group("iiif/3")
+        group.get(":identifier") { request, context in
+            let identifier = try context.parameters.require("identifier")
+            _ = try service.resolve(identifier)
+            let location = baseURL(request) + "/iiif/3/" + identifier + "/info.json"
+            return Response(status: .seeOther, headers: [.location: location])
+        }
+        group.get(":identifier/info.json") { request, context in
+            let source = try service.resolve(try context.parameters.require("identifier"))
+            let id = baseURL(request) + "/iiif/3/" + IdentifierResolver.encode(source.relativePath)
+            let contentType = Self.infoContentType(accept: request.headers[values: .accept])
+            let body = try await withDeadline(service.configuration.requestTimeout) {
+                try await service.info(for: source, id: id)
+            }
+            return CacheableResponse(
+                body: body, contentType: contentType,
+                entityTag: ImageService.entityTag(source, "info|" + id + "|" + contentType),
+                lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
+                links: [Self.profileLink], vary: "Accept"
+            ).response(to: request)
+        }
+        group.get(":identifier/:region/:size/:rotation/:file") { request, context in
+            let parameters = context.parameters
+            // Parsed before the identifier is looked up, so a malformed request is a 400 whatever it names.
+            let imageRequest = try IIIFImageRequest(
+                region: try parameters.require("region"), size: try parameters.require("size"),
+                rotation: try parameters.require("rotation"), qualityAndFormat: try parameters.require("file"))
+            let source = try service.resolve(try parameters.require("identifier"))
+            let (body, resolved) = try await withDeadline(service.configuration.requestTimeout) {
+                try await service.image(for: source, request: imageRequest)
+            }
+            let canonical = baseURL(request) + "/iiif/3/" + IdentifierResolver.encode(source.relativePath) + "/" + resolved.canonicalPath
+            return CacheableResponse(
+                body: body, contentType: Self.mediaType(resolved.format),
+                entityTag: ImageService.entityTag(source, "iiif|" + resolved.canonicalPath),
+                lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
+                links: [Self.profileLink, "<\(canonical)>;rel=\"canonical\""]
+            ).response(to: request)
+        }
+    }
+
+    /// JSON-LD (with the IIIF context as profile) unless the client asks for plain JSON and not
+    /// JSON-LD; IIIF 3.0 §5.1 makes JSON-LD the answer when no Accept header is sent.
+    static func infoContentType(accept: [String]) -> String {
+        let asked = accept.joined(separator: ",").lowercased()
+        if asked.contains("application/json") && !asked.contains("application/ld+json") { return "application/json" }
+        return jsonLDType
+    }
+
+    static func mediaType(_ format: IIIFImageRequest.Format) -> String {
+        switch format {
+        case .jpg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        }
+    }
+
+    /// The scheme and authority ids are built on: `--public-url`, else `http://` and the request's
+    /// Host (when it is a plausible host name; a hostile Host header is not echoed).
+    func baseURL(_ request: Request) -> String {
+        if let publicURL = service.configuration.publicURL {
+            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
+        let configured = service.configuration.host + ":" + String(service.configuration.port)
+        let host = request.head.authority ?? configured
+        let plausible = !host.isEmpty && host.utf8.count <= 255 && host.unicodeScalars.allSatisfy {
+            ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0)
+        }
+        return "http://" + (plausible ? host : configured)
+    }
+}

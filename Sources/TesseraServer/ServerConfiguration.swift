@@ -1,0 +1,58 @@
+import TesseraCodecs
+import TesseraCore
+
+/// Everything `tessera serve` can be told, with the defaults the README documents.
+public struct ServerConfiguration: Sendable {
+    /// The directory whose files are served; identifiers are paths relative to it.
+    public var root: String
+    /// The address to listen on: loopback unless told otherwise.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Where built pyramids are kept (survives restarts).
+    public var cacheDirectory: String
+    /// The most bytes of pyramids kept; least recently used whole pyramids are removed beyond it.
+    public var cacheByteLimit = 10 << 30
+    /// The most bytes of decoded images, decoded tiles and encoded responses kept in memory.
+    public var memoryCacheByteLimit = 256 << 20
+    /// The base of every `id` in info.json and of the canonical `Link` (`https://images.example.org`);
+    /// nil means the scheme `http` and the request's `Host` header.
+    public var publicURL: String?
+    /// What info.json promises and every request is held to: output width, height and area.
+    public var limits = IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: 40_000_000)
+    /// The most pixels a source may have (a decompression-bomb guard; 400 above it).
+    public var sourcePixelLimit = DecodeOptions.defaultMaximumPixelCount
+    /// Sources with more pixels than this get a pyramid on first use; smaller ones are decoded,
+    /// shrunk on load, into the memory cache. Capped so that a decoded source fits the cache.
+    public var smallSourcePixelLimit = 4_000_000
+    /// IIIF tile size of the built pyramids and of info.json's `tiles`.
+    public var tileSize = 512
+    /// JPEG quality of tiles and rendered images (75, libvips' default, so DZI tiles match `tessera tile`).
+    public var jpegQuality = 75
+    /// `Cache-Control: max-age` in seconds.
+    public var cacheMaxAge = 86_400
+    /// A request still unanswered after this many seconds gets 503 (the pyramid build it waits on goes on).
+    public var requestTimeout: Duration = .seconds(30)
+    /// A connection that sends nothing for this long is closed (slow and idle clients).
+    public var idleTimeout: Duration = .seconds(30)
+    /// Threads for blocking work (decode, encode, resample).
+    public var workerCount = activeProcessorCount()
+    /// Jobs that may wait for a thread; beyond it requests get 503 with `Retry-After`.
+    public var queueLimit = 64
+    /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+
+    public init(root: String, cacheDirectory: String) {
+        self.root = root
+        self.cacheDirectory = cacheDirectory
+    }
+
+    /// The decoded-image budget: half of the memory cache (the other half holds encoded responses).
+    var decodedCacheByteLimit: Int { memoryCacheByteLimit / 2 }
+    var responseCacheByteLimit: Int { memoryCacheByteLimit - decodedCacheByteLimit }
+
+    /// Whether a source of `size` is decoded into memory rather than given a pyramid: small enough by
+    /// configuration, and its decoded RGBA bitmap at most half the decoded-image budget.
+    func isSmall(_ size: PixelSize) -> Bool {
+        size.area <= smallSourcePixelLimit && size.area <= decodedCacheByteLimit / 8
+    }
+}

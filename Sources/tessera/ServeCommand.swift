@@ -1,0 +1,84 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import Tessera
+import TesseraServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the images under ROOT over IIIF Image API 3.0 and Deep Zoom, building pyramids on demand.",
+        discussion: """
+            Routes: /iiif/3/{id}/info.json, /iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}, \
+            /dzi/{id}.dzi, /dzi/{id}_files/{level}/{col}_{row}.jpeg, /health, /metrics. An identifier is a \
+            path relative to ROOT with / written %2F. Stops gracefully on SIGTERM or SIGINT.
+            """
+    )
+
+    @Argument(help: "The directory whose images are served (not scanned at start-up).")
+    var root: String
+
+    @Option(help: "The address to listen on (loopback unless told otherwise).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port, 0–65535 (0: any free port, printed at start-up).", transform: Parse.integer(0, 65535))
+    var port = 8080
+
+    @Option(help: "Where built pyramids are kept (default: $XDG_CACHE_HOME/tessera or ~/.cache/tessera).")
+    var cacheDir: String?
+
+    @Option(help: "The most MiB of pyramids kept on disk, least recently used evicted (default 10240).",
+            transform: Parse.integer(1))
+    var cacheSize = 10_240
+
+    @Option(help: "The most MiB of decoded images and responses kept in memory (default 256).", transform: Parse.integer(1))
+    var memoryCache = 256
+
+    @Option(help: "The base URL clients reach the server by, for info.json ids (default: http:// and the Host header).",
+            transform: Parse.httpURL)
+    var publicURL: String?
+
+    @Option(help: "The most pixels one response may have, advertised as maxArea (default 40000000).",
+            transform: Parse.integer(1))
+    var maxArea = 40_000_000
+
+    @Option(help: "The most pixels a source may have (default 268402689).", transform: Parse.integer(1))
+    var maxSourcePixels = DecodeOptions.defaultMaximumPixelCount
+
+    @Option(help: "Cache-Control max-age in seconds (default 86400).", transform: Parse.integer(0))
+    var maxAge = 86_400
+
+    func run() async throws {
+        var configuration = ServerConfiguration(root: root, cacheDirectory: cacheDir ?? Self.defaultCacheDirectory())
+        configuration.host = host
+        configuration.port = port
+        configuration.cacheByteLimit = cacheSize << 20
+        configuration.memoryCacheByteLimit = memoryCache << 20
+        configuration.publicURL = publicURL
+        configuration.limits.maxArea = maxArea
+        configuration.sourcePixelLimit = maxSourcePixels
+        configuration.cacheMaxAge = maxAge
+        let server: TesseraServer
+        do {
+            server = try TesseraServer(configuration: configuration)
+        } catch {
+            let failures = FailureLog()
+            failures.report(root, error)
+            try failures.exit()
+            return
+        }
+        let host = self.host
+        try await server.run { port in
+            print("tessera serve: listening on http://\(host):\(port)/ (root \(root))")
+            fflush(nil)  // all streams: a test or script waits for this line through a pipe
+        }
+    }
+
+    static func defaultCacheDirectory() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty { return cache + "/tessera" }
+        return (environment["HOME"] ?? "/tmp") + "/.cache/tessera"
+    }
+}

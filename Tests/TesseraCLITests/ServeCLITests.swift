@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// `tessera serve` as a process: the official IIIF validator against it, and graceful shutdown.
+@Suite("tessera serve", .serialized)
+struct ServeCLITests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    /// The validator's venv, made by scripts/bootstrap.sh.
+    static let validatorPython = repository.appendingPathComponent(".build/iiif-validator-venv/bin/python").path
+
+    /// A running `tessera serve` on 127.0.0.1 and a free port, stopped by its PID.
+    final class RunningServer {
+        let process = Process()
+        let port: Int
+        private let output = Pipe()
+
+        init(root: String, cache: String, extra: [String] = []) throws {
+            port = try Self.freePort()
+            process.executableURL = CLI.executable
+            process.arguments = ["serve", root, "--host", "127.0.0.1", "--port", String(port), "--cache-dir", cache] + extra
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The command prints one line once it listens.
+            let line = output.fileHandleForReading.availableLine()
+            guard line.contains("listening on http://127.0.0.1:\(port)/") else {
+                process.terminate()
+                throw ServeError(message: "tessera serve did not start: \(line)")
+            }
+        }
+
+        /// SIGTERM, then the exit status.
+        func stop() -> Int32 {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        static func freePort() throws -> Int {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+            }
+            guard bound else { throw ServeError(message: "no free port") }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+    }
+
+    struct ServeError: Error { let message: String }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let text = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path + "/root", withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test("the official IIIF validator passes every level-2 test and the optional ones Tessera offers")
+    func officialValidator() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The validator's own test image (from its own colour table), named without an extension:
+        // it sends the identifier unescaped, and Tessera sniffs the format from the bytes.
+        let image = directory + "/root/tessera-validator"
+        let (made, madeOutput) = try Self.run(Self.validatorPython, [
+            Self.repository.appendingPathComponent("scripts/iiif-validator-image.py").path, image, "png"])
+        #expect(made == 0, "\(madeOutput)")
+        let server = try RunningServer(root: directory + "/root", cache: directory + "/cache")
+        let (status, report) = try Self.run(
+            Self.repository.appendingPathComponent("scripts/iiif-validate.sh").path,
+            ["127.0.0.1:\(server.port)", "iiif/3", "tessera-validator"],
+            environment: ["IIIF_VALIDATOR_PYTHON": Self.validatorPython, "IIIF_VALIDATOR_SEED": "1"])
+        #expect(server.stop() == 0)
+        #expect(status == 0, "\(report)")
+        #expect(report.contains("iiif-validator: 41 passed, 0 failed"), "\(report)")
+    }
+
+    @Test("SIGTERM lets the request in flight finish, then exits 0")
+    func gracefulShutdown() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Big enough that its first tile waits on a pyramid build.
+        let (made, _) = try Self.run(Self.validatorPython, ["-c", """
+            from PIL import Image
+            Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
+            """])
+        #expect(made == 0)
+        let server = try RunningServer(root: directory + "/root", cache: directory + "/cache")
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60",
+                          "http://127.0.0.1:\(server.port)/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"]
+        let out = Pipe()
+        curl.standardOutput = out
+        try curl.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        let exitStatus = server.stop()
+        let code = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        curl.waitUntilExit()
+        #expect(code == "200")
+        #expect(exitStatus == 0)
+        // Stopped means stopped: nothing listens any more.
+        let after = try Self.run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                                                  "http://127.0.0.1:\(server.port)/health"])
+        #expect(after.1 == "000")
+    }
+
+    @Test("a root that is not a directory is one line on stderr and a non-zero exit")
+    func badRoot() throws {
+        let result = try CLI.run(["serve", "/nonexistent/tessera-root", "--port", "0"])
+        #expect(result.status != 0)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        let bad = try CLI.run(["serve", "/tmp", "--port", "70000"])
+        #expect(bad.status == 64)
+    }
+}
+
+private extension FileHandle {
+    /// Bytes up to the first newline (or the end), blocking.
+    func availableLine() -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = readData(ofLength: 1)
+            guard let byte = chunk.first, byte != UInt8(ascii: "\n") else { break }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
