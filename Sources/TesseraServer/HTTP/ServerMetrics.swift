@@ -8,9 +8,8 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// Counters and histograms by label values, made once (the registry would dedupe, but only after
     /// building its key each time).
-    private let requestCounters = Mutex<[String: Counter]>([:])
+    private let counters = Mutex<[String: Counter]>([:])
     private let latencies = Mutex<[String: DurationHistogram]>([:])
-    private let cacheCounters = Mutex<[String: Counter]>([:])
     private let buildCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
@@ -38,18 +37,10 @@ final class ServerMetrics: Sendable {
 
     /// Counts one answered request and its latency, by route name (`iiif_image`, `dzi_tile`…) and status.
     func recordRequest(route: String, status: Int, duration: Duration) {
-        let key = route + " " + String(status)
-        let counter = requestCounters.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = registry.makeCounter(
-                descriptor: MetricNameDescriptor(
-                    namespace: "tessera", metricName: "http_requests", unitName: "total",
-                    helpText: "HTTP requests answered, by route and status"),
-                labels: [("route", route), ("status", String(status))])
-            counters[key] = counter
-            return counter
-        }
-        counter.increment()
+        counter("requests \(route) \(status)", MetricNameDescriptor(
+            namespace: "tessera", metricName: "http_requests", unitName: "total",
+            helpText: "HTTP requests answered, by route and status"),
+            labels: [("route", route), ("status", String(status))]).increment()
         let histogram = latencies.withLock { histograms in
             if let histogram = histograms[route] { return histogram }
             let histogram = registry.makeDurationHistogram(
@@ -66,18 +57,20 @@ final class ServerMetrics: Sendable {
     /// Counts a lookup in one cache tier (`response`, `decoded`, `pyramid`).
     func recordCache(tier: String, hit: Bool) {
         let result = hit ? "hit" : "miss"
-        let key = tier + " " + result
-        let counter = cacheCounters.withLock { counters in
+        counter("cache \(tier) \(result)", MetricNameDescriptor(
+            namespace: "tessera", metricName: "cache_lookups", unitName: "total",
+            helpText: "Cache lookups by tier and result"),
+            labels: [("tier", tier), ("result", result)]).increment()
+    }
+
+    /// The counter for `key`, made in the registry the first time.
+    private func counter(_ key: String, _ descriptor: MetricNameDescriptor, labels: [(String, String)]) -> Counter {
+        counters.withLock { counters in
             if let counter = counters[key] { return counter }
-            let counter = registry.makeCounter(
-                descriptor: MetricNameDescriptor(
-                    namespace: "tessera", metricName: "cache_lookups", unitName: "total",
-                    helpText: "Cache lookups by tier and result"),
-                labels: [("tier", tier), ("result", result)])
+            let counter = registry.makeCounter(descriptor: descriptor, labels: labels)
             counters[key] = counter
             return counter
         }
-        counter.increment()
     }
 
     func recordPyramidBuild(duration: Duration) {
