@@ -55,7 +55,9 @@ PHOTO_SIZE = (16000, 12000)
 IIPSRV = "/usr/lib/iipimage-server/iipsrv.fcgi"
 DEFAULT_SERVE = ("{tessera} serve {root} --host 127.0.0.1 --port {port} --cache-dir {cache} "
                  "--memory-cache 64")
-TOOLS = {"nginx": "nginx", "wrk": "wrk", "spawn-fcgi": "spawn-fcgi", "vips": "libvips-tools",
+# nginx is in /usr/sbin, often not on an ordinary user's PATH.
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+TOOLS = {NGINX: "nginx", "wrk": "wrk", "spawn-fcgi": "spawn-fcgi", "vips": "libvips-tools",
          IIPSRV: "iipimage-server", "/usr/bin/time": "time"}
 
 
@@ -561,7 +563,7 @@ def nginx_conf(directory, server_block):
     text = (TEMPLATES / "nginx-common.conf").read_text()
     text = text.replace("@DIR@", str(directory)).replace("@USER@", user).replace("@SERVER@", server_block)
     (directory / "nginx.conf").write_text(text)
-    return ["nginx", "-p", str(directory), "-c", str(directory / "nginx.conf"), "-e", str(directory / "error.log")]
+    return [NGINX, "-p", str(directory), "-c", str(directory / "nginx.conf"), "-e", str(directory / "error.log")]
 
 
 def start_nginx_static(work, static_root, name):
