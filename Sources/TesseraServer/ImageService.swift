@@ -27,7 +27,7 @@ final class ImageService: Sendable {
     let metrics: ServerMetrics
     private let decoded: MemoryImageCache
     private let responses: ResponseCache
-    private let probes = Mutex(LRUCache<SourceIdentity, ImageProperties>(costLimit: 4096))
+    private let probes = Mutex(LRUCache<FileIdentity, ImageProperties>(costLimit: 4096))
     private let renders = SingleFlight<ByteBuffer>()
     private let levels = SingleFlight<PixelBuffer>()
 
@@ -159,8 +159,7 @@ final class ImageService: Sendable {
             return tile
         }
         metrics.recordCache(tier: "decoded", hit: false)
-        let bytes = try Self.readFile(path)
-        let tile = try ImageDecoder().decode(.data(Data(bytes.readableBytesView))).pixels
+        let tile = try ImageDecoder().decode(.file(path)).pixels
         decoded.store(tile, for: path)
         return tile
     }

@@ -174,7 +174,7 @@ struct ServingTests {
     @Test func leftoversOfAnInterruptedBuildAreNeverServedAndAreRemoved() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let identity = try #require(SourceIdentity(path: sandbox.root + "/big.png"))
+        let identity = try #require(FileIdentity(path: sandbox.root + "/big.png"))
         // What a build killed mid-way leaves: a staging directory with some tiles and no descriptor.
         let staging = sandbox.cache + "/" + identity.description + "/.tessera-iiif-killed/iiif/0,0,512,512/512,512/0"
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
@@ -213,7 +213,7 @@ struct ServingTests {
             }
         }
         let kept = try FileManager.default.contentsOfDirectory(atPath: sandbox.cache).filter { !$0.hasPrefix(".") }
-        let identity = { (index: Int) in SourceIdentity(path: sandbox.root + "/p\(index).png")!.description }
+        let identity = { (index: Int) in FileIdentity(path: sandbox.root + "/p\(index).png")!.description }
         #expect(server.service.pyramids.totalBytes <= limit)
         #expect(kept.count == 2)
         #expect(kept.contains(identity(2)))

@@ -97,8 +97,7 @@ public struct Thumbnailer: Sendable {
             // libheif decodes whole; its bitmap is shrunk in place, without a second full-size copy.
             let format = header.properties.decodedFormat
             try decodeOptions.limits.check(full, format)
-            let (factorX, factorY) = Self.boxFactors(from: full, toward: storedTarget)
-            var shrinker = BoxShrinker(inputSize: full, format: format, factorX: factorX, factorY: factorY)
+            var shrinker = BoxShrinker(inputSize: full, format: format, toward: storedTarget)
             memory.hold(full.byteCount(in: format) + shrinker.workingByteCount)
             try heif.decodeRows(format: format, expectedSize: full) { shrinker.append(row: $0) }
             memory.release(full.byteCount(in: format))
@@ -112,20 +111,13 @@ public struct Thumbnailer: Sendable {
         return (shrunk, decoded.decodeScale, decoded.isTruncated)
     }
 
-    /// Whole factors per axis that leave between 2 and 4 times the target (or less when the input is
-    /// already that small), so Lanczos works on a bounded image.
-    static func boxFactors(from size: PixelSize, toward target: PixelSize) -> (x: Int, y: Int) {
-        (max(1, size.width / max(target.width, 1) / 2), max(1, size.height / max(target.height, 1) / 2))
-    }
-
     private static func shrinkStreaming(
         _ reader: any ScanlineReader, toward target: PixelSize, limits: AllocationLimits, context: WorkContext,
         memory: inout WorkingMemory
     ) throws(ImageDecodingError) -> PixelBuffer {
         let size = reader.outputSize
-        let (factorX, factorY) = boxFactors(from: size, toward: target)
         let pipeline = try ScanlinePipeline(reader, limits: limits)
-        var shrinker = BoxShrinker(inputSize: size, format: reader.outputFormat, factorX: factorX, factorY: factorY)
+        var shrinker = BoxShrinker(inputSize: size, format: reader.outputFormat, toward: target)
         memory.hold(pipeline.bufferByteCount + shrinker.workingByteCount)
         try pipeline.forEachRow(context: context) { shrinker.append(row: $0) }
         memory.release(pipeline.bufferByteCount)
@@ -133,13 +125,11 @@ public struct Thumbnailer: Sendable {
     }
 
     private static func shrink(_ pixels: PixelBuffer, toward target: PixelSize, memory: inout WorkingMemory) -> PixelBuffer {
-        let (factorX, factorY) = boxFactors(from: pixels.size, toward: target)
-        guard factorX > 1 || factorY > 1 else { return pixels }
-        var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, factorX: factorX, factorY: factorY)
+        let shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, toward: target)
+        guard shrinker.reduces else { return pixels }
         memory.hold(shrinker.workingByteCount)
-        for y in 0..<pixels.height { pixels.withRow(y) { shrinker.append(row: $0) } }
         memory.release(pixels.byteCount)
-        return shrinker.result()
+        return BoxShrinker.reduce(pixels, toward: target)
     }
 
     /// The embedded JPEG (EXIF IFD1) or HEIF thumbnail, decoded, when it covers the target.

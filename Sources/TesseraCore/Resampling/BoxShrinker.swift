@@ -28,6 +28,27 @@ public struct BoxShrinker: Sendable {
         output = [UInt8](repeating: 0, count: outputSize.width * outputSize.height * format.bytesPerPixel)
     }
 
+    /// A shrinker that reduces `inputSize` by the whole factors per axis that leave between 2 and 4
+    /// times `target` (or nothing, when the input is already that small), so a Lanczos pass after it
+    /// works on a bounded image, as libvips does before its final resample.
+    public init(inputSize: PixelSize, format: PixelFormat, toward target: PixelSize) {
+        self.init(inputSize: inputSize, format: format,
+                  factorX: max(1, inputSize.width / max(target.width, 1) / 2),
+                  factorY: max(1, inputSize.height / max(target.height, 1) / 2))
+    }
+
+    /// Whether this shrinker reduces at all.
+    public var reduces: Bool { factorX > 1 || factorY > 1 }
+
+    /// `pixels` reduced toward `target` as ``init(inputSize:format:toward:)`` decides; the same
+    /// buffer when no whole factor applies.
+    public static func reduce(_ pixels: PixelBuffer, toward target: PixelSize) -> PixelBuffer {
+        var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, toward: target)
+        guard shrinker.reduces else { return pixels }
+        for y in 0..<pixels.height { pixels.withRow(y) { shrinker.append(row: $0) } }
+        return shrinker.result()
+    }
+
     /// Bytes this shrinker holds: the sums row and the output bitmap.
     public var workingByteCount: Int { sums.count * 8 + output.count }
 

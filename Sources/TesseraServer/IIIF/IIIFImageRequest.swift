@@ -283,8 +283,7 @@ extension IIIFImageRequest {
     private static func parseSize(_ raw: String) throws(IIIFRequestError) -> Size {
         let text = try decoded(raw, .size)
         var body = Substring(text)
-        let upscaling = body.first == "^"
-        if upscaling { body = body.dropFirst() }
+        let upscaling = body.removeFirst(ifEqualTo: "^")
         let kind: Size.Kind
         if body == "max" {
             kind = .max
@@ -294,8 +293,7 @@ extension IIIFImageRequest {
             guard let percent = decimal(body.dropFirst(4)) else { throw IIIFRequestError(.size, text, sizeForms) }
             kind = .percent(percent)
         } else {
-            let confined = body.first == "!"
-            if confined { body = body.dropFirst() }
+            let confined = body.removeFirst(ifEqualTo: "!")
             let parts = body.split(separator: ",", omittingEmptySubsequences: false)
             guard parts.count == 2 else { throw IIIFRequestError(.size, text, sizeForms) }
             switch (parts[0].isEmpty, parts[1].isEmpty, confined) {
@@ -323,8 +321,7 @@ extension IIIFImageRequest {
     private static func parseRotation(_ raw: String) throws(IIIFRequestError) -> Rotation {
         let text = try decoded(raw, .rotation)
         var body = Substring(text)
-        let mirrored = body.first == "!"
-        if mirrored { body = body.dropFirst() }
+        let mirrored = body.removeFirst(ifEqualTo: "!")
         guard let degrees = decimal(body) else { throw IIIFRequestError(.rotation, text, rotationForms) }
         let rotation = Rotation(degrees: degrees, mirrored: mirrored)
         try rotation.check(value: text)
@@ -353,29 +350,10 @@ extension IIIFImageRequest {
     /// that are not UTF-8 become U+FFFD, which no parameter accepts.
     private static func decoded(_ raw: String, _ parameter: IIIFRequestError.Parameter) throws(IIIFRequestError) -> String {
         guard raw.utf8.contains(UInt8(ascii: "%")) else { return raw }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(raw.utf8.count)
-        var iterator = raw.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexDigitValue), let low = iterator.next().flatMap(hexDigitValue) else {
-                throw IIIFRequestError(parameter, raw, "has a malformed percent-escape (% must be followed by two hex digits)")
-            }
-            bytes.append(high << 4 | low)
+        guard let decoded = PercentEncoding.decode(raw) else {
+            throw IIIFRequestError(parameter, raw, "has a malformed percent-escape (% must be followed by two hex digits) or is not UTF-8")
         }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexDigitValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
+        return decoded
     }
 
     private static func isDecimalDigit(_ byte: UInt8) -> Bool {
@@ -442,5 +420,14 @@ extension IIIFImageRequest {
             if text.last == "." { text.removeLast() }
         }
         return sign + text
+    }
+}
+
+private extension Substring {
+    /// Drops the first character when it is `prefix` (IIIF's `^` and `!` markers); says whether it did.
+    mutating func removeFirst(ifEqualTo prefix: Character) -> Bool {
+        guard first == prefix else { return false }
+        removeFirst()
+        return true
     }
 }

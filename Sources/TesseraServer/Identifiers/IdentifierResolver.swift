@@ -11,7 +11,7 @@ public struct ResolvedSource: Sendable, Hashable {
     public var relativePath: String
     /// The file's absolute path. Never shown to a client.
     public var path: String
-    public var identity: SourceIdentity
+    public var identity: FileIdentity
 }
 
 /// Why an identifier was refused. The message quotes the identifier, never a filesystem path.
@@ -71,7 +71,7 @@ public struct IdentifierResolver: Sendable {
         let relative = try Self.relativePath(of: identifier)
         let candidate = rootPath + "/" + relative
         guard let real = Self.realPath(candidate), real.hasPrefix(rootPath + "/"),
-            let identity = SourceIdentity(path: real)
+            let identity = FileIdentity(path: real)
         else { throw IdentifierError(identifier: identifier, reason: .notFound) }
         return ResolvedSource(relativePath: relative, path: real, identity: identity)
     }
@@ -81,7 +81,7 @@ public struct IdentifierResolver: Sendable {
         func refuse(_ why: String) -> IdentifierError { IdentifierError(identifier: identifier, reason: .invalid(why)) }
         guard !identifier.isEmpty else { throw refuse("is empty") }
         guard identifier.utf8.count <= 4096 else { throw refuse("is longer than 4096 bytes") }
-        guard let decoded = percentDecoded(identifier) else { throw refuse("has a malformed %-escape or is not UTF-8") }
+        guard let decoded = PercentEncoding.decode(identifier) else { throw refuse("has a malformed %-escape or is not UTF-8") }
         if decoded.contains("%") { throw refuse("is encoded twice") }
         if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw refuse("contains a control character")
@@ -94,49 +94,6 @@ public struct IdentifierResolver: Sendable {
             if component.hasPrefix(".") { throw refuse("names a hidden file") }
         }
         return decoded
-    }
-
-    /// `text` with every `%XX` replaced by its byte, decoded as UTF-8; nil for a bad escape or bytes
-    /// that are not UTF-8.
-    static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    /// `identifier` percent-encoded for a URL path segment: everything but unreserved characters
-    /// (RFC 3986), so `/` becomes `%2F`.
-    public static func encode(_ relativePath: String) -> String {
-        var result = ""
-        for byte in relativePath.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
-            }
-        }
-        return result
     }
 
     private static func realPath(_ path: String) -> String? {

@@ -73,15 +73,7 @@ enum RegionRenderer {
     static func finish(_ regionPixels: PixelBuffer, request: ResolvedIIIFRequest) -> PixelBuffer {
         var pixels = regionPixels
         if pixels.size != request.scaledSize {
-            // Shrink by whole factors first when far larger, so Lanczos works on a bounded image.
-            let factorX = max(1, pixels.width / max(1, request.scaledSize.width) / 2)
-            let factorY = max(1, pixels.height / max(1, request.scaledSize.height) / 2)
-            if factorX > 1 || factorY > 1 {
-                var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, factorX: factorX, factorY: factorY)
-                for y in 0..<pixels.height { pixels.withRow(y) { shrinker.append(row: $0) } }
-                pixels = shrinker.result()
-            }
-            pixels = LanczosResampler.resize(pixels, to: request.scaledSize)
+            pixels = LanczosResampler.resize(BoxShrinker.reduce(pixels, toward: request.scaledSize), to: request.scaledSize)
         }
         let degrees = request.rotation.degrees.truncatingRemainder(dividingBy: 360)
         if degrees.truncatingRemainder(dividingBy: 90) == 0 {

@@ -20,7 +20,7 @@ struct IIIFRoutes {
         }
         group.get(":identifier/info.json") { request, context in
             let source = try service.resolve(try context.parameters.require("identifier"))
-            let id = baseURL(request) + "/iiif/3/" + IdentifierResolver.encode(source.relativePath)
+            let id = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath)
             let contentType = Self.infoContentType(accept: request.headers[values: .accept])
             let body = try await withDeadline(service.configuration.requestTimeout) {
                 try await service.info(for: source, id: id)
@@ -42,7 +42,7 @@ struct IIIFRoutes {
             let (body, resolved) = try await withDeadline(service.configuration.requestTimeout) {
                 try await service.image(for: source, request: imageRequest)
             }
-            let canonical = baseURL(request) + "/iiif/3/" + IdentifierResolver.encode(source.relativePath) + "/" + resolved.canonicalPath
+            let canonical = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
             return CacheableResponse(
                 body: body, contentType: Self.mediaType(resolved.format),
                 entityTag: ImageService.entityTag(source, "iiif|" + resolved.canonicalPath),

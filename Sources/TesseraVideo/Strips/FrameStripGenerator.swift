@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 public import TesseraCore
 
 /// Makes frame strips: N frames across a video, each decoded only as far as needed and scaled
@@ -50,7 +55,9 @@ public actor FrameStripGenerator {
         path: String, asset probed: VideoAsset?, request: FrameStripRequest, progress: WorkProgress?, priority: WorkPriority
     ) async throws -> FrameStrip {
         guard request.frameCount > 0 else { throw VideoError.decodeFailed(reason: "a strip needs at least one frame") }
-        let identity = try FileIdentity(path: path)
+        guard let identity = FileIdentity(path: path) else {
+            throw VideoError.unreadable(reason: access(path, F_OK) == 0 ? "not a regular file" : String(cString: strerror(errno)))
+        }
         if let cached = cache.value(for: FrameStripKey(file: identity, request: request)) { return cached }
         let asset: VideoAsset
         if let probed { asset = probed } else { asset = try await VideoAsset.load(path: path) }

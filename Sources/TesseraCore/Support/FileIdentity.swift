@@ -4,10 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// What makes a source file the same file: device, inode, size and modification time (ns). A
-/// changed or replaced file gets a new identity, so every derivative keyed by it (pyramids, decoded
-/// images, ETags) is rebuilt rather than served stale.
-public struct SourceIdentity: Sendable, Hashable, CustomStringConvertible {
+/// What makes a file the same file, without reading it: device, inode, size and modification time
+/// (ns). A changed, replaced or touched file gets a new identity, so whatever is keyed by it (a
+/// frame strip, a pyramid, a decoded image, an ETag) is made again rather than served stale.
+public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
     public var device: UInt64
     public var inode: UInt64
     public var byteCount: Int
