@@ -74,13 +74,15 @@ let package = Package(
             swiftSettings: layered
         ),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
+        .target(name: "CTesseraProcess"),
         // The only module that imports Hummingbird; its IIIF parser and identifier rules are plain Swift.
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraPipeline", "TesseraTiles",
+                "TesseraCore", "TesseraCodecs", "TesseraPipeline", "TesseraTiles", "CTesseraProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

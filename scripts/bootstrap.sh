@@ -30,6 +30,8 @@ bench_tools=(
   "cwebp:webp"
   "ffmpeg:ffmpeg"
   "hyperfine:hyperfine"
+  "wrk:wrk"
+  "spawn-fcgi:spawn-fcgi"
 )
 
 missing=()
@@ -51,6 +53,9 @@ if [ "${1:-}" = "--bench" ]; then
   for entry in "${bench_tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
   done
+  # The Serving benchmark's peers: nginx (in /usr/sbin, often not on a user's PATH) and iipsrv.
+  [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+  [ -x /usr/lib/iipimage-server/iipsrv.fcgi ] || missing+=(iipimage-server)
   # GNU time measures a child's peak RSS from a small parent (see scripts/bench/measure.py).
   [ -x /usr/bin/time ] || missing+=(time)
   # ImageMagick's `convert` must be the real one, not a stand-in of the same name.
@@ -88,11 +93,20 @@ fi
 echo "bootstrap: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp)
+# Packages with daemons (nginx) must not start them: the benchmarks start their own on loopback
+# ports and nothing else may listen. A policy-rc.d answering 101 is Debian's way to say so.
+policy=/usr/sbin/policy-rc.d
+made_policy=
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && made_policy=1
+fi
 if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
   cat "$log" >&2
   rm -f "$log"
+  [ -n "$made_policy" ] && $SUDO rm -f "$policy"
   echo "bootstrap: apt-get failed" >&2
   exit 1
 fi
 rm -f "$log"
+[ -n "$made_policy" ] && $SUDO rm -f "$policy"
 install_validator

@@ -8,7 +8,9 @@
 
 static TesseraTIFF table;
 static const TesseraTIFF *loaded;
-static __typeof__(&TIFFGetFieldDefaulted) getFieldDefaulted;  // variadic: C-only, not in the table
+// Variadic: C-only, not in the table.
+static __typeof__(&TIFFGetFieldDefaulted) getFieldDefaulted;
+static __typeof__(&TIFFSetField) setField;
 static char failure[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -30,6 +32,10 @@ static void load(void) {
 #undef TESSERA_TIFF_RESOLVE
     if (!(*(void **)&getFieldDefaulted = dlsym(handle, "TIFFGetFieldDefaulted"))) {
         snprintf(failure, sizeof failure, "libtiff lacks TIFFGetFieldDefaulted");
+        return;
+    }
+    if (!(*(void **)&setField = dlsym(handle, "TIFFSetField"))) {
+        snprintf(failure, sizeof failure, "libtiff lacks TIFFSetField");
         return;
     }
     loaded = &table;
@@ -165,6 +171,10 @@ int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value) {
 
 int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value) {
     return getFieldDefaulted(tiff, tag, value);
+}
+
+int tessera_tiff_decode_jpeg_as_rgb(TIFF *tiff) {
+    return setField(tiff, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
 }
 
 int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind) {

@@ -37,6 +37,15 @@ public enum Orientation: Int, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// The stored pixels that land in `rect` of the upright image (the same pixels, turned and
+    /// flipped into the stored image's frame). `storedSize` is the stored image's size.
+    public func storedRect(ofDisplayed rect: PixelRect, storedSize: PixelSize) -> PixelRect {
+        let first = storedCoordinate(ofDisplayed: rect.x, rect.y, storedSize: storedSize)
+        let last = storedCoordinate(ofDisplayed: rect.x + rect.width - 1, rect.y + rect.height - 1, storedSize: storedSize)
+        let x = min(first.x, last.x), y = min(first.y, last.y)
+        return PixelRect(x: x, y: y, width: max(first.x, last.x) - x + 1, height: max(first.y, last.y) - y + 1)
+    }
+
     /// The upright image: `buffer`'s stored pixels turned and flipped as this orientation says.
     public func apply(to buffer: PixelBuffer) -> PixelBuffer {
         if self == .up { return buffer }

@@ -18,12 +18,14 @@ import TesseraTiles
 /// Small sources are decoded with shrink-on-load at the coarsest power-of-two scale that serves the
 /// request and kept in the decoded-image cache; large ones get pyramids (``PyramidStore``), from
 /// which aligned IIIF tiles are served as the stored bytes and any other region is composed from
-/// the tiles of the level that serves it. Blocking work runs on the server's bounded executor.
+/// the tiles of the level that serves it. Tiled multi-resolution TIFFs are read tile by tile from
+/// their own levels, with nothing derived. Blocking work runs on the server's bounded executor.
 final class ImageService: Sendable {
     let configuration: ServerConfiguration
     let resolver: IdentifierResolver
     let executor: WorkExecutor
     let pyramids: PyramidStore
+    let tiffPyramids: TIFFPyramidPool
     let metrics: ServerMetrics
     private let decoded: MemoryImageCache
     private let responses: ResponseCache
@@ -40,6 +42,9 @@ final class ImageService: Sendable {
             directory: configuration.cacheDirectory, byteLimit: configuration.cacheByteLimit,
             tileSize: configuration.tileSize, jpegQuality: configuration.jpegQuality,
             sourcePixelLimit: configuration.sourcePixelLimit, executor: executor, metrics: metrics)
+        tiffPyramids = TIFFPyramidPool(
+            idleReadersPerSource: configuration.workerCount,
+            options: DecodeOptions(maximumPixelCount: configuration.sourcePixelLimit))
         decoded = MemoryImageCache(
             costLimit: configuration.decodedCacheByteLimit, countLimit: 100_000,
             entryCostLimit: configuration.decodedCacheByteLimit / 2)
@@ -68,38 +73,60 @@ final class ImageService: Sendable {
 
     /// The info.json body for `source`, whose service `id` is `id`.
     func info(for source: ResolvedSource, id: String) async throws -> ByteBuffer {
-        try await cached("info|" + id, source: source) {
-            let size = try await self.properties(of: source).size
-            let layout = IIIFLayout(imageSize: size, name: "", tileSize: self.configuration.tileSize)
-            // Sizes a client may ask for whole (thumbnails, overviews): the power-of-two reductions
-            // from about 64 px up to 2048 px on the longest side (the coarsest always), each one
-            // level of the pyramid, so a tile or a few.
-            var levelSizes = [size]
-            while let last = levelSizes.last, last.longestSide > 64 {
-                levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
-            }
-            var sizes = Array(levelSizes.filter { $0.longestSide <= 2048 }.reversed())
-            if sizes.isEmpty, let coarsest = levelSizes.last { sizes = [coarsest] }
+        try await answer("info|" + id, source: source) {
+            let properties = try await self.properties(of: source)
+            let tiling = try await self.tiling(of: source, properties: properties)
+            // Sizes a client may ask for whole (thumbnails, overviews): the levels from about 64 px
+            // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
+            var sizes = Array(tiling.levelSizes.filter { $0.longestSide <= 2048 }.reversed())
+            if sizes.isEmpty, let coarsest = tiling.levelSizes.last { sizes = [coarsest] }
             let info = IIIFImageInfo(
-                id: id, size: size,
-                tiles: [IIIFImageInfo.Tile(width: layout.tileSize, height: layout.tileSize, scaleFactors: layout.scaleFactors)],
+                id: id, size: properties.displaySize,
+                tiles: [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: tiling.scaleFactors)],
                 sizes: sizes, limits: self.configuration.limits)
             return ByteBuffer(string: info.json())
         }
     }
 
+    /// The tiles info.json advertises and the power-of-two levels (full size first) down to about
+    /// 64 px: a TIFF pyramid's own, or those of the IIIF pyramid the server builds (small sources are
+    /// described as if they had one).
+    private func tiling(
+        of source: ResolvedSource, properties: ImageProperties
+    ) async throws -> (tileSize: PixelSize, scaleFactors: [Int], levelSizes: [PixelSize]) {
+        if let shape = try await tiffShape(of: source, properties: properties) {
+            let count = shape.levelSizes.count
+            let last = shape.levelSizes.firstIndex { $0.longestSide <= 64 } ?? count - 1
+            return (shape.tileSize, (0..<count).map { 1 << $0 }, Array(shape.levelSizes[...last]))
+        }
+        let size = properties.displaySize
+        let layout = IIIFLayout(imageSize: size, name: "", tileSize: configuration.tileSize)
+        var levelSizes = [size]
+        while let last = levelSizes.last, last.longestSide > 64 {
+            levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
+        }
+        return (PixelSize(width: layout.tileSize, height: layout.tileSize), layout.scaleFactors, levelSizes)
+    }
+
+    /// The shape of `source` when it is a large tiled multi-resolution TIFF the server reads directly.
+    private func tiffShape(of source: ResolvedSource, properties: ImageProperties) async throws -> TIFFPyramidShape? {
+        guard properties.format == .tiff, !configuration.isSmall(properties.size) else { return nil }
+        return try await executor.run(priority: .high) { _ in try self.tiffPyramids.shape(of: source) }
+    }
+
     /// The encoded image an IIIF request asks for, and the request resolved (for its canonical form).
     func image(for source: ResolvedSource, request: IIIFImageRequest) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
         let properties = try await properties(of: source)
-        let resolved = try request.resolved(imageSize: properties.size, limits: configuration.limits)
-        let body = try await cached("iiif|" + resolved.canonicalPath, source: source) {
-            try await self.render(resolved, of: source, size: properties.size)
+        let resolved = try request.resolved(imageSize: properties.displaySize, limits: configuration.limits)
+        let body = try await answer("iiif|" + resolved.canonicalPath, source: source) {
+            try await self.render(resolved, of: source, properties: properties)
         }
         return (body, resolved)
     }
 
-    private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, size: PixelSize) async throws -> ByteBuffer {
+    private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
         let quality = configuration.jpegQuality
+        let size = properties.displaySize
         if configuration.isSmall(size) {
             let levelCount = 1 + Int(log2(Double(max(size.longestSide, 1))).rounded(.up))
             let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
@@ -111,9 +138,24 @@ final class ImageService: Sendable {
                 return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(cut, request: request), as: request.format, jpegQuality: quality))
             }
         }
-        let pyramid = try await pyramids.pyramid(.iiif, for: source, imageSize: size)
+        if let shape = try await tiffShape(of: source, properties: properties) {
+            let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: shape.levelSizes.count)
+            return try await executor.run { context in
+                let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: shape.levelSizes[reduction])
+                let composed = try RegionRenderer.compose(rect, tileSize: shape.tileSize, format: shape.pixelFormat) { column, row in
+                    try context.checkCancellation()
+                    return try self.decodedTile(key: "\(source.key)/tiff/\(reduction)/\(column)_\(row)") {
+                        try self.tiffPyramids.withReader(source, shape: shape) { try $0.tile(level: reduction, column: column, row: row) }
+                    }
+                }
+                return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(composed, request: request), as: request.format, jpegQuality: quality))
+            }
+        }
+        // The pyramid is of the stored pixels; a turned source's regions are cut from them and turned.
+        let orientation = properties.orientation
+        let pyramid = try await pyramids.pyramid(.iiif, for: source, imageSize: properties.size)
         guard let layout = pyramid.layout as? IIIFLayout else { throw ServerError(.internal, "IIIF pyramid has another layout") }
-        if let tile = AlignedTile(request, layout: layout) {
+        if orientation == .up, let tile = AlignedTile(request, layout: layout) {
             return try await executor.run(priority: .high) { _ in
                 try Self.readFile(pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row))
             }
@@ -121,19 +163,23 @@ final class ImageService: Sendable {
         let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: layout.levelCount)
         return try await executor.run { context in
             let levelSize = layout.levelSize(reduction: reduction)
-            let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
-            let composed = try RegionRenderer.compose(rect, tileSize: layout.tileSize, format: .rgb8) { column, row in
+            let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
+            let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
+            let tileSize = PixelSize(width: layout.tileSize, height: layout.tileSize)
+            let composed = try RegionRenderer.compose(rect, tileSize: tileSize, format: .rgb8) { column, row in
                 try context.checkCancellation()
-                return try self.decodedTile(pyramid, reduction: reduction, column: column, row: row)
+                let path = pyramid.tilePath(reduction: reduction, column: column, row: row)
+                return try self.decodedTile(key: path) { try ImageDecoder().decode(.file(path)).pixels }
             }
-            return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(composed, request: request), as: request.format, jpegQuality: quality))
+            let upright = orientation.apply(to: composed)
+            return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(upright, request: request), as: request.format, jpegQuality: quality))
         }
     }
 
-    /// A small source decoded at reduction `reduction` (about `size / 2^reduction`), shrunk while
-    /// decoding where the codec can, and kept in the decoded-image cache.
+    /// A small source decoded at reduction `reduction` (about `size / 2^reduction`, upright), shrunk
+    /// while decoding where the codec can, and kept in the decoded-image cache.
     private func decodedLevel(_ source: ResolvedSource, reduction: Int, imageSize: PixelSize) async throws -> PixelBuffer {
-        let key = source.identity.description + "/level/" + String(reduction)
+        let key = source.key + "/level/" + String(reduction)
         if let level = decoded.image(for: key) {
             metrics.recordCache(tier: "decoded", hit: true)
             return level
@@ -144,23 +190,22 @@ final class ImageService: Sendable {
         return try await levels.value(for: key) {
             let longest = reduction == 0 ? nil : IIIFLayout.levelSize(of: imageSize, reduction: reduction).longestSide
             let options = ThumbnailOptions(
-                sizing: .fit(maxPixelSize: longest), createThumbnailWithTransform: false, maximumPixelCount: limit)
+                sizing: .fit(maxPixelSize: longest), createThumbnailWithTransform: true, maximumPixelCount: limit)
             let pixels = try await Thumbnailer().thumbnail(.file(source.path), options: options, executor: executor).pixels
             self.decoded.store(pixels, for: key)
             return pixels
         }
     }
 
-    /// A pyramid tile decoded, through the decoded-image cache.
-    private func decodedTile(_ pyramid: BuiltPyramid, reduction: Int, column: Int, row: Int) throws -> PixelBuffer {
-        let path = pyramid.tilePath(reduction: reduction, column: column, row: row)
-        if let tile = decoded.image(for: path) {
+    /// A tile decoded by `decode`, through the decoded-image cache under `key`.
+    private func decodedTile(key: String, decode: () throws -> PixelBuffer) throws -> PixelBuffer {
+        if let tile = decoded.image(for: key) {
             metrics.recordCache(tier: "decoded", hit: true)
             return tile
         }
         metrics.recordCache(tier: "decoded", hit: false)
-        let tile = try ImageDecoder().decode(.file(path)).pixels
-        decoded.store(tile, for: path)
+        let tile = try decode()
+        decoded.store(tile, for: key)
         return tile
     }
 
@@ -169,21 +214,35 @@ final class ImageService: Sendable {
     /// The `.dzi` descriptor: the one the builder writes, made from the size alone so a viewer can
     /// start before the pyramid exists.
     func deepZoomDescriptor(for source: ResolvedSource) async throws -> ByteBuffer {
-        let size = try await properties(of: source).size
+        let size = try await properties(of: source).displaySize
         let descriptor = DeepZoomLayout(imageSize: size, name: "dzi").descriptors(fileExtension: "jpeg")[0].contents
         return ByteBuffer(bytes: descriptor)
     }
 
-    /// A Deep Zoom tile as `vips dzsave` numbers them (level 0 is 1×1), from the built pyramid.
+    /// A Deep Zoom tile as `vips dzsave` numbers them (level 0 is 1×1), from the built pyramid; for
+    /// a source turned by its orientation tag, rendered like an IIIF region of the upright image.
     func deepZoomTile(for source: ResolvedSource, level: Int, column: Int, row: Int) async throws -> ByteBuffer {
-        try await cached("dzi|\(level)/\(column)_\(row)", source: source) {
-            let size = try await self.properties(of: source).size
-            let layout = DeepZoomLayout(imageSize: size, name: "dzi")
+        try await answer("dzi|\(level)/\(column)_\(row)", source: source) {
+            let properties = try await self.properties(of: source)
+            let layout = DeepZoomLayout(imageSize: properties.displaySize, name: "dzi")
             let reduction = layout.maxLevel - level
             guard (0...layout.maxLevel).contains(level), column >= 0, row >= 0,
-                column < layout.columnSpans(reduction: reduction).count, row < layout.rowSpans(reduction: reduction).count
+                case let columns = layout.columnSpans(reduction: reduction), column < columns.count,
+                case let rows = layout.rowSpans(reduction: reduction), row < rows.count
             else { throw ServerError(.notFound, "no Deep Zoom tile \(level)/\(column)_\(row)") }
-            let pyramid = try await self.pyramids.pyramid(.deepZoom, for: source, imageSize: size)
+            guard properties.orientation == .up else {
+                // The tile's pixels (overlap included) at full resolution, scaled to the tile.
+                let size = properties.displaySize, step = 1 << reduction
+                let x = columns[column].lowerBound * step, y = rows[row].lowerBound * step
+                let width = min(size.width, columns[column].upperBound * step) - x
+                let height = min(size.height, rows[row].upperBound * step) - y
+                let request = try IIIFImageRequest(
+                    region: "\(x),\(y),\(width),\(height)", size: "\(columns[column].count),\(rows[row].count)",
+                    rotation: "0", qualityAndFormat: "default.jpg"
+                ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
+                return try await self.render(request, of: source, properties: properties)
+            }
+            let pyramid = try await self.pyramids.pyramid(.deepZoom, for: source, imageSize: properties.size)
             return try await self.executor.run(priority: .high) { _ in
                 try Self.readFile(pyramid.tilePath(reduction: reduction, column: column, row: row))
             }
@@ -192,21 +251,29 @@ final class ImageService: Sendable {
 
     // MARK: Support
 
-    /// The response cache in front of `make`, keyed by source identity and `key`; identical
-    /// concurrent misses share one `make`.
-    private func cached(
+    /// The body for `key` of `source`: from the response cache when it is there, answered on the
+    /// calling task (no child task, no other thread); else made by `make` under the request
+    /// deadline, identical concurrent misses sharing one `make`.
+    private func answer(
         _ key: String, source: ResolvedSource, make: @escaping @Sendable () async throws -> ByteBuffer
     ) async throws -> ByteBuffer {
-        let fullKey = source.identity.description + "|" + key
+        let fullKey = source.key + "|" + key
         if let body = responses.body(for: fullKey) {
             metrics.recordCache(tier: "response", hit: true)
             return body
         }
-        metrics.recordCache(tier: "response", hit: false)
-        return try await renders.value(for: fullKey) {
-            let body = try await make()
-            self.responses.store(body, for: fullKey)
-            return body
+        return try await withDeadline(configuration.requestTimeout) {
+            // Looked up again: another request may have stored it meanwhile.
+            if let body = self.responses.body(for: fullKey) {
+                self.metrics.recordCache(tier: "response", hit: true)
+                return body
+            }
+            self.metrics.recordCache(tier: "response", hit: false)
+            return try await self.renders.value(for: fullKey) {
+                let body = try await make()
+                self.responses.store(body, for: fullKey)
+                return body
+            }
         }
     }
 
@@ -214,7 +281,7 @@ final class ImageService: Sendable {
     /// (FNV-1a, 64 bits; a change of either changes it).
     static func entityTag(_ source: ResolvedSource, _ key: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in (source.identity.description + "|" + key).utf8 {
+        for byte in (source.key + "|" + key).utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         let hex = String(hash, radix: 16)

@@ -21,9 +21,11 @@ public struct ServerConfiguration: Sendable {
     public var limits = IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: 40_000_000)
     /// The most pixels a source may have (a decompression-bomb guard; 400 above it).
     public var sourcePixelLimit = DecodeOptions.defaultMaximumPixelCount
-    /// Sources with more pixels than this get a pyramid on first use; smaller ones are decoded,
-    /// shrunk on load, into the memory cache. Capped so that a decoded source fits the cache.
-    public var smallSourcePixelLimit = 4_000_000
+    /// Sources with more pixels than this get a pyramid on first use (or are read from their own
+    /// levels, for tiled multi-resolution TIFFs); smaller ones are decoded, shrunk on load, into the
+    /// memory cache. Capped so that a decoded source fits the cache. 2 MP by measurement: up to
+    /// there both paths serve regions at the same rate, above it pyramids are faster (README).
+    public var smallSourcePixelLimit = 2_000_000
     /// IIIF tile size of the built pyramids and of info.json's `tiles`.
     public var tileSize = 512
     /// JPEG quality of tiles and rendered images (75, libvips' default, so DZI tiles match `tessera tile`).

@@ -50,6 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Cache-Control max-age in seconds (default 86400).", transform: Parse.integer(0))
     var maxAge = 86_400
 
+    @Option(help: "Sources of at most this many pixels are decoded into memory; larger ones get pyramids (default 2000000).",
+            transform: Parse.integer(0))
+    var smallSourcePixels = 2_000_000
+
     func run() async throws {
         var configuration = ServerConfiguration(root: root, cacheDirectory: cacheDir ?? Self.defaultCacheDirectory())
         configuration.host = host
@@ -60,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits.maxArea = maxArea
         configuration.sourcePixelLimit = maxSourcePixels
         configuration.cacheMaxAge = maxAge
+        configuration.smallSourcePixelLimit = smallSourcePixels
+        TesseraServer.configureProcess()
         let server: TesseraServer
         do {
             server = try TesseraServer(configuration: configuration)

@@ -30,6 +30,12 @@ struct ServeCLITests {
             }
         }
 
+        /// SIGKILL: no chance to clean up.
+        func killHard() {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
         /// SIGTERM, then the exit status.
         func stop() -> Int32 {
             kill(process.processIdentifier, SIGTERM)
@@ -122,6 +128,49 @@ struct ServeCLITests {
         let after = try Self.run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
                                                   "http://127.0.0.1:\(server.port)/health"])
         #expect(after.1 == "000")
+    }
+
+    @Test("a server killed in the middle of a pyramid build leaves nothing served as complete; the next one cleans up and builds")
+    func killedMidBuild() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (made, _) = try Self.run(Self.validatorPython, ["-c", """
+            from PIL import Image
+            Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
+            """])
+        #expect(made == 0)
+        let cache = directory + "/cache"
+        let tile = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
+        let server = try RunningServer(root: directory + "/root", cache: cache)
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["curl", "-s", "-o", "/dev/null", "--max-time", "60", "http://127.0.0.1:\(server.port)\(tile)"]
+        try curl.run()
+        // Killed once the build has written tiles into its staging directory (bounded wait).
+        func files(_ suffix: String) -> [String] {
+            (FileManager.default.enumerator(atPath: cache)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(suffix) }
+        }
+        var polls = 0
+        while !files(".jpg").contains(where: { $0.contains("/.tessera-") }), polls < 3000, files("iiif/info.json").isEmpty {
+            Thread.sleep(forTimeInterval: 0.01)
+            polls += 1
+        }
+        server.killHard()
+        curl.waitUntilExit()
+        let staged = files(".jpg").filter { $0.contains("/.tessera-") }
+        #expect(!staged.isEmpty, "the build was not caught in the middle")
+        #expect(files("iiif/info.json").isEmpty, "a killed build left a pyramid that looks complete")
+
+        // The next server removes the leftovers at start and builds the pyramid whole on demand.
+        let next = try RunningServer(root: directory + "/root", cache: cache)
+        #expect(files(".jpg").filter { $0.contains("/.tessera-") }.isEmpty)
+        let (status, code) = try Self.run("/usr/bin/env", ["curl", "-s", "-o", directory + "/tile.jpg", "-w", "%{http_code}",
+                                                           "http://127.0.0.1:\(next.port)\(tile)"])
+        #expect(status == 0 && code == "200")
+        #expect(files("iiif/info.json").count == 1)
+        #expect(next.stop() == 0)
+        let header = try Data(contentsOf: URL(fileURLWithPath: directory + "/tile.jpg")).prefix(3)
+        #expect(header == Data([0xFF, 0xD8, 0xFF]))
     }
 
     @Test("a root that is not a directory is one line on stderr and a non-zero exit")

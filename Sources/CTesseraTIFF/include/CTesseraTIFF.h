@@ -22,7 +22,8 @@
     X(TIFFNumberOfDirectories) X(TIFFTileSize64) X(TIFFStripSize64) X(TIFFVStripSize64)            \
     X(TIFFNumberOfTiles) X(TIFFNumberOfStrips) X(TIFFGetStrileOffset) X(TIFFGetStrileByteCount)    \
     X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile) X(TIFFReadEncodedStrip)          \
-    X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)
+    X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
+    X(TIFFSetDirectory) X(TIFFReadRGBATileExt)
 
 typedef struct TesseraTIFF {
 #define TESSERA_TIFF_FIELD(name) __typeof__(&name) _Nonnull name;
@@ -55,6 +56,10 @@ TIFF *_Nullable tessera_tiff_open_memory(const unsigned char *bytes, size_t leng
 /// Returns 1 when the tag is present or has a default.
 int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value);
 int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value);
+/// Asks the JPEG codec for RGB rather than YCbCr (libjpeg upsamples and converts), for a directory
+/// with JPEG compression and YCbCr photometric. Returns 1 when set. Must be called again after
+/// changing directory.
+int tessera_tiff_decode_jpeg_as_rgb(TIFF *tiff);
 /// The count of extra samples (alpha and others) and the kind of the first one.
 int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind);
 

@@ -1,7 +1,7 @@
 import CTesseraTIFF
 import TesseraCore
 
-/// An open TIFF (first directory) whose libtiff messages are captured rather than printed, its
+/// An open TIFF (one directory, the first unless asked) whose libtiff messages are captured rather than printed, its
 /// strips or tiles checked against the image size, the file's length and the decode's limits before
 /// any of them is read. libtiff is loaded on first use; without it TIFF fails with
 /// `.libraryUnavailable`.
@@ -23,6 +23,9 @@ final class TIFFFile {
     let orientation: Orientation
     let isTiled: Bool
     let compression: Int
+    /// JPEG-compressed YCbCr whose codec is set to hand back RGB (upsampled and converted by
+    /// libjpeg), so its samples are read as stored like RGB's.
+    let decodesJPEGAsRGB: Bool
     /// The pixels one strip or tile covers: the full width by the rows per strip (at most the
     /// height), or one tile (which may reach past the image's edges).
     let pieceSize: PixelSize
@@ -32,7 +35,8 @@ final class TIFFFile {
     ///     and tile must lie within.
     ///   - limits: what one strip, tile or band of rows may take; libtiff's own allocations are held
     ///     to the same byte limit.
-    init(_ source: ImageSource, fileByteCount: Int, limits: AllocationLimits) throws(ImageDecodingError) {
+    ///   - directory: which image of the file, from 0.
+    init(_ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0) throws(ImageDecodingError) {
         let library = try LibTIFF.table()
         self.library = library
         messagesHandle = .allocate(TesseraTIFFMessages()) { _ in }
@@ -48,6 +52,11 @@ final class TIFFFile {
         }
         guard let opened else { throw Self.failure(messages) }
         handle = CHandle(opened) { library.TIFFClose($0) }
+        if directory > 0 {
+            guard directory <= Int(UInt16.max), library.TIFFSetDirectory(opened, UInt32(directory)) != 0 else {
+                throw .corrupt(reason: "the TIFF has no image \(directory)")
+            }
+        }
         func field32(_ tag: Int32) -> Int {
             var value: UInt32 = 0
             return tessera_tiff_get_uint32(opened, UInt32(tag), &value) != 0 ? Int(value) : 0
@@ -63,6 +72,9 @@ final class TIFFFile {
         planarConfiguration = field16(TIFFTAG_PLANARCONFIG, default: Int(PLANARCONFIG_CONTIG))
         orientation = Orientation(rawValue: field16(TIFFTAG_ORIENTATION, default: 1)) ?? .up
         compression = field16(TIFFTAG_COMPRESSION, default: Int(COMPRESSION_NONE))
+        // Before any size is asked: libtiff sizes YCbCr strips and tiles by their subsampling.
+        decodesJPEGAsRGB = compression == Int(COMPRESSION_JPEG) && photometric == Int(PHOTOMETRIC_YCBCR)
+            && bitsPerSample == 8 && tessera_tiff_decode_jpeg_as_rgb(opened) != 0
         var extraCount: UInt16 = 0
         var firstExtra: UInt16 = 0
         _ = tessera_tiff_get_extra_samples(opened, &extraCount, &firstExtra)
@@ -154,11 +166,12 @@ final class TIFFFile {
 
     var hasAlpha: Bool { extraSampleCount > 0 }
 
-    /// Whether samples are copied as stored: contiguous 8- or 16-bit gray or RGB, with alpha. The
-    /// rest (palette, CMYK, YCbCr, bilevel, separate planes) goes through libtiff's RGBA converter.
+    /// Whether samples are copied as stored: contiguous 8- or 16-bit gray or RGB, with alpha, and
+    /// JPEG-compressed YCbCr (which the codec turns into RGB). The rest (palette, CMYK, other YCbCr,
+    /// bilevel, separate planes) goes through libtiff's RGBA converter.
     var readsNatively: Bool {
         planarConfiguration == Int(PLANARCONFIG_CONTIG) && (bitsPerSample == 8 || bitsPerSample == 16)
-            && (photometric == Int(PHOTOMETRIC_MINISBLACK) || photometric == Int(PHOTOMETRIC_RGB))
+            && (photometric == Int(PHOTOMETRIC_MINISBLACK) || photometric == Int(PHOTOMETRIC_RGB) || decodesJPEGAsRGB)
             && samplesPerPixel >= decodedFormat.bytesPerPixel
     }
 
@@ -186,5 +199,60 @@ final class TIFFFile {
             return .truncated(reason: text)
         }
         return .corrupt(reason: text)
+    }
+}
+
+extension TIFFFile {
+    /// Copies `rows` × `columns` pixels of one strip or tile as stored (`source`, `sourceRowPixels`
+    /// pixels a row) to `destination` (`destinationRowPixels` a row) in ``decodedFormat``: the first
+    /// channels of each pixel, the high byte of 16-bit samples, min-is-white gray inverted.
+    func copyStoredPixels(
+        from source: UnsafeRawBufferPointer, rowPixels sourceRowPixels: Int, rows: Int, columns: Int,
+        to destination: UnsafeMutablePointer<UInt8>, rowPixels destinationRowPixels: Int
+    ) {
+        let channels = decodedFormat.bytesPerPixel
+        let bytesPerSample = bitsPerSample / 8
+        let pixelBytes = samplesPerPixel * bytesPerSample
+        let invert = photometric == Int(PHOTOMETRIC_MINISWHITE)
+        for row in 0..<rows {
+            let sourceRow = row * sourceRowPixels * pixelBytes
+            let output = destination + row * destinationRowPixels * channels
+            if bytesPerSample == 1 && pixelBytes == channels && !invert {
+                source.baseAddress.map { output.update(from: $0.assumingMemoryBound(to: UInt8.self) + sourceRow, count: columns * channels) }
+                continue
+            }
+            for column in 0..<columns {
+                let s = sourceRow + column * pixelBytes
+                for channel in 0..<channels {
+                    var value: UInt8
+                    if bytesPerSample == 2 {
+                        value = UInt8(source.loadUnaligned(fromByteOffset: s + channel * 2, as: UInt16.self) >> 8)
+                    } else {
+                        value = source[s + channel]
+                    }
+                    if invert && channel == 0 { value = 255 - value }
+                    output[column * channels + channel] = value
+                }
+            }
+        }
+    }
+
+    /// Stores one pixel of libtiff's RGBA converter (ABGR words, alpha premultiplied) at
+    /// `destination` in ``decodedFormat``, with the alpha divided out again.
+    func storeConverted(_ packed: UInt32, at destination: UnsafeMutablePointer<UInt8>) {
+        let format = decodedFormat
+        var red = Int(packed & 0xFF), green = Int(packed >> 8 & 0xFF), blue = Int(packed >> 16 & 0xFF)
+        let alpha = Int(packed >> 24)
+        if format.hasAlpha && alpha > 0 && alpha < 255 {
+            red = min(255, (red * 255 + alpha / 2) / alpha)
+            green = min(255, (green * 255 + alpha / 2) / alpha)
+            blue = min(255, (blue * 255 + alpha / 2) / alpha)
+        }
+        if format.isGray {
+            destination[0] = UInt8(red)
+        } else {
+            destination[0] = UInt8(red); destination[1] = UInt8(green); destination[2] = UInt8(blue)
+        }
+        if format.hasAlpha { destination[format.bytesPerPixel - 1] = UInt8(alpha) }
     }
 }

@@ -76,14 +76,12 @@ final class TIFFScanlineReader: ScanlineReader {
     private func readNativeBand() throws(ImageDecodingError) {
         guard let piece else { return }
         let width = outputSize.width
-        let channels = outputFormat.bytesPerPixel
         let samples = file.samplesPerPixel
         let bytesPerSample = file.bitsPerSample / 8
         let pieceWidth = file.pieceSize.width
         let pieceCount = (width + pieceWidth - 1) / pieceWidth
         // The rows of this band in one piece: a short last strip holds only those.
         let needed = bandRows * pieceWidth * samples * bytesPerSample
-        let invert = file.photometric == Int(PHOTOMETRIC_MINISWHITE)
         for index in 0..<pieceCount {
             let x0 = index * pieceWidth
             let buffer = piece.elements
@@ -100,24 +98,9 @@ final class TIFFScanlineReader: ScanlineReader {
                 throw .corrupt(reason: "a TIFF \(file.isTiled ? "tile" : "strip") decoded to \(read) bytes of the \(needed) its rows need")
             }
             let columns = min(pieceWidth, width - x0)
-            let source = UnsafeRawBufferPointer(buffer), output = band.elements
-            for row in 0..<bandRows {
-                let sourceRow = row * pieceWidth * samples * bytesPerSample
-                for column in 0..<columns {
-                    let s = sourceRow + column * samples * bytesPerSample
-                    let d = (row * width + x0 + column) * channels
-                    for channel in 0..<channels {
-                        var value: UInt8
-                        if bytesPerSample == 2 {
-                            value = UInt8(source.loadUnaligned(fromByteOffset: s + channel * 2, as: UInt16.self) >> 8)
-                        } else {
-                            value = source[s + channel]
-                        }
-                        if invert && channel == 0 { value = 255 - value }
-                        output[d + channel] = value
-                    }
-                }
-            }
+            file.copyStoredPixels(
+                from: UnsafeRawBufferPointer(buffer), rowPixels: pieceWidth, rows: bandRows, columns: columns,
+                to: band.elements.baseAddress! + x0 * outputFormat.bytesPerPixel, rowPixels: width)
         }
     }
 
@@ -128,23 +111,9 @@ final class TIFFScanlineReader: ScanlineReader {
         let ok = file.library.TIFFRGBAImageGet(rgbaImage, raster.baseAddress, UInt32(width), UInt32(bandRows))
         guard ok != 0 else { throw file.failure() }
         let channels = outputFormat.bytesPerPixel
-        let band = band.elements
+        let band = band.elements.baseAddress!
         for index in 0..<(width * bandRows) {
-            let packed = raster[index]
-            var red = Int(packed & 0xFF), green = Int(packed >> 8 & 0xFF), blue = Int(packed >> 16 & 0xFF)
-            let alpha = Int(packed >> 24)
-            if outputFormat.hasAlpha && alpha > 0 && alpha < 255 {
-                red = min(255, (red * 255 + alpha / 2) / alpha)
-                green = min(255, (green * 255 + alpha / 2) / alpha)
-                blue = min(255, (blue * 255 + alpha / 2) / alpha)
-            }
-            let d = index * channels
-            if outputFormat.isGray {
-                band[d] = UInt8(red)
-            } else {
-                band[d] = UInt8(red); band[d + 1] = UInt8(green); band[d + 2] = UInt8(blue)
-            }
-            if outputFormat.hasAlpha { band[d + channels - 1] = UInt8(alpha) }
+            file.storeConverted(raster[index], at: band + index * channels)
         }
     }
 }

@@ -7,12 +7,23 @@ import TesseraCore
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// Counters and histograms by label values, made once (the registry would dedupe, but only after
-    /// building its key each time).
-    private let counters = Mutex<[String: Counter]>([:])
+    /// building its descriptor and key each time, on every request).
+    private let requestCounters = Mutex<[RequestKey: Counter]>([:])
+    private let cacheCounters = Mutex<[CacheKey: Counter]>([:])
     private let latencies = Mutex<[String: DurationHistogram]>([:])
     private let buildCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
+
+    private struct RequestKey: Hashable {
+        let route: String
+        let status: Int
+    }
+
+    private struct CacheKey: Hashable {
+        let tier: String
+        let hit: Bool
+    }
 
     private static let latencyBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
@@ -37,10 +48,13 @@ final class ServerMetrics: Sendable {
 
     /// Counts one answered request and its latency, by route name (`iiif_image`, `dzi_tile`…) and status.
     func recordRequest(route: String, status: Int, duration: Duration) {
-        counter("requests \(route) \(status)", MetricNameDescriptor(
-            namespace: "tessera", metricName: "http_requests", unitName: "total",
-            helpText: "HTTP requests answered, by route and status"),
-            labels: [("route", route), ("status", String(status))]).increment()
+        counter(in: requestCounters, RequestKey(route: route, status: status)) { registry in
+            registry.makeCounter(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "http_requests", unitName: "total",
+                    helpText: "HTTP requests answered, by route and status"),
+                labels: [("route", route), ("status", String(status))])
+        }.increment()
         let histogram = latencies.withLock { histograms in
             if let histogram = histograms[route] { return histogram }
             let histogram = registry.makeDurationHistogram(
@@ -56,21 +70,24 @@ final class ServerMetrics: Sendable {
 
     /// Counts a lookup in one cache tier (`response`, `decoded`, `pyramid`).
     func recordCache(tier: String, hit: Bool) {
-        let result = hit ? "hit" : "miss"
-        counter("cache \(tier) \(result)", MetricNameDescriptor(
-            namespace: "tessera", metricName: "cache_lookups", unitName: "total",
-            helpText: "Cache lookups by tier and result"),
-            labels: [("tier", tier), ("result", result)]).increment()
+        counter(in: cacheCounters, CacheKey(tier: tier, hit: hit)) { registry in
+            registry.makeCounter(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "cache_lookups", unitName: "total",
+                    helpText: "Cache lookups by tier and result"),
+                labels: [("tier", tier), ("result", hit ? "hit" : "miss")])
+        }.increment()
     }
 
-    /// The counter for `key`, made in the registry the first time.
-    private func counter(_ key: String, _ descriptor: MetricNameDescriptor, labels: [(String, String)]) -> Counter {
-        counters.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = registry.makeCounter(descriptor: descriptor, labels: labels)
-            counters[key] = counter
-            return counter
-        }
+    /// The counter for `key` in `counters`, made in the registry the first time (two first uses at
+    /// once get the same counter: the registry dedupes by name and labels).
+    private func counter<Key: Hashable & Sendable>(
+        in counters: borrowing Mutex<[Key: Counter]>, _ key: Key, make: (PrometheusCollectorRegistry) -> Counter
+    ) -> Counter {
+        if let counter = counters.withLock({ $0[key] }) { return counter }
+        let counter = make(registry)
+        counters.withLock { $0[key] = counter }
+        return counter
     }
 
     func recordPyramidBuild(duration: Duration) {

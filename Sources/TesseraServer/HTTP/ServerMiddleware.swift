@@ -24,12 +24,14 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// A metric label for a route pattern: `/iiif/3/{identifier}/info.json` → `iiif_info`.
+    /// Counted without allocating: it runs on every request.
     static func routeName(_ pattern: String) -> String {
+        let slashes = pattern.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
         if pattern.hasPrefix("/iiif/3") {
             if pattern.hasSuffix("info.json") { return "iiif_info" }
-            return pattern.split(separator: "/").count > 3 ? "iiif_image" : "iiif_base"
+            return slashes > 3 ? "iiif_image" : "iiif_base"
         }
-        if pattern.hasPrefix("/dzi") { return pattern.split(separator: "/").count > 2 ? "dzi_tile" : "dzi_descriptor" }
+        if pattern.hasPrefix("/dzi") { return slashes > 2 ? "dzi_tile" : "dzi_descriptor" }
         return pattern.split(separator: "/").first.map(String.init) ?? "root"
     }
 

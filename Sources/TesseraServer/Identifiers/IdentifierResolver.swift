@@ -12,6 +12,15 @@ public struct ResolvedSource: Sendable, Hashable {
     /// The file's absolute path. Never shown to a client.
     public var path: String
     public var identity: FileIdentity
+    /// `identity`'s name, made once: the key of everything cached for this source.
+    public let key: String
+
+    public init(relativePath: String, path: String, identity: FileIdentity) {
+        self.relativePath = relativePath
+        self.path = path
+        self.identity = identity
+        key = identity.description
+    }
 }
 
 /// Why an identifier was refused. The message quotes the identifier, never a filesystem path.

@@ -41,15 +41,15 @@ enum RegionRenderer {
     /// `rect` of a level made of `tileSize` tiles, copied from the tiles it touches (`tile(column, row)`
     /// gives each decoded tile).
     static func compose(
-        _ rect: PixelRect, tileSize: Int, format: PixelFormat, tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
+        _ rect: PixelRect, tileSize: PixelSize, format: PixelFormat, tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
     ) throws -> PixelBuffer {
         var canvas = PixelBuffer(width: rect.width, height: rect.height, format: format)
         let channels = format.bytesPerPixel
-        for row in (rect.y / tileSize)...((rect.y + rect.height - 1) / tileSize) {
-            for column in (rect.x / tileSize)...((rect.x + rect.width - 1) / tileSize) {
+        for row in (rect.y / tileSize.height)...((rect.y + rect.height - 1) / tileSize.height) {
+            for column in (rect.x / tileSize.width)...((rect.x + rect.width - 1) / tileSize.width) {
                 var pixels = try tile(column, row)
                 if pixels.format != format { pixels = pixels.converted(to: format) }
-                let originX = column * tileSize, originY = row * tileSize
+                let originX = column * tileSize.width, originY = row * tileSize.height
                 let x0 = max(rect.x, originX), x1 = min(rect.x + rect.width, originX + pixels.width)
                 let y0 = max(rect.y, originY), y1 = min(rect.y + rect.height, originY + pixels.height)
                 guard x0 < x1, y0 < y1 else { continue }

@@ -13,9 +13,7 @@ struct DeepZoomRoutes {
             let name = try context.parameters.require("name")
             guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
             let source = try service.resolve(String(name.dropLast(4)))
-            let body = try await withDeadline(service.configuration.requestTimeout) {
-                try await service.deepZoomDescriptor(for: source)
-            }
+            let body = try await service.deepZoomDescriptor(for: source)
             return response(body, "application/xml", key: "dzi", source: source, request: request)
         }
         group.get(":name/:level/:tile") { request, context in
@@ -27,9 +25,7 @@ struct DeepZoomRoutes {
                 let column = Int(parts[0]), let row = Int(parts[1])
             else { throw ServerError(.notFound, "not a Deep Zoom tile path") }
             let source = try service.resolve(String(files.dropLast(6)))
-            let body = try await withDeadline(service.configuration.requestTimeout) {
-                try await service.deepZoomTile(for: source, level: level, column: column, row: row)
-            }
+            let body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
             return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request)
         }
     }

@@ -22,9 +22,7 @@ struct IIIFRoutes {
             let source = try service.resolve(try context.parameters.require("identifier"))
             let id = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath)
             let contentType = Self.infoContentType(accept: request.headers[values: .accept])
-            let body = try await withDeadline(service.configuration.requestTimeout) {
-                try await service.info(for: source, id: id)
-            }
+            let body = try await service.info(for: source, id: id)
             return CacheableResponse(
                 body: body, contentType: contentType,
                 entityTag: ImageService.entityTag(source, "info|" + id + "|" + contentType),
@@ -39,9 +37,7 @@ struct IIIFRoutes {
                 region: try parameters.require("region"), size: try parameters.require("size"),
                 rotation: try parameters.require("rotation"), qualityAndFormat: try parameters.require("file"))
             let source = try service.resolve(try parameters.require("identifier"))
-            let (body, resolved) = try await withDeadline(service.configuration.requestTimeout) {
-                try await service.image(for: source, request: imageRequest)
-            }
+            let (body, resolved) = try await service.image(for: source, request: imageRequest)
             let canonical = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
             return CacheableResponse(
                 body: body, contentType: Self.mediaType(resolved.format),
@@ -76,8 +72,11 @@ struct IIIFRoutes {
         }
         let configured = service.configuration.host + ":" + String(service.configuration.port)
         let host = request.head.authority ?? configured
-        let plausible = !host.isEmpty && host.utf8.count <= 255 && host.unicodeScalars.allSatisfy {
-            ($0.properties.isAlphabetic && $0.isASCII) || ("0"..."9").contains($0) || ".-:[]_".unicodeScalars.contains($0)
+        let plausible = !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: ".-:[]_".utf8.contains(byte)
+            }
         }
         return "http://" + (plausible ? host : configured)
     }

@@ -1,0 +1,242 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+import TesseraCodecs
+import TesseraCore
+import TesseraTiles
+@testable import TesseraServer
+
+/// A tiled multi-resolution TIFF written byte by byte (little-endian, uncompressed, chunky 8-bit
+/// RGB): one image directory per level, as `vips tiffsave --tile --pyramid` lays them out. Tiles
+/// at the edges are stored whole, padded with magenta, which must never show.
+enum PyramidTIFF {
+    static func encode(levels: [PixelBuffer], tileSize: Int, orientation: UInt16 = 1) -> Data {
+        var out = Data("II*\0".utf8)
+        var pointerToPatch = out.count
+        out.append(contentsOf: [0, 0, 0, 0])
+        func patch(_ at: Int, _ value: UInt32) {
+            withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(at..<(at + 4), with: $0) }
+        }
+        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
+        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
+        for (index, level) in levels.enumerated() {
+            let columns = (level.width + tileSize - 1) / tileSize, rows = (level.height + tileSize - 1) / tileSize
+            var offsets: [UInt32] = []
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    offsets.append(UInt32(out.count))
+                    for y in (row * tileSize)..<((row + 1) * tileSize) {
+                        for x in (column * tileSize)..<((column + 1) * tileSize) {
+                            if x < level.width && y < level.height {
+                                let at = (y * level.width + x) * 3
+                                out.append(contentsOf: level.bytes[at..<(at + 3)])
+                            } else {
+                                out.append(contentsOf: [255, 0, 255])
+                            }
+                        }
+                    }
+                }
+            }
+            let tileBytes = UInt32(tileSize * tileSize * 3)
+            let bitsAt = UInt32(out.count)
+            [8, 8, 8].forEach { append16($0) }
+            let offsetsAt = UInt32(out.count)
+            offsets.forEach { append32($0) }
+            let countsAt = UInt32(out.count)
+            offsets.forEach { _ in append32(tileBytes) }
+            if out.count % 2 == 1 { out.append(0) }
+            patch(pointerToPatch, UInt32(out.count))
+            // (tag, type, count, value or offset): SHORT 3, LONG 4; sorted by tag.
+            let count = UInt32(offsets.count)
+            let entries: [(UInt16, UInt16, UInt32, UInt32)] = [
+                (254, 4, 1, index == 0 ? 0 : 1), (256, 4, 1, UInt32(level.width)), (257, 4, 1, UInt32(level.height)),
+                (258, 3, 3, bitsAt), (259, 3, 1, 1), (262, 3, 1, 2), (274, 3, 1, UInt32(orientation)), (277, 3, 1, 3),
+                (284, 3, 1, 1), (322, 4, 1, UInt32(tileSize)), (323, 4, 1, UInt32(tileSize)),
+                (324, 4, count, count == 1 ? offsets[0] : offsetsAt), (325, 4, count, count == 1 ? tileBytes : countsAt),
+            ]
+            append16(UInt16(entries.count))
+            for (tag, type, count, value) in entries {
+                append16(tag); append16(type); append32(count)
+                if type == 3 && count == 1 { append16(UInt16(value)); append16(0) } else { append32(value) }
+            }
+            pointerToPatch = out.count
+            append32(0)
+        }
+        return out
+    }
+
+    /// Levels of the server sandbox's pattern, each the full-size pattern halved (rounded up)
+    /// `n` times and drawn afresh at that size, so every level is distinct and exactly known.
+    static func levels(width: Int, height: Int, count: Int) -> [PixelBuffer] {
+        (0..<count).map { n in
+            ServerSandbox.pattern(width: (width + (1 << n) - 1) >> n, height: (height + (1 << n) - 1) >> n)
+        }
+    }
+}
+
+@Suite("Tiled multi-resolution TIFF")
+struct TIFFPyramidTests {
+    let levels = PyramidTIFF.levels(width: 1000, height: 700, count: 4)  // 1000×700 … 125×88
+
+    func write(_ data: Data, in directory: String, as name: String) throws -> String {
+        let path = directory + "/" + name
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func readsEveryTileOfEveryLevelAsStored() throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let path = try write(PyramidTIFF.encode(levels: levels, tileSize: 128), in: sandbox.root, as: "pyramid.tif")
+        let pyramid = try #require(try TIFFPyramid(path: path))
+        #expect(pyramid.levelSizes == levels.map(\.size))
+        #expect(pyramid.tileSize == PixelSize(width: 128, height: 128))
+        #expect(pyramid.pixelFormat == .rgb8)
+        for (index, level) in levels.enumerated() {
+            for row in 0..<((level.height + 127) / 128) {
+                for column in 0..<((level.width + 127) / 128) {
+                    let tile = try pyramid.tile(level: index, column: column, row: row)
+                    let expected = try #require(level.cropped(to: PixelRect(
+                        x: column * 128, y: row * 128, width: min(128, level.width - column * 128), height: min(128, level.height - row * 128))))
+                    #expect(tile == expected, "level \(index) tile \(column),\(row)")
+                }
+            }
+        }
+        #expect(throws: ImageDecodingError.self) { try pyramid.tile(level: 0, column: 8, row: 0) }
+        #expect(throws: ImageDecodingError.self) { try pyramid.tile(level: 4, column: 0, row: 0) }
+    }
+
+    @Test func whatIsNotAPyramidIsRecognised() throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        // One level only; a turned first image; strips (a fixture).
+        let single = try write(PyramidTIFF.encode(levels: [levels[0]], tileSize: 128), in: sandbox.root, as: "single.tif")
+        #expect(try TIFFPyramid(path: single) == nil)
+        let turned = try write(PyramidTIFF.encode(levels: levels, tileSize: 128, orientation: 6), in: sandbox.root, as: "turned.tif")
+        #expect(try TIFFPyramid(path: turned) == nil)
+        #expect(try TIFFPyramid(path: ServerSandbox.fixtures + "/tiff-rgb-strips.tif") == nil)
+        // A level that is not half the one before ends the pyramid there.
+        var skewed = levels
+        skewed[2] = ServerSandbox.pattern(width: 200, height: 175)
+        let stopped = try write(PyramidTIFF.encode(levels: skewed, tileSize: 128), in: sandbox.root, as: "stopped.tif")
+        #expect(try TIFFPyramid(path: stopped)?.levelSizes == Array(levels.map(\.size).prefix(2)))
+        #expect(throws: ImageDecodingError.self) { try TIFFPyramid(path: ServerSandbox.fixtures + "/broken-random.jpg") }
+    }
+
+    @Test func theServerReadsThePyramidTileByTileWithNoDerivative() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        _ = try write(PyramidTIFF.encode(levels: levels, tileSize: 128), in: sandbox.root, as: "pyramid.tif")
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 10_000 }
+        try await server.test { client in
+            try await client.execute(uri: "/iiif/3/pyramid.tif/info.json", method: .get) { response in
+                #expect(response.status == .ok)
+                let info = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(response.body.readableBytesView))
+                #expect((info.width, info.height) == (1000, 700))
+                #expect(info.tiles.map(\.width) == [128])
+                #expect(info.tiles.first?.scaleFactors == [1, 2, 4, 8])
+                #expect(info.sizes.map(\.width) == [125, 250, 500, 1000])
+            }
+            // An aligned tile (the second of its row) at each scale is that level's stored tile, exactly (PNG).
+            for (reduction, level) in levels.enumerated() where level.width > 128 {
+                let step = 128 << reduction
+                let x = step, y = 0
+                let width = min(step, 1000 - x), height = min(step, 700 - y)
+                let uri = "/iiif/3/pyramid.tif/\(x),\(y),\(width),\(height)/\((width + (1 << reduction) - 1) >> reduction),/0/default.png"
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok, "\(uri)")
+                let expected = try #require(level.cropped(to: PixelRect(x: 128, y: 0, width: min(128, level.width - 128), height: min(128, level.height))))
+                #expect(try decodePixels(response.body) == expected, "\(uri)")
+            }
+            // A region across tiles, at the level that serves it: seams and offsets show.
+            let response = try await client.execute(uri: "/iiif/3/pyramid.tif/100,60,400,300/200,/0/default.png", method: .get)
+            let expected = try #require(levels[1].cropped(to: PixelRect(x: 50, y: 30, width: 200, height: 150)))
+            #expect(try decodePixels(response.body) == expected)
+        }
+        // Served from the file: nothing was built.
+        let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
+        #expect(built.filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test func aTIFFPyramidThatStopsEarlyGetsABuiltPyramid() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        // Two levels of 1000×700 in 128-px tiles: the coarsest is far bigger than 2×2 tiles.
+        _ = try write(PyramidTIFF.encode(levels: Array(levels.prefix(2)), tileSize: 128), in: sandbox.root, as: "shallow.tif")
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 10_000 }
+        try await server.test { client in
+            let response = try await client.execute(uri: "/iiif/3/shallow.tif/info.json", method: .get)
+            let info = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(response.body.readableBytesView))
+            #expect(info.tiles.map(\.width) == [512])
+            let tile = try await client.execute(uri: "/iiif/3/shallow.tif/0,0,512,512/512,/0/default.png", method: .get)
+            #expect(tile.status == .ok)
+            let expected = try #require(levels[0].cropped(to: PixelRect(x: 0, y: 0, width: 512, height: 512)))
+            let served = try decodePixels(tile.body)
+            #expect(served.size == expected.size)
+            // Through the built pyramid's JPEG tiles: close, not exact.
+            let meanDifference = zip(served.bytes, expected.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } / expected.bytes.count
+            #expect(meanDifference <= 4)
+        }
+        let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
+        #expect(built.contains { !$0.hasPrefix(".") })
+    }
+}
+
+@Suite("Sources turned by an orientation tag")
+struct OrientationServingTests {
+    /// The mean difference of all channels of two same-sized images.
+    func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        Double(zip(a.bytes, b.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(1, a.bytes.count))
+    }
+
+    @Test(arguments: [Orientation.upMirrored, .down, .downMirrored, .leftMirrored, .right, .rightMirrored, .left])
+    func everyRouteServesTheUprightImage(orientation: Orientation) async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        // Stored sideways or flipped (a tiled TIFF of one level, with the orientation tag).
+        let stored = ServerSandbox.pattern(width: 700, height: 500)
+        try PyramidTIFF.encode(levels: [stored], tileSize: 128, orientation: UInt16(orientation.rawValue))
+            .write(to: URL(fileURLWithPath: sandbox.root + "/turned.tif"))
+        let upright = orientation.apply(to: stored)
+        for path in ["small", "pyramid"] {
+            let server = try sandbox.server { if path == "pyramid" { $0.smallSourcePixelLimit = 0 } }
+            try await server.test { client in
+                let info = try await client.execute(uri: "/iiif/3/turned.tif/info.json", method: .get)
+                let document = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(info.body.readableBytesView))
+                #expect((document.width, document.height) == (upright.width, upright.height), "\(path)")
+                // A region across tiles, at full resolution and at half.
+                let region = PixelRect(x: 90, y: 70, width: 260, height: 200)
+                let reference = try #require(upright.cropped(to: region))
+                let full = try decodePixels(try await client.execute(uri: "/iiif/3/turned.tif/90,70,260,200/max/0/default.png", method: .get).body)
+                #expect(full.size == reference.size)
+                if path == "small" {
+                    #expect(full == reference, "decoded and turned exactly")
+                } else {
+                    #expect(meanDifference(full, reference) < 4, "\(path): through JPEG tiles")
+                }
+                let half = try decodePixels(try await client.execute(uri: "/iiif/3/turned.tif/90,70,260,200/130,/0/default.png", method: .get).body)
+                #expect(half.size == PixelSize(width: 130, height: 100))
+                // Deep Zoom: upright too (the second tile of the full-resolution level, overlap included).
+                let descriptor = try await client.execute(uri: "/dzi/turned.tif.dzi", method: .get)
+                let text = String(decoding: descriptor.body.readableBytesView, as: UTF8.self)
+                #expect(text.contains("Width=\"\(upright.width)\"") && text.contains("Height=\"\(upright.height)\""), "\(text)")
+                let layout = DeepZoomLayout(imageSize: upright.size, name: "x")
+                let (columns, rows) = (layout.columnSpans(reduction: 0)[1], layout.rowSpans(reduction: 0)[0])
+                let tile = try decodePixels(try await client.execute(uri: "/dzi/turned.tif_files/\(layout.maxLevel)/1_0.jpeg", method: .get).body)
+                #expect(tile.size == PixelSize(width: columns.count, height: rows.count))
+                let tileReference = try #require(upright.cropped(to: PixelRect(x: columns.lowerBound, y: 0, width: columns.count, height: rows.count)))
+                // Nearer the right pixels than the same tile one pixel off in any direction.
+                let served = tile.converted(to: .rgb8)
+                let error = meanDifference(served, tileReference)
+                for (dx, dy) in [(-1, 0), (1, 0), (0, 1)] {
+                    // (Shifts that would leave the image are skipped.)
+                    guard let shifted = upright.cropped(to: PixelRect(
+                        x: columns.lowerBound + dx, y: dy, width: columns.count, height: rows.count))
+                    else { continue }
+                    #expect(error < meanDifference(served, shifted), "\(path) Deep Zoom, off by (\(dx), \(dy))")
+                }
+            }
+        }
+    }
+}
