@@ -12,7 +12,7 @@ python3 scripts/bench/tile_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/view_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/video_bench.py "$tessera" bench-out/inputs
 # `tessera serve` beside nginx (static tiles) and iipsrv (FastCGI behind nginx), wrk on loopback.
-python3 scripts/bench/serving_bench.py "$tessera" bench-out/inputs --json bench-out/serving.json
+python3 scripts/bench/serving_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/serving.json
 
 # The image pipeline: memory-hit latency, disk-hit throughput and a 1,000-URL prefetch storm, each
 # against a plain baseline (download + full decode + resize, no caching) in the same run, over HTTP

@@ -1,6 +1,7 @@
 #include "CTesseraProcess.h"
 
 #include <stddef.h>
+#include <stdlib.h>  // defines __GLIBC__ on glibc
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

@@ -118,10 +118,24 @@ final class ImageService: Sendable {
     func image(for source: ResolvedSource, request: IIIFImageRequest) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
         let properties = try await properties(of: source)
         let resolved = try request.resolved(imageSize: properties.displaySize, limits: configuration.limits)
+        if let stored = storedTile(resolved, of: source, properties: properties) { return (stored, resolved) }
         let body = try await answer("iiif|" + resolved.canonicalPath, source: source) {
             try await self.render(resolved, of: source, properties: properties)
         }
         return (body, resolved)
+    }
+
+    /// An aligned tile of a pyramid already built: the stored file's bytes, read on the calling
+    /// thread, as nginx serves files (a small read, from the page cache once warm), with no hop to a
+    /// worker and no copy in the memory cache, which is kept for what costs work to make. Nil when
+    /// the request is anything else, or the pyramid is not (or no longer) there.
+    private func storedTile(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) -> ByteBuffer? {
+        // TIFF pyramids are read from their own levels; turned sources are composed and turned.
+        guard !configuration.isSmall(properties.size), properties.format != .tiff, properties.orientation == .up,
+            let pyramid = pyramids.builtPyramid(.iiif, for: source, imageSize: properties.size),
+            let layout = pyramid.layout as? IIIFLayout, let tile = AlignedTile(request, layout: layout)
+        else { return nil }
+        return try? Self.readFile(pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row))
     }
 
     private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {

@@ -48,8 +48,10 @@ public struct ServerConfiguration: Sendable {
         self.cacheDirectory = cacheDirectory
     }
 
-    /// The decoded-image budget: half of the memory cache (the other half holds encoded responses).
-    var decodedCacheByteLimit: Int { memoryCacheByteLimit / 2 }
+    /// The decoded-image budget: three quarters of the memory cache (the rest holds encoded
+    /// responses). Decoded tiles are what composing regions reuses; the stored tiles viewers ask for
+    /// most are read from their files, not kept here.
+    var decodedCacheByteLimit: Int { memoryCacheByteLimit / 4 * 3 }
     var responseCacheByteLimit: Int { memoryCacheByteLimit - decodedCacheByteLimit }
 
     /// Whether a source of `size` is decoded into memory rather than given a pyramid: small enough by

@@ -65,7 +65,6 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.sourcePixelLimit = maxSourcePixels
         configuration.cacheMaxAge = maxAge
         configuration.smallSourcePixelLimit = smallSourcePixels
-        TesseraServer.configureProcess()
         let server: TesseraServer
         do {
             server = try TesseraServer(configuration: configuration)

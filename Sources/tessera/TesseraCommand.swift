@@ -3,6 +3,7 @@ import Dispatch
 import FoundationEssentials
 import Synchronization
 import Tessera
+import TesseraServer
 
 @main
 struct TesseraCommand: ParsableCommand {
@@ -27,6 +28,8 @@ struct TesseraCommand: ParsableCommand {
     static func main() {
         do {
             var command = try parseAsRoot()
+            // Before any other thread exists: glibc's arena limit binds only arenas made after it.
+            if command is ServeCommand { TesseraServer.configureProcess() }
             if let asynchronous = command as? any AsyncParsableCommand {
                 try waitFor(asynchronous)
             } else {

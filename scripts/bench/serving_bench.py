@@ -54,7 +54,7 @@ PHOTO = "photo-16000x12000.jpg"
 PHOTO_SIZE = (16000, 12000)
 IIPSRV = "/usr/lib/iipimage-server/iipsrv.fcgi"
 DEFAULT_SERVE = ("{tessera} serve {root} --host 127.0.0.1 --port {port} --cache-dir {cache} "
-                 "--memory-cache 64")
+                 "--memory-cache 20")
 # nginx is in /usr/sbin, often not on an ordinary user's PATH.
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 TOOLS = {NGINX: "nginx", "wrk": "wrk", "spawn-fcgi": "spawn-fcgi", "vips": "libvips-tools",

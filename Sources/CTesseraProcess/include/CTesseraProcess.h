@@ -12,6 +12,7 @@
 bool tessera_install_global_enqueue_hook(const void *_Nonnull hook);
 
 /// glibc's `mallopt(M_ARENA_MAX, count)`; returns whether it was accepted (always false elsewhere).
+/// It binds only arenas made after it: call it before the process starts threads.
 bool tessera_limit_malloc_arenas(int count);
 
 #endif

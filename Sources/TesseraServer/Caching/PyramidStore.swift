@@ -89,19 +89,25 @@ final class PyramidStore: Sendable {
 
     /// The complete pyramid of `kind` for `source`, building it first if there is none.
     func pyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) async throws -> BuiltPyramid {
-        let name = source.identity.description
-        let pyramid = BuiltPyramid(
-            directory: directory + "/" + name, layout: layout(kind, imageSize: imageSize),
-            fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
-        if access(pyramid.directory + "/" + kind.descriptor, F_OK) == 0 {
-            metrics.recordCache(tier: "pyramid", hit: true)
-            markUsed(name)
-            return pyramid
-        }
+        if let built = builtPyramid(kind, for: source, imageSize: imageSize) { return built }
         metrics.recordCache(tier: "pyramid", hit: false)
-        return try await builds.value(for: name + "/" + kind.rawValue) {
+        let pyramid = BuiltPyramid(
+            directory: directory + "/" + source.key, layout: layout(kind, imageSize: imageSize),
+            fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
+        return try await builds.value(for: source.key + "/" + kind.rawValue) {
             try await self.build(kind, source: source, into: pyramid)
         }
+    }
+
+    /// The complete pyramid of `kind` for `source` if there is one now; nil (and nothing started) if not.
+    func builtPyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) -> BuiltPyramid? {
+        let pyramid = BuiltPyramid(
+            directory: directory + "/" + source.key, layout: layout(kind, imageSize: imageSize),
+            fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
+        guard access(pyramid.directory + "/" + kind.descriptor, F_OK) == 0 else { return nil }
+        metrics.recordCache(tier: "pyramid", hit: true)
+        markUsed(source.key)
+        return pyramid
     }
 
     private func build(_ kind: PyramidKind, source: ResolvedSource, into pyramid: BuiltPyramid) async throws -> BuiltPyramid {
