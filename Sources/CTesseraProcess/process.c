@@ -16,11 +16,12 @@ bool tessera_install_global_enqueue_hook(const void *hook) {
                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-bool tessera_limit_malloc_arenas(int count) {
+bool tessera_tune_malloc(int arenas, int mmap_threshold) {
 #if defined(__GLIBC__)
-    return mallopt(M_ARENA_MAX, count) == 1;
+    return mallopt(M_ARENA_MAX, arenas) == 1 && mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1;
 #else
-    (void)count;
+    (void)arenas;
+    (void)mmap_threshold;
     return false;
 #endif
 }

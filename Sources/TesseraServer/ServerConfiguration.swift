@@ -26,8 +26,11 @@ public struct ServerConfiguration: Sendable {
     /// memory cache. Capped so that a decoded source fits the cache. 2 MP by measurement: up to
     /// there both paths serve regions at the same rate, above it pyramids are faster (README).
     public var smallSourcePixelLimit = 2_000_000
-    /// IIIF tile size of the built pyramids and of info.json's `tiles`.
-    public var tileSize = 512
+    /// IIIF tile size of the built pyramids and of info.json's `tiles`. 256, as iipsrv, Deep Zoom
+    /// and most viewers use: measured against 512 on the Serving bench, unaligned regions are 25%
+    /// faster (less of each decoded tile is wasted) and a build holds half the rows (peak RSS 72 vs
+    /// 86 MB), for a build about 20% slower (four times the files).
+    public var tileSize = 256
     /// JPEG quality of tiles and rendered images (75, libvips' default, so DZI tiles match `tessera tile`).
     public var jpegQuality = 75
     /// `Cache-Control: max-age` in seconds.

@@ -54,6 +54,10 @@ struct ServeCommand: AsyncParsableCommand {
             transform: Parse.integer(0))
     var smallSourcePixels = 2_000_000
 
+    @Option(help: "Side in pixels of the IIIF tiles of built pyramids and info.json, 64–4096 (default 256).",
+            transform: Parse.integer(64, 4096))
+    var tileSize = 256
+
     func run() async throws {
         var configuration = ServerConfiguration(root: root, cacheDirectory: cacheDir ?? Self.defaultCacheDirectory())
         configuration.host = host
@@ -65,6 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.sourcePixelLimit = maxSourcePixels
         configuration.cacheMaxAge = maxAge
         configuration.smallSourcePixelLimit = smallSourcePixels
+        configuration.tileSize = tileSize
         let server: TesseraServer
         do {
             server = try TesseraServer(configuration: configuration)

@@ -140,7 +140,7 @@ struct ServeCLITests {
             """])
         #expect(made == 0)
         let cache = directory + "/cache"
-        let tile = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
+        let tile = "/iiif/3/big.png/0,0,256,256/256,256/0/default.jpg"
         let server = try RunningServer(root: directory + "/root", cache: cache)
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -151,7 +151,7 @@ struct ServeCLITests {
             (FileManager.default.enumerator(atPath: cache)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(suffix) }
         }
         var polls = 0
-        while !files(".jpg").contains(where: { $0.contains("/.tessera-") }), polls < 3000, files("iiif/info.json").isEmpty {
+        while !files(".jpg").contains(where: { $0.contains("/.tessera-") }), polls < 3000, files("iiif-256/info.json").isEmpty {
             Thread.sleep(forTimeInterval: 0.01)
             polls += 1
         }
@@ -159,7 +159,7 @@ struct ServeCLITests {
         curl.waitUntilExit()
         let staged = files(".jpg").filter { $0.contains("/.tessera-") }
         #expect(!staged.isEmpty, "the build was not caught in the middle")
-        #expect(files("iiif/info.json").isEmpty, "a killed build left a pyramid that looks complete")
+        #expect(files("iiif-256/info.json").isEmpty, "a killed build left a pyramid that looks complete")
 
         // The next server removes the leftovers at start and builds the pyramid whole on demand.
         let next = try RunningServer(root: directory + "/root", cache: cache)
@@ -167,7 +167,7 @@ struct ServeCLITests {
         let (status, code) = try Self.run("/usr/bin/env", ["curl", "-s", "-o", directory + "/tile.jpg", "-w", "%{http_code}",
                                                            "http://127.0.0.1:\(next.port)\(tile)"])
         #expect(status == 0 && code == "200")
-        #expect(files("iiif/info.json").count == 1)
+        #expect(files("iiif-256/info.json").count == 1)
         #expect(next.stop() == 0)
         let header = try Data(contentsOf: URL(fileURLWithPath: directory + "/tile.jpg")).prefix(3)
         #expect(header == Data([0xFF, 0xD8, 0xFF]))

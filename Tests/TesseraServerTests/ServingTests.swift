@@ -13,7 +13,8 @@ struct ServingTests {
     @Test func largeSourcesAreServedFromAPyramidBuiltOnce() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0 }
+        // 512-px tiles, not the default 256: the pyramid is kept apart by its tile size.
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
         let source = try server.service.resolve("big.png")
         let pattern = ServerSandbox.pattern(width: 1300, height: 1000)
         try await server.test { client in
@@ -25,13 +26,13 @@ struct ServingTests {
                 for try await status in group { #expect(status == .ok) }
             }
             let cacheRoot = sandbox.cache + "/" + source.identity.description
-            #expect(FileManager.default.fileExists(atPath: cacheRoot + "/iiif/info.json"))
+            #expect(FileManager.default.fileExists(atPath: cacheRoot + "/iiif-512/info.json"))
             // An aligned tile is the stored tile's bytes, at every scale factor, whichever size form asks for it.
             for (request, stored) in [("512,512,512,488/512,488", "512,512,512,488/512,488"), ("0,0,1024,1000/512,", "0,0,1024,1000/512,500"),
                                       ("full/325,250", "0,0,1300,1000/325,250"), ("1024,0,276,1000/138,500", "1024,0,276,1000/138,500")] {
                 try await client.execute(uri: "/iiif/3/big.png/\(request)/0/default.jpg", method: .get) { response in
                     #expect(response.status == .ok)
-                    let bytes = try Data(contentsOf: URL(fileURLWithPath: cacheRoot + "/iiif/\(stored)/0/default.jpg"))
+                    let bytes = try Data(contentsOf: URL(fileURLWithPath: cacheRoot + "/iiif-512/\(stored)/0/default.jpg"))
                     #expect(Data(response.body.readableBytesView) == bytes, "\(request)")
                 }
             }

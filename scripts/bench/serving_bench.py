@@ -6,9 +6,10 @@
 
 Every server is started here on a free port and stopped by PID at the end, also on error. Load
 is wrk (-t2 -c64 by default, bounded in time) with a Lua script that draws a random path per
-request from a file, over three URL sets per server: every tile its own info.json lists
+request from a file, over these URL sets: every tile its own info.json lists
 (aligned), 2,000 seeded random regions of 256–4096 px scaled to !512,512 (unaligned; the same
-regions for Tessera and iipsrv), and info.json alone. Each server is warmed with one pass over
+regions for Tessera and iipsrv), info.json alone, and Tessera's /health (no work: the floor its
+HTTP stack sets for every route). Each server is warmed with one pass over
 its aligned tiles first. Tessera is also timed cold: from start to its first tile of an image it
 has never seen, beside `vips dzsave` and `tessera tile` building the whole pyramid. Peak RSS is
 VmHWM summed over every process of a server (nginx master and workers; both iipsrv processes and
@@ -52,6 +53,8 @@ HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "serving"
 PHOTO = "photo-16000x12000.jpg"
 PHOTO_SIZE = (16000, 12000)
+# `tessera serve`'s IIIF tile size; nginx's static tree and the whole-pyramid builds use it too.
+TILE = 256
 IIPSRV = "/usr/lib/iipimage-server/iipsrv.fcgi"
 DEFAULT_SERVE = ("{tessera} serve {root} --host 127.0.0.1 --port {port} --cache-dir {cache} "
                  "--memory-cache 20")
@@ -522,11 +525,11 @@ def stale(target, source):
 
 
 def make_static(tessera, photo, out):
-    """The static IIIF tree at out/static/NAME: `tessera tile --layout iiif` (tile 512), or
+    """The static IIIF tree at out/static/NAME: `tessera tile --layout iiif` (tiles of TILE), or
     `vips dzsave --layout iiif3` with the same tile size when there is no tessera binary. Made
     again when the JPEG or the tessera binary is newer than it."""
     info = out / "static" / photo.stem / "info.json"
-    maker = "tessera tile" if tessera else "vips dzsave"
+    maker = ("tessera tile" if tessera else "vips dzsave") + f" --tile-size {TILE}"
     marker = out / "static" / ".made-by"
     fresh = not stale(info, photo) and not (tessera and stale(info, Path(tessera)))
     if fresh and marker.exists() and marker.read_text() == maker:
@@ -534,10 +537,10 @@ def make_static(tessera, photo, out):
     shutil.rmtree(out / "static", ignore_errors=True)
     (out / "static").mkdir(parents=True)
     if tessera:
-        argv = [tessera, "tile", str(photo), "--layout", "iiif", "--output", str(out / "static")]
+        argv = [tessera, "tile", str(photo), "--layout", "iiif", "--tile-size", str(TILE), "--output", str(out / "static")]
     else:
         argv = ["vips", "dzsave", str(photo), str(out / "static" / photo.stem), "--layout", "iiif3",
-                "--tile-size", "512", "--overlap", "0", "--suffix", ".jpg[Q=75]"]
+                "--tile-size", str(TILE), "--overlap", "0", "--suffix", ".jpg[Q=75]"]
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
     marker.write_text(maker)
     return maker
@@ -709,19 +712,19 @@ def main():
     report = {"config": {k: v for k, v in vars(args).items() if k != "json"}, "image": str(photo),
               "load_average_at_start": load, "cpus": os.cpu_count(),
               "static_tree_made_by": static_maker, "tiff": str(tif), "servers": {}, "runs": [], "cold": {}}
-    if static_maker != "tessera tile":
+    if not static_maker.startswith("tessera tile"):
         say(f"note: no tessera binary at {args.tessera}; the static tree was made by vips dzsave --layout iiif3")
 
     # Whole-pyramid builds of the same JPEG, while the machine is quiet: what a cold server competes with.
     scratch = Path(tempfile.mkdtemp(prefix="tessera-serving-bench-build-"))
     try:
         builds = {"vips dzsave": ["vips", "dzsave", str(photo), str(scratch / "vips" / photo.stem),
-                                  "--layout", "iiif3", "--tile-size", "512", "--overlap", "0",
+                                  "--layout", "iiif3", "--tile-size", str(TILE), "--overlap", "0",
                                   "--suffix", ".jpg[Q=75]"]}
         (scratch / "vips").mkdir()
         if tessera:
-            builds["tessera tile"] = [tessera, "tile", str(photo), "--layout", "iiif", "--output",
-                                      str(scratch / "tessera")]
+            builds["tessera tile"] = [tessera, "tile", str(photo), "--layout", "iiif", "--tile-size", str(TILE),
+                                      "--output", str(scratch / "tessera")]
         for name, argv in builds.items():
             seconds, peak, code, stderr = run_once(argv)
             report["cold"][name] = {"seconds": seconds, "peak_rss": peak,
@@ -772,7 +775,10 @@ def main():
                           "scale_factors": t.get("scaleFactors")})
             shuffled = aligned[:]
             rng.shuffle(shuffled)
-            for name, paths in (("aligned", shuffled), ("unaligned", unaligned), ("info.json", [f"{server.prefix}/info.json"])):
+            # /health does no work: Tessera's HTTP stack alone, the most any of its routes can reach.
+            floor = ["/health"] if server.name == "tessera" else []
+            for name, paths in (("aligned", shuffled), ("unaligned", unaligned), ("info.json", [f"{server.prefix}/info.json"]),
+                                ("floor", floor)):
                 if paths:
                     path = work / f"urls-{server.name}-{name}.txt"
                     path.write_text("\n".join(paths) + "\n")
@@ -790,7 +796,7 @@ def main():
         results = {}
         order = [s for s in ("tessera", "nginx", "iipsrv") if any(x.name == s for x in servers)]
         by_name = {s.name: s for s in servers}
-        for set_name in ("aligned", "unaligned", "info.json"):
+        for set_name in ("aligned", "unaligned", "info.json", "floor"):
             for run in range(args.runs):
                 for name in order:
                     if (set_name, name) not in sets:
@@ -907,6 +913,12 @@ def print_table(report, summary, args):
             elif key == "p99_ms":
                 line += "  " + verdict(f"{set_name} p99 < iipsrv")
             say(line)
+    floor = sets.get("floor", {}).get("tessera")
+    if floor:
+        nginx = (sets.get("aligned", {}).get("nginx") or {})
+        share = ratio(None if floor["error"] else floor["requests_per_s"], None if nginx.get("error") else nginx.get("requests_per_s"))
+        say(f"  {'HTTP floor (/health)':<22}{'req/s':<8}{cell('floor', 'tessera', 'requests_per_s', 0):>15}{'':>30}"
+            f"{fmt(share, 2):>10}{'':>10}  the most any tessera route can reach, × nginx's aligned rate")
     cold = report["cold"]
     serve = cold.get("tessera serve", {})
     parts = []

@@ -11,8 +11,11 @@
 /// symbols cannot answer; a link-time reference works with the static and the shared runtime.)
 bool tessera_install_global_enqueue_hook(const void *_Nonnull hook);
 
-/// glibc's `mallopt(M_ARENA_MAX, count)`; returns whether it was accepted (always false elsewhere).
-/// It binds only arenas made after it: call it before the process starts threads.
-bool tessera_limit_malloc_arenas(int count);
+/// glibc's `mallopt(M_ARENA_MAX, arenas)` and `mallopt(M_MMAP_THRESHOLD, mmap_threshold)`; returns
+/// whether both were accepted (always false elsewhere). The arena limit binds only arenas made after
+/// it: call it before the process starts threads. A fixed threshold (bytes) also turns off glibc's
+/// sliding one, which would otherwise rise to the largest buffer freed and keep every later
+/// composite and decoded tile of that size in the heap, where freeing it returns nothing.
+bool tessera_tune_malloc(int arenas, int mmap_threshold);
 
 #endif

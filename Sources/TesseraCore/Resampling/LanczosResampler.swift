@@ -106,6 +106,7 @@ struct FilterTaps {
         let tapCount = min(inputLength, Int((support * 2).rounded(.up)) + 1)
         var firsts = [Int](repeating: 0, count: outputLength)
         var weights = [Float](repeating: 0, count: outputLength * tapCount)
+        var taps = [Double](repeating: 0, count: tapCount)
         for index in 0..<outputLength {
             let center = (Double(index) + 0.5) * scale
             let lower = max(Int(center - support + 0.5), 0)
@@ -113,7 +114,7 @@ struct FilterTaps {
             // Keep the window inside the input with room for tapCount taps.
             let first = min(lower, inputLength - tapCount)
             var total = 0.0
-            var taps = [Double](repeating: 0, count: tapCount)
+            for tap in 0..<tapCount { taps[tap] = 0 }
             for sample in lower..<max(upper, lower + 1) where sample - first < tapCount {
                 let weight = Self.lanczos3((Double(sample) - center + 0.5) / filterScale)
                 taps[sample - first] = weight

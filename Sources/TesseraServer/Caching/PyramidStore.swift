@@ -14,14 +14,6 @@ import TesseraTiles
 enum PyramidKind: String, Sendable, CaseIterable {
     case iiif
     case deepZoom = "dzi"
-
-    /// The file whose presence means the pyramid is complete: the builder writes it last.
-    var descriptor: String {
-        switch self {
-        case .iiif: "iiif/info.json"
-        case .deepZoom: "dzi.dzi"
-        }
-    }
 }
 
 /// A complete pyramid on disk.
@@ -44,7 +36,7 @@ struct BuiltPyramid: Sendable {
 /// - Concurrent requests for the same pyramid wait on one build; the build goes on when they give up
 ///   (another request will want it).
 /// - The builder stages everything in a hidden directory and moves the descriptor into place last,
-///   so a build killed at any point leaves no pyramid that passes ``PyramidKind/descriptor``; the
+///   so a build killed at any point leaves no pyramid that has its descriptor; the
 ///   leftovers are removed at start-up.
 /// - Whole pyramids are evicted, least recently used first, when the total passes the byte limit.
 ///   Use survives restarts through the directory's modification time, refreshed on first use.
@@ -104,7 +96,7 @@ final class PyramidStore: Sendable {
         let pyramid = BuiltPyramid(
             directory: directory + "/" + source.key, layout: layout(kind, imageSize: imageSize),
             fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
-        guard access(pyramid.directory + "/" + kind.descriptor, F_OK) == 0 else { return nil }
+        guard access(pyramid.directory + "/" + descriptor(kind), F_OK) == 0 else { return nil }
         metrics.recordCache(tier: "pyramid", hit: true)
         markUsed(source.key)
         return pyramid
@@ -116,7 +108,7 @@ final class PyramidStore: Sendable {
         options.layout = kind == .deepZoom ? .deepZoom() : .iiif(tileSize: tileSize, baseURL: "")
         let start = ContinuousClock.now
         let summary = try await PyramidBuilder.build(
-            .file(source.path), name: kind == .deepZoom ? "dzi" : "iiif", outputDirectory: pyramid.directory,
+            .file(source.path), name: self.name(kind), outputDirectory: pyramid.directory,
             options: options, executor: executor)
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
         state.withLock { state in
@@ -128,9 +120,20 @@ final class PyramidStore: Sendable {
         return pyramid
     }
 
+    /// The pyramid's name inside the source's directory: IIIF ones by tile size, so a server
+    /// restarted with another tile size never serves tiles cut for the old one.
+    private func name(_ kind: PyramidKind) -> String {
+        kind == .deepZoom ? "dzi" : "iiif-" + String(tileSize)
+    }
+
+    /// The file whose presence means the pyramid is complete: the builder writes it last.
+    private func descriptor(_ kind: PyramidKind) -> String {
+        kind == .deepZoom ? "dzi.dzi" : name(kind) + "/info.json"
+    }
+
     private func layout(_ kind: PyramidKind, imageSize: PixelSize) -> any TileLayout {
         switch kind {
-        case .iiif: IIIFLayout(imageSize: imageSize, name: "iiif", tileSize: tileSize, baseURL: "")
+        case .iiif: IIIFLayout(imageSize: imageSize, name: name(kind), tileSize: tileSize, baseURL: "")
         case .deepZoom: DeepZoomLayout(imageSize: imageSize, name: "dzi")
         }
     }
