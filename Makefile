@@ -23,6 +23,7 @@ release: bootstrap
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/browser-tests.sh
 
 demo: release
 	@scripts/demo.sh $(RELEASE_BIN)

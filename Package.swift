@@ -75,11 +75,13 @@ let package = Package(
         ),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
+        // The pages' files (Sources/TesseraServer/Resources/Web), compiled in with #embed.
+        .target(name: "CTesseraWeb"),
         // The only module that imports Hummingbird; its IIIF parser and identifier rules are plain Swift.
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraPipeline", "TesseraTiles", "CTesseraProcess",
+                "TesseraCore", "TesseraCodecs", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "CTesseraProcess", "CTesseraWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -89,6 +91,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Compiled into CTesseraWeb, not read as resources (see Sources/CTesseraWeb/web.c).
+            exclude: ["Resources"],
             swiftSettings: layered
         ),
         .target(
@@ -126,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles",
+                "TesseraServer", "TesseraTiles", "TesseraVideo",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

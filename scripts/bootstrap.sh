@@ -48,6 +48,9 @@ ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' || missing+=(libssl3)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The official IIIF validator's python-magic needs libmagic (the server's conformance test).
 ldconfig -p 2>/dev/null | grep -q 'libmagic\.so\.1 ' || missing+=(libmagic1)
+# The pages' tests drive a real headless Chromium through chromedriver (Debian's builds of both).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 
 if [ "${1:-}" = "--bench" ]; then
   for entry in "${bench_tools[@]}"; do
@@ -73,9 +76,18 @@ install_validator() {
       -r scripts/iiif-validator-requirements.txt; } >/dev/null 2>&1 || {
     echo "bootstrap: could not install the IIIF validator from PyPI" >&2; exit 1; }
 }
+# Selenium and pytest (PyPI) for the browser tests, in a venv of their own under .build.
+install_browser_tests() {
+  local venv=.build/browser-venv
+  [ -x "$venv/bin/pytest" ] && "$venv/bin/python" -c "import selenium, PIL" 2>/dev/null && return 0
+  mkdir -p .build
+  { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
+      -r scripts/browser-test-requirements.txt; } >/dev/null 2>&1 || {
+    echo "bootstrap: could not install Selenium and pytest from PyPI" >&2; exit 1; }
+}
 cd "$(dirname "$0")/.."
 
-if [ ${#missing[@]} -eq 0 ]; then install_validator; exit 0; fi
+if [ ${#missing[@]} -eq 0 ]; then install_validator; install_browser_tests; exit 0; fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -110,3 +122,4 @@ fi
 rm -f "$log"
 [ -n "$made_policy" ] && $SUDO rm -f "$policy"
 install_validator
+install_browser_tests

@@ -5,8 +5,8 @@ tessera=${1:-.build/release/tessera}
 demo=$(dirname "$tessera")/tessera-demo
 samples=Tests/Fixtures
 out=demo-out
-# Keep the generated photos between runs; everything else is made anew.
-mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 ! -name photos -exec rm -rf {} +
+# Keep the generated photos and page media between runs; everything else is made anew.
+mkdir -p "$out" && find "$out" -mindepth 1 -maxdepth 1 ! -name photos ! -name pages-root -exec rm -rf {} +
 
 section() { printf '\n\033[1m== %s\033[0m\n' "$1"; }
 
@@ -82,6 +82,9 @@ curl -s -w " ← GET /iiif/3/..%2Fsecret/info.json, %{http_code}\n" "http://127.
 echo
 kill -TERM $server; wait $server
 echo "server stopped (exit status $?)"
+
+section "The pages: viewer, grid and trimmer in headless Chromium (screenshots in $out/page-*.png)"
+.build/browser-venv/bin/python scripts/page-screenshots.py "$tessera" "$out"
 
 section "JSON lines, for scripts"
 "$tessera" info --json "$samples"/jpeg-orientation-6.jpg "$samples"/webp-animated.webp

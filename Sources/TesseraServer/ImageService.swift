@@ -268,7 +268,7 @@ final class ImageService: Sendable {
     /// The body for `key` of `source`: from the response cache when it is there, answered on the
     /// calling task (no child task, no other thread); else made by `make` under the request
     /// deadline, identical concurrent misses sharing one `make`.
-    private func answer(
+    func answer(
         _ key: String, source: ResolvedSource, make: @escaping @Sendable () async throws -> ByteBuffer
     ) async throws -> ByteBuffer {
         let fullKey = source.key + "|" + key
@@ -292,14 +292,9 @@ final class ImageService: Sendable {
     }
 
     /// The strong validator of a response: the source's identity and the canonical request, hashed
-    /// (FNV-1a, 64 bits; a change of either changes it).
+    /// (a change of either changes it).
     static func entityTag(_ source: ResolvedSource, _ key: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in (source.key + "|" + key).utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+        EntityTag.make((source.key + "|" + key).utf8)
     }
 
     /// A whole file's bytes (a stored tile). The message of a failure names no path.

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     public var workerCount = activeProcessorCount()
     /// Jobs that may wait for a thread; beyond it requests get 503 with `Retry-After`.
     public var queueLimit = 64
+    /// A directory to read the pages' files from on every request instead of the built-in copies
+    /// (to customise or develop them); nil for the built-in ones.
+    public var pagesDirectory: String?
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
 

@@ -8,17 +8,27 @@ import TesseraCore
 import UnixSignals
 
 /// `tessera serve`: IIIF Image API 3.0 and Deep Zoom from any image under a root, pyramids built on
-/// demand. A thin Hummingbird application over ``ImageService``; routes live in `Routes/`, and
-/// errors become statuses in one place (``ServerMiddleware``).
+/// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer). A
+/// thin Hummingbird application over ``ImageService`` and ``VideoService``; routes live in
+/// `Routes/`, and errors become statuses in one place (``ServerMiddleware``).
 public struct TesseraServer: Sendable {
     public let configuration: ServerConfiguration
     let service: ImageService
+    let videos: VideoService
+    let jobs: TrimJobs
+    let lister: AssetLister
+    let assets: WebAssets
 
     /// - Throws: ``IdentifierError`` when the root is not a directory; a file-system error when the
     ///   cache directory cannot be made.
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
         service = try ImageService(configuration: configuration, metrics: ServerMetrics())
+        videos = VideoService(images: service)
+        // A dot name: the pyramid store passes over it (its pyramids are the other entries).
+        jobs = try TrimJobs(directory: configuration.cacheDirectory + "/.jobs", executor: service.executor)
+        lister = AssetLister(resolver: service.resolver, executor: service.executor)
+        assets = WebAssets(directory: configuration.pagesDirectory)
     }
 
     /// The router with every route and the middleware (also what HummingbirdTesting drives).
@@ -28,6 +38,9 @@ public struct TesseraServer: Sendable {
         IIIFRoutes(service: service).register(on: router)
         DeepZoomRoutes(service: service).register(on: router)
         StatusRoutes(service: service, started: .now).register(on: router)
+        VideoRoutes(videos: videos, jobs: jobs).register(on: router)
+        AssetRoutes(lister: lister).register(on: router)
+        PageRoutes(assets: assets).register(on: router)
         return router
     }
 

@@ -11,8 +11,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the images under ROOT over IIIF Image API 3.0 and Deep Zoom, building pyramids on demand.",
         discussion: """
-            Routes: /iiif/3/{id}/info.json, /iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}, \
-            /dzi/{id}.dzi, /dzi/{id}_files/{level}/{col}_{row}.jpeg, /health, /metrics. An identifier is a \
+            Pages: / (the files under ROOT), /view/{id} (deep-zoom viewer), /grid?dir=… (image grid), \
+            /trim/{id} (video trimmer). Routes: /iiif/3/{id}/info.json, \
+            /iiif/3/{id}/{region}/{size}/{rotation}/{quality}.{format}, /dzi/{id}.dzi, \
+            /dzi/{id}_files/{level}/{col}_{row}.jpeg, /video/{id} (+ /info.json, /sprite.jpg, \
+            /thumbnails.vtt, POST /trim), /jobs/{job}, /api/assets, /health, /metrics. An identifier is a \
             path relative to ROOT with / written %2F. Stops gracefully on SIGTERM or SIGINT.
             """
     )
@@ -58,6 +61,9 @@ struct ServeCommand: AsyncParsableCommand {
             transform: Parse.integer(64, 4096))
     var tileSize = 256
 
+    @Option(help: "Read the web pages' files from this directory on every request instead of the built-in ones (to customise or develop them).")
+    var pages: String?
+
     func run() async throws {
         var configuration = ServerConfiguration(root: root, cacheDirectory: cacheDir ?? Self.defaultCacheDirectory())
         configuration.host = host
@@ -70,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.cacheMaxAge = maxAge
         configuration.smallSourcePixelLimit = smallSourcePixels
         configuration.tileSize = tileSize
+        configuration.pagesDirectory = pages
         let server: TesseraServer
         do {
             server = try TesseraServer(configuration: configuration)

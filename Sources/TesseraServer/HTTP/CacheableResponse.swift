@@ -9,21 +9,25 @@ struct CacheableResponse {
     var contentType: String
     /// A strong validator (quoted), from the source identity and the canonical request.
     var entityTag: String
-    /// The source's modification time, in seconds since 1970.
-    var lastModified: Int64
-    var maxAge: Int
+    /// The source's modification time, in seconds since 1970; nil when the representation has none.
+    var lastModified: Int64?
+    /// Seconds a cache may reuse the response unchecked; nil: `no-cache` (always revalidated, as
+    /// the pages are, so a new version shows at once and an unchanged one costs a 304).
+    var maxAge: Int?
     /// `Link` header values (profile, canonical).
     var links: [String] = []
     /// Set when the representation depends on a request header (info.json on `Accept`).
     var vary: String?
+    /// Further headers sent with a full response (a page's Content-Security-Policy).
+    var extraHeaders: HTTPFields = [:]
 
     static let linkField = HTTPField.Name("Link")!
 
     func response(to request: Request) -> Response {
         var headers = HTTPFields()
         headers[.eTag] = entityTag
-        headers[.lastModified] = HTTPDate.string(fromSeconds: lastModified)
-        headers[.cacheControl] = "public, max-age=\(maxAge)"
+        if let lastModified { headers[.lastModified] = HTTPDate.string(fromSeconds: lastModified) }
+        headers[.cacheControl] = maxAge.map { "public, max-age=\($0)" } ?? "no-cache"
         if let vary { headers[.vary] = vary }
         if isNotModified(request) {
             return Response(status: .notModified, headers: headers)
@@ -31,6 +35,7 @@ struct CacheableResponse {
         headers[.contentType] = contentType
         // One header holding every link: some clients (the IIIF validator among them) read only the first.
         if !links.isEmpty { headers[Self.linkField] = links.joined(separator: ", ") }
+        headers.append(contentsOf: extraHeaders)
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
@@ -45,7 +50,7 @@ struct CacheableResponse {
                 }
             }
         }
-        if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.seconds(from:)) {
+        if let lastModified, let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.seconds(from:)) {
             return lastModified <= since
         }
         return false
@@ -54,13 +59,4 @@ struct CacheableResponse {
 
 private extension Array {
     var nonEmpty: Self? { isEmpty ? nil : self }
-}
-
-private extension Substring {
-    var trimmingSpaces: Substring {
-        var text = self
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return text
-    }
 }

@@ -47,7 +47,7 @@ public struct IdentifierError: TesseraError, Equatable {
         let quoted = oneLine(String(identifier.prefix(200)))
         switch reason {
         case .invalid(let why): return "identifier \"\(quoted)\" \(why)"
-        case .notFound: return "no image with identifier \"\(quoted)\""
+        case .notFound: return "no file with identifier \"\(quoted)\""
         }
     }
 }
@@ -85,6 +85,21 @@ public struct IdentifierResolver: Sendable {
         return ResolvedSource(relativePath: relative, path: real, identity: identity)
     }
 
+    /// The directory `relative` (a path under the root, already decoded; empty for the root itself)
+    /// names, by the identifiers' rules: its real absolute path.
+    public func resolveDirectory(_ relative: String) throws(IdentifierError) -> String {
+        guard !relative.isEmpty else { return rootPath.isEmpty ? "/" : rootPath }
+        let checked = try Self.check(decoded: relative, identifier: relative)
+        guard let real = Self.realPath(rootPath + "/" + checked), real.hasPrefix(rootPath + "/") else {
+            throw IdentifierError(identifier: relative, reason: .notFound)
+        }
+        var info = stat()
+        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw IdentifierError(identifier: relative, reason: .notFound)
+        }
+        return real
+    }
+
     /// The decoded relative path an identifier stands for, or why it is refused. Pure: no filesystem.
     public static func relativePath(of identifier: String) throws(IdentifierError) -> String {
         func refuse(_ why: String) -> IdentifierError { IdentifierError(identifier: identifier, reason: .invalid(why)) }
@@ -92,6 +107,13 @@ public struct IdentifierResolver: Sendable {
         guard identifier.utf8.count <= 4096 else { throw refuse("is longer than 4096 bytes") }
         guard let decoded = PercentEncoding.decode(identifier) else { throw refuse("has a malformed %-escape or is not UTF-8") }
         if decoded.contains("%") { throw refuse("is encoded twice") }
+        return try check(decoded: decoded, identifier: identifier)
+    }
+
+    /// `decoded` when it is a safe relative path: no control character, backslash, absolute path,
+    /// empty, `.` or `..` component, or hidden file.
+    private static func check(decoded: String, identifier: String) throws(IdentifierError) -> String {
+        func refuse(_ why: String) -> IdentifierError { IdentifierError(identifier: identifier, reason: .invalid(why)) }
         if decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw refuse("contains a control character")
         }

@@ -43,7 +43,7 @@ public struct VideoAsset: Sendable, Hashable {
     }
 
     /// Frame times are whole ticks turned into seconds; comparisons of times allow this much slack.
-    static let timeTolerance = 1e-6
+    public static let timeTolerance = 1e-6
 
     /// The last indexed keyframe at or before `time` seconds; nil without an index.
     public func keyframe(atOrBefore time: Double) -> Double? {

@@ -1,0 +1,12 @@
+/// Strong HTTP validators: FNV-1a (64 bits) of whatever identifies a representation, quoted. Not a
+/// security hash; a change of the input changes the tag.
+enum EntityTag {
+    static func make<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+    }
+}

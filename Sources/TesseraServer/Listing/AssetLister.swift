@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
+import Synchronization
+import TesseraCodecs
+import TesseraCore
+import TesseraVideo
+
+/// Lists the directories, images and videos under the root a page at a time (`/api/assets`).
+///
+/// A directory is read and sorted on each request, which costs one `stat` per entry; only the
+/// entries of the page asked for are probed (image header, or video container and index), and
+/// what a probe found is kept per file version, so paging through a large directory again is cheap.
+final class AssetLister: Sendable {
+    /// What a file turned out to be.
+    enum Media: Sendable {
+        case image(ImageProperties)
+        case video(VideoProperties)
+        case neither
+    }
+
+    let resolver: IdentifierResolver
+    let executor: WorkExecutor
+    private let probes = Mutex(LRUCache<FileIdentity, Media>(costLimit: 16_384))
+
+    init(resolver: IdentifierResolver, executor: WorkExecutor) {
+        self.resolver = resolver
+        self.executor = executor
+    }
+
+    /// The page of `dir` (relative to the root, decoded; "" for the root) after `cursor`, at most
+    /// `limit` entries.
+    /// - Throws: ``IdentifierError`` for a directory that is not there or not allowed; ``ServerError``
+    ///   (bad input) for a malformed cursor.
+    func list(dir: String, cursor: String?, limit: Int) async throws -> AssetListing {
+        let directory = try resolver.resolveDirectory(dir)
+        let position = try cursor.map(Position.init(cursor:))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var positions: [Position] = []
+        for name in names where !name.hasPrefix(".") {
+            var info = stat()
+            guard stat(directory + "/" + name, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: positions.append(Position(isFile: false, name: name))
+            case S_IFREG: positions.append(Position(isFile: true, name: name))
+            default: continue
+            }
+        }
+        positions.sort()
+        let start = position.map { after in positions.firstIndex { after < $0 } ?? positions.endIndex } ?? positions.startIndex
+        let page = positions[start...].prefix(limit)
+        let prefix = dir.isEmpty ? "" : dir + "/"
+
+        var entries: [AssetListing.Entry] = []
+        var skipped = 0
+        let files = page.filter(\.isFile).map { prefix + $0.name }
+        let media = try await probe(files)
+        for item in page {
+            let path = prefix + item.name
+            let id = PercentEncoding.encode(path)
+            guard item.isFile else {
+                // A directory that resolves outside the root (a symlink) is not listed.
+                guard (try? resolver.resolveDirectory(path)) != nil else { continue }
+                entries.append(.init(kind: .directory, name: item.name, path: path, id: id))
+                continue
+            }
+            switch media[path]?.media ?? .neither {
+            case .image(let image):
+                let size = image.displaySize
+                entries.append(.init(kind: .image, name: item.name, path: path, id: id, bytes: image.fileByteCount,
+                                     width: size.width, height: size.height, format: image.format.rawValue))
+            case .video(let video):
+                entries.append(.init(kind: .video, name: item.name, path: path, id: id, bytes: media[path]?.bytes,
+                                     width: video.displayWidth, height: video.displayHeight, format: video.codec,
+                                     duration: video.duration))
+            case .neither:
+                skipped += 1
+            }
+        }
+        let next = start + page.count < positions.endIndex ? page.last.map(\.cursor) : nil
+        let parent: String? = dir.isEmpty ? nil : dir.split(separator: "/").dropLast().joined(separator: "/")
+        return AssetListing(dir: dir, parent: parent, entries: entries, next: next, skipped: skipped)
+    }
+
+    /// What each of `paths` (relative to the root) is: images probed from their headers on the
+    /// executor, the rest then as videos.
+    private func probe(_ paths: [String]) async throws -> [String: (media: Media, bytes: Int)] {
+        let sources = paths.compactMap { try? resolver.resolve(PercentEncoding.encode($0)) }
+        var found: [String: (media: Media, bytes: Int)] = [:]
+        var unknown: [ResolvedSource] = []
+        for source in sources {
+            if let known = probes.withLock({ $0.value(for: source.identity) }) {
+                found[source.relativePath] = (known, source.identity.byteCount)
+            } else {
+                unknown.append(source)
+            }
+        }
+        guard !unknown.isEmpty else { return found }
+        let pending = unknown
+        let images = try await executor.run(priority: .high) { context in
+            try pending.map { source -> ImageProperties? in
+                try context.checkCancellation()
+                return try? ImageDecoder().probe(.file(source.path))
+            }
+        }
+        for (source, image) in zip(unknown, images) {
+            let media: Media
+            if let image {
+                media = .image(image)
+            } else if let video = try? await VideoAsset.load(path: source.path) {
+                media = .video(VideoProperties(video))
+            } else {
+                media = .neither
+            }
+            found[source.relativePath] = (media, source.identity.byteCount)
+            probes.withLock { _ = $0.insert(media, for: source.identity, cost: 1) }
+        }
+        return found
+    }
+
+    /// Where an entry sorts: directories first, then files, each in natural name order. A cursor
+    /// is the position of the last entry returned, written `d:NAME` or `f:NAME`.
+    struct Position: Comparable {
+        var isFile: Bool
+        var name: String
+
+        init(isFile: Bool, name: String) {
+            self.isFile = isFile
+            self.name = name
+        }
+
+        init(cursor: String) throws(ServerError) {
+            guard cursor.hasPrefix("d:") || cursor.hasPrefix("f:"), cursor.utf8.count > 2, cursor.utf8.count <= 1024 else {
+                throw ServerError(.badInput, "malformed cursor")
+            }
+            isFile = cursor.hasPrefix("f:")
+            name = String(cursor.dropFirst(2))
+        }
+
+        var cursor: String { (isFile ? "f:" : "d:") + name }
+
+        static func < (a: Position, b: Position) -> Bool {
+            if a.isFile != b.isFile { return !a.isFile }
+            return AssetListing.naturallyBefore(a.name, b.name)
+        }
+    }
+}

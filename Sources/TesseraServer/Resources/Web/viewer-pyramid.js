@@ -1,0 +1,98 @@
+// The tile grid an IIIF Image API 3.0 info.json describes, and the URL of each tile.
+
+/** A tile: its level (reduction k), key (level/column/row), image region, size and URL. */
+class Tile {
+  constructor(level, column, row, region, width, height, url) {
+    this.level = level;
+    this.key = `${level}/${column}/${row}`;
+    /** { x0, y0, x1, y1 } in full-resolution pixels. */
+    this.region = region;
+    /** The tile's own size in pixels, and so its decoded size. */
+    this.width = width;
+    this.height = height;
+    this.url = url;
+  }
+
+  /** Decoded bytes (RGBA), what the cache budget counts. */
+  get bytes() {
+    return this.width * this.height * 4;
+  }
+}
+
+export class Pyramid {
+  /**
+   * `info` is the parsed info.json; `base` the service URL tiles are requested under (the page's
+   * own origin and identifier, not info.json's `id`, which names the host the server was asked by).
+   */
+  constructor(info, base) {
+    this.width = info.width;
+    this.height = info.height;
+    if (!(this.width > 0 && this.height > 0)) throw new Error("the description has no image size");
+    // IIIF makes `tiles` optional and a tile's height default to its width; without tiles the whole
+    // image is the one tile of the one level.
+    const tiles = info.tiles?.[0];
+    this.tileWidth = tiles?.width ?? this.width;
+    this.tileHeight = tiles?.height ?? this.tileWidth;
+    const factors = tiles?.scaleFactors?.length ? [...tiles.scaleFactors].sort((a, b) => a - b) : [1];
+    this.levels = factors.map((scale) => ({
+      scale,
+      columns: Math.ceil(this.width / (this.tileWidth * scale)),
+      rows: Math.ceil(this.height / (this.tileHeight * scale)),
+    }));
+    this.base = base;
+  }
+
+  get levelCount() {
+    return this.levels.length;
+  }
+
+  get coarsest() {
+    return this.levels.length - 1;
+  }
+
+  /**
+   * The tile at (`column`, `row`) of level `level`. Made afresh on each call (tiles are compared by
+   * key): keeping every tile ever seen would grow without bound over a long tour of a huge image.
+   */
+  tile(level, column, row) {
+    const { scale } = this.levels[level];
+    const x = column * this.tileWidth * scale, y = row * this.tileHeight * scale;
+    const w = Math.min(this.tileWidth * scale, this.width - x), h = Math.min(this.tileHeight * scale, this.height - y);
+    const width = Math.ceil(w / scale), height = Math.ceil(h / scale);
+    const url = `${this.base}/${x},${y},${w},${h}/${width},${height}/0/default.jpg`;
+    return new Tile(level, column, row, { x0: x, y0: y, x1: x + w, y1: y + h }, width, height, url);
+  }
+
+  /**
+   * The grid range of level `level` that meets the image rectangle `rect`, grown by `ring` tiles
+   * on every side and clamped to the grid; null when the rectangle misses the image.
+   */
+  range(level, rect, ring = 0) {
+    const { scale, columns, rows } = this.levels[level];
+    const spanX = this.tileWidth * scale, spanY = this.tileHeight * scale;
+    const x0 = Math.max(rect.x0, 0), y0 = Math.max(rect.y0, 0);
+    const x1 = Math.min(rect.x1, this.width), y1 = Math.min(rect.y1, this.height);
+    if (x0 >= x1 || y0 >= y1) return null;
+    return {
+      c0: Math.max(Math.floor(x0 / spanX) - ring, 0),
+      c1: Math.min(Math.ceil(x1 / spanX) - 1 + ring, columns - 1),
+      r0: Math.max(Math.floor(y0 / spanY) - ring, 0),
+      r1: Math.min(Math.ceil(y1 / spanY) - 1 + ring, rows - 1),
+    };
+  }
+
+  /** Every tile of `range` at `level`. */
+  tilesIn(level, range) {
+    const tiles = [];
+    if (!range) return tiles;
+    for (let row = range.r0; row <= range.r1; row++) {
+      for (let column = range.c0; column <= range.c1; column++) tiles.push(this.tile(level, column, row));
+    }
+    return tiles;
+  }
+
+  /** The decoded bytes of the largest tile, for budgets. */
+  get tileBytes() {
+    return this.tileWidth * this.tileHeight * 4;
+  }
+}

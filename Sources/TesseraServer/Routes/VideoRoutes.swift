@@ -1,0 +1,149 @@
+import FoundationEssentials
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import TesseraCore
+import TesseraVideo
+
+/// The trimmer's video API: the file itself (ranges, so `<video>` can seek), its info.json, frame
+/// sprites with their WebVTT tracks, and clip exports as background jobs.
+struct VideoRoutes {
+    let videos: VideoService
+    let jobs: TrimJobs
+    let files = FileIO()
+
+    private var configuration: ServerConfiguration { videos.images.configuration }
+
+    func register(on router: Router<BasicRequestContext>) {
+        let group = router.group("video")
+        group.get(":identifier") { request, context in
+            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            // Only videos Tessera reads are served: /video/ is not a way to fetch any file under the root.
+            _ = try await videos.asset(source)
+            return try await file(source, request: request, context: context)
+        }
+        group.get(":identifier/info.json") { request, context in
+            let identifier = try context.parameters.require("identifier")
+            let source = try videos.images.resolve(identifier)
+            let id = PercentEncoding.encode(source.relativePath)
+            return CacheableResponse(
+                body: try await videos.info(source, id: id), contentType: "application/json",
+                entityTag: ImageService.entityTag(source, "video-info|" + id),
+                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+            ).response(to: request)
+        }
+        group.get(":identifier/sprite.jpg") { request, context in
+            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let sprite = try spriteRequest(request)
+            return CacheableResponse(
+                body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
+                entityTag: ImageService.entityTag(source, "sprite|" + sprite.query),
+                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+            ).response(to: request)
+        }
+        group.get(":identifier/thumbnails.vtt") { request, context in
+            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let sprite = try spriteRequest(request)
+            let spriteURL = "/video/" + PercentEncoding.encode(source.relativePath) + "/sprite.jpg?" + sprite.query
+            return CacheableResponse(
+                body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
+                entityTag: ImageService.entityTag(source, "vtt|" + sprite.query),
+                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+            ).response(to: request)
+        }
+        group.post(":identifier/trim") { request, context in
+            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let body = try await request.body.collect(upTo: 4096)
+            guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
+                throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
+            }
+            let asset = try await videos.asset(source)
+            let id = try jobs.start(source, asset: asset, from: order.from, to: order.to, exact: order.exact ?? false)
+            let url = "/jobs/" + id
+            return Response(
+                status: .accepted, headers: [.location: url, .contentType: "application/json", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"id\":\"\(id)\",\"url\":\"\(url)\"}\n")))
+        }
+        router.get("jobs/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard TrimJobs.isValidID(id), let status = jobs.status(id) else { throw ServerError(.notFound, "no such job") }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: try JSONBody.encode(status)))
+        }
+        router.get("jobs/:id/result") { request, context in
+            let id = try context.parameters.require("id")
+            guard TrimJobs.isValidID(id) else { throw ServerError(.notFound, "no such job") }
+            switch jobs.clip(id) {
+            case .failure(.unknown): throw ServerError(.notFound, "no such job")
+            case .failure(let reason):
+                // 409: the job exists but has no clip (yet); its status says why.
+                let message = reason == .failed ? "the export failed; see /jobs/\(id)\n" : "the export is not finished\n"
+                return Response(
+                    status: .conflict, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
+            case .success(let clip):
+                guard let identity = FileIdentity(path: clip.path) else { throw ServerError(.notFound, "the clip has expired") }
+                var response = try await send(
+                    path: clip.path, identity: identity, mediaType: clip.mediaType, request: request, context: context)
+                response.headers[.contentDisposition] = "attachment; filename=\"\(clip.fileName)\""
+                response.headers[.cacheControl] = "no-store"
+                return response
+            }
+        }
+    }
+
+    private func spriteRequest(_ request: Request) throws -> SpriteRequest {
+        let query = request.uri.queryParameters
+        return try SpriteRequest(
+            frames: query["frames"].map(String.init), height: query["height"].map(String.init), mode: query["mode"].map(String.init))
+    }
+
+    private func file(_ source: ResolvedSource, request: Request, context: BasicRequestContext) async throws -> Response {
+        var response = try await send(
+            path: source.path, identity: source.identity, mediaType: VideoService.mediaType(of: source.path),
+            request: request, context: context)
+        if response.status == .ok || response.status == .partialContent {
+            response.headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
+        }
+        return response
+    }
+
+    /// A file with its validators, `Accept-Ranges`, and the one range asked for (206), unless
+    /// `If-Range` names another version; 304 when the client's copy is current.
+    private func send(
+        path: String, identity: FileIdentity, mediaType: String, request: Request, context: BasicRequestContext
+    ) async throws -> Response {
+        let entityTag = EntityTag.make(identity.description.utf8)
+        let validators = CacheableResponse(
+            body: ByteBuffer(), contentType: mediaType, entityTag: entityTag,
+            lastModified: identity.modificationSeconds, maxAge: nil)
+        let conditional = validators.response(to: request)
+        if conditional.status == .notModified { return conditional }
+        var headers = conditional.headers
+        headers[.acceptRanges] = "bytes"
+        let size = identity.byteCount
+        let ifRange = request.headers[.ifRange]
+        let range = ifRange == nil || ifRange == entityTag
+            ? ByteRange(header: request.headers[.range], fileSize: size) : .whole
+        switch range {
+        case .unsatisfiable:
+            return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
+        case .part(let bytes):
+            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
+            headers[.contentLength] = String(bytes.count)
+            return Response(status: .partialContent, headers: headers,
+                            body: try await files.loadFile(path: path, range: bytes, context: context))
+        case .whole:
+            headers[.contentLength] = String(size)
+            return Response(status: .ok, headers: headers, body: try await files.loadFile(path: path, context: context))
+        }
+    }
+}
+
+/// The body of `POST /video/{identifier}/trim`: seconds, and whether to re-encode for an exact start.
+struct TrimOrder: Decodable {
+    var from: Double
+    var to: Double
+    var exact: Bool?
+}
