@@ -34,10 +34,11 @@ bench: release
 	@scripts/bench.sh $(RELEASE_BIN)
 
 # Regenerates the committed test fixtures (needs: pip install pillow==13.0.0 pillow-heif==1.8.1,
-# and ffmpeg for the videos).
+# ffmpeg for the videos, and colord-data, libgs-common and liblcms2-2 for the colour fixtures).
 fixtures:
 	python3 scripts/make-fixtures.py
 	python3 scripts/make-video-fixtures.py
+	.build/browser-venv/bin/python scripts/make-colour-fixtures.py
 
 clean:
 	rm -rf .build demo-out bench-out

@@ -45,6 +45,7 @@ let package = Package(
         systemLibrary("CPNG", pkgConfig: "libpng", apt: "libpng-dev"),
         systemLibrary("CWebP", pkgConfig: "libwebp", apt: "libwebp-dev"),
         systemLibrary("CGIF", pkgConfig: nil, apt: "libgif-dev"),
+        systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         .target(
             name: "CTesseraShims",
             dependencies: ["CJPEG", "CPNG"]
@@ -56,10 +57,15 @@ let package = Package(
         .target(name: "CTesseraSVG", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraTIFF", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
+        .target(name: "CTesseraLCMS", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "TesseraCore", swiftSettings: layered),
         .target(
             name: "TesseraCodecs",
-            dependencies: ["TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF"],
+            dependencies: [
+                "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
+                "CTesseraLCMS",
+            ],
             swiftSettings: layered
         ),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline"], swiftSettings: layered),

@@ -18,6 +18,8 @@ modules=(
   "libavcodec:libavcodec-dev"
   "libavutil:libavutil-dev"
   "libswscale:libswscale-dev"
+  "lcms2:liblcms2-dev"
+  "zlib:zlib1g-dev"
 )
 # command → Debian package, for `make bench`
 bench_tools=(
@@ -44,6 +46,8 @@ done
 [ -f /usr/include/gif_lib.h ] || missing+=(libgif-dev)
 # libcrypto (the disk cache's SHA-256) is loaded with dlopen, so only the runtime library is needed.
 ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' || missing+=(libssl3)
+# CMYK without a profile is converted through ghostscript's SWOP profile (see ColorConverter).
+[ -f /usr/share/color/icc/ghostscript/default_cmyk.icc ] || missing+=(libgs-common)
 # curl: the server's tests and `make demo` talk HTTP with it.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The official IIIF validator's python-magic needs libmagic (the server's conformance test).

@@ -189,3 +189,9 @@ int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstK
     }
     return 1;
 }
+
+int tessera_tiff_get_icc_profile(TIFF *tiff, uint32_t *length, const void **bytes) {
+    *length = 0;
+    *bytes = NULL;
+    return getFieldDefaulted(tiff, TIFFTAG_ICCPROFILE, length, bytes) && *bytes && *length > 0;
+}

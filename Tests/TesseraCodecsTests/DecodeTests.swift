@@ -25,6 +25,9 @@ struct DecodeTests {
     @Test("decoded pixels match Pillow's decode of the same file", arguments: Fixtures.referenced)
     func decodeMatchesPillow(entry: Fixtures.Entry) throws {
         let decoded = try decoder.decode(.file(entry.path))
+        // Pillow turns CMYK into RGB by the naive formula; Tessera goes through a CMYK profile,
+        // checked against LittleCMS's own transform in ColourManagementTests.
+        guard entry.colorModel != "cmyk" else { return }
         let reference = try Fixtures.pam(entry.reference!)
         #expect(decoded.pixels.format == reference.format)
         #expect(decoded.pixels.size == reference.size)

@@ -139,8 +139,8 @@ struct SchedulingTests {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         #expect(await loader.started.count == 1000)
         // Other suites run in this process at the same time and start threads of their own (video
-        // decoders, x264, the server tests' executors and event loops); the margin absorbs them. A
-        // thread per prefetch would mean hundreds.
-        #expect(peak <= max(before, cores) + 64, "\(peak) threads (before: \(before), cores: \(cores))")
+        // decoders, x264 exports, the server tests' executors and event loops: 73 seen at once);
+        // the margin absorbs them. A thread per prefetch would mean a thousand.
+        #expect(peak <= max(before, cores) + 256, "\(peak) threads (before: \(before), cores: \(cores))")
     }
 }

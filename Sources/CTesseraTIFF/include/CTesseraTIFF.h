@@ -62,6 +62,9 @@ int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value);
 int tessera_tiff_decode_jpeg_as_rgb(TIFF *tiff);
 /// The count of extra samples (alpha and others) and the kind of the first one.
 int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind);
+/// The current directory's ICC profile (tag 34675), owned by libtiff until the directory changes.
+/// Returns 1 when there is one.
+int tessera_tiff_get_icc_profile(TIFF *tiff, uint32_t *length, const void *_Nullable *_Nonnull bytes);
 
 #pragma clang assume_nonnull end
 

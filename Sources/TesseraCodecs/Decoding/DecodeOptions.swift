@@ -15,15 +15,20 @@ public struct DecodeOptions: Sendable, Hashable {
     /// decoding (JPEG's DCT scaling, libwebp's scaler, SVG rendering) return the smallest image
     /// that still covers it; the others decode at full size. Nil means full size.
     public var minimumSize: PixelSize?
+    /// What happens to pixels an embedded ICC profile describes: converted to sRGB (the default)
+    /// or left as they are, tagged with the profile.
+    public var colorManagement: ColorManagement
 
     public init(
         maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount,
         allowsTruncatedData: Bool = false,
-        minimumSize: PixelSize? = nil
+        minimumSize: PixelSize? = nil,
+        colorManagement: ColorManagement = .convertToSRGB
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.allowsTruncatedData = allowsTruncatedData
         self.minimumSize = minimumSize
+        self.colorManagement = colorManagement
     }
 
     /// What one buffer sized from the file may take: ``maximumPixelCount`` pixels, and the bytes of
@@ -44,4 +49,15 @@ public struct DecodedImage: Sendable {
     }
     /// True when the file ended early and ``DecodeOptions/allowsTruncatedData`` accepted it.
     public var isTruncated: Bool
+    /// The profile ``pixels`` are in; nil for sRGB. The source's profile when it was kept
+    /// (``ColorManagement/keepSourceProfile``) or could not be applied (a CMYK profile, LittleCMS
+    /// missing): an encoder that embeds it shows the colours right all the same.
+    public var iccProfile: ICCProfile?
+
+    init(pixels: PixelBuffer, properties: ImageProperties, isTruncated: Bool, colorManagement: ColorManagement) {
+        self.pixels = pixels
+        self.properties = properties
+        self.isTruncated = isTruncated
+        iccProfile = ColorConverter.shared.manage(&self.pixels, profile: properties.iccProfile, colorManagement)
+    }
 }

@@ -30,7 +30,9 @@ public struct ImageDecoder: Sendable {
         if let reader = try header.scanlineReader(options: options) {
             try options.limits.check(reader.outputSize, reader.outputFormat)
             let pixels = try reader.readAll()
-            return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: reader.isTruncated)
+            return DecodedImage(
+                pixels: pixels, properties: header.properties, isTruncated: reader.isTruncated,
+                colorManagement: options.colorManagement)
         }
         let pixels: PixelBuffer
         switch header.kind {
@@ -46,7 +48,7 @@ public struct ImageDecoder: Sendable {
         case .jpeg, .png, .gif, .tiff:
             preconditionFailure("streamed formats are handled above")
         }
-        return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: false)
+        return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: false, colorManagement: options.colorManagement)
     }
 }
 

@@ -26,7 +26,22 @@ public final class ImageRowReader {
         context: WorkContext = .uncancellable, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
         if let reader = try header.scanlineReader(options: options) {
-            try ScanlinePipeline(reader, limits: options.limits).forEachRow(context: context, body)
+            let pipeline = try ScanlinePipeline(reader, limits: options.limits)
+            guard options.colorManagement == .convertToSRGB, let profile = properties.iccProfile,
+                let transform = ColorConverter.shared.transform(from: profile, format: reader.outputFormat)
+            else {
+                try pipeline.forEachRow(context: context, body)
+                return
+            }
+            // Each row converted as it streams by, in one reused row of scratch.
+            let row = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: reader.outputSize.width * reader.outputFormat.bytesPerPixel, alignment: 16)
+            defer { row.deallocate() }
+            try pipeline.forEachRow(context: context) { decoded in
+                row.copyMemory(from: UnsafeRawBufferPointer(decoded))
+                transform.apply(row.baseAddress!, pixelCount: reader.outputSize.width)
+                body(UnsafeBufferPointer(row.bindMemory(to: UInt8.self)))
+            }
             return
         }
         let pixels = try ImageDecoder(options: options).decode(header).pixels

@@ -18,6 +18,8 @@ final class JPEGScanlineReader: ScanlineReader {
     private let isCMYK: Bool
     private let limits: AllocationLimits
     private var cmykRow: ZeroedBuffer<UInt8>?
+    /// CMYK → sRGB through the embedded or the default CMYK profile; nil: the naive formula.
+    private var cmykTransform: ColorTransform?
 
     init(source: ImageSource, header: JPEGHeader, options: DecodeOptions) throws(ImageDecodingError) {
         handle = .allocate(TesseraJPEGDecoder(), destroy: tessera_jpeg_decoder_destroy)
@@ -25,6 +27,7 @@ final class JPEGScanlineReader: ScanlineReader {
         limits = options.limits
         isCMYK = header.componentCount == 4
         input = try LibraryInput(source)
+        let profile = isCMYK ? header.properties(fileByteCount: 0).iccProfile : nil
         let denominator = Self.scaleDenominator(for: header.size, minimumSize: options.minimumSize)
         scaleDenominator = denominator
         outputFormat = header.componentCount == 1 ? .gray8 : .rgb8
@@ -49,6 +52,8 @@ final class JPEGScanlineReader: ScanlineReader {
         guard Int(info.output_width) == scaled.width, Int(info.output_height) == scaled.height else {
             throw .corrupt(reason: "libjpeg's output size differs from the header")
         }
+        // Adobe writes CMYK inverted, and libjpeg flags it through the APP14 marker.
+        cmykTransform = isCMYK ? ColorConverter.shared.cmykTransform(profile: profile, inverted: info.saw_Adobe_marker != 0) : nil
     }
 
     /// The largest power-of-two DCT reduction whose output still covers `minimumSize`.
@@ -71,7 +76,13 @@ final class JPEGScanlineReader: ScanlineReader {
             let row = cmykRow!
             var pointer: UnsafeMutablePointer<UInt8>? = row.elements.baseAddress
             try check(tessera_jpeg_read_scanlines(decoder, &pointer, 1, &rowsRead))
-            if rowsRead == 1 { convertCMYKRow(row.elements, into: destination) }
+            if rowsRead == 1 {
+                if let cmykTransform {
+                    cmykTransform.apply(from: row.elements.baseAddress!, to: destination, pixelCount: outputSize.width)
+                } else {
+                    convertCMYKRow(row.elements, into: destination)
+                }
+            }
         } else {
             let bytesPerRow = outputSize.width * outputFormat.bytesPerPixel
             let count = min(maximumRows, 16)
@@ -84,8 +95,8 @@ final class JPEGScanlineReader: ScanlineReader {
         return Int(rowsRead)
     }
 
-    /// Adobe writes CMYK inverted (and libjpeg flags it through the APP14 marker): with ink
-    /// stored as 255 − ink, RGB is simply (stored C × stored K) / 255.
+    /// Without LittleCMS or a CMYK profile: Adobe writes CMYK inverted (and libjpeg flags it through
+    /// the APP14 marker); with ink stored as 255 − ink, RGB is simply (stored C × stored K) / 255.
     private func convertCMYKRow(_ cmykRow: UnsafeMutableBufferPointer<UInt8>, into destination: UnsafeMutablePointer<UInt8>) {
         let inverted = decoder.pointee.info.saw_Adobe_marker != 0
         for x in 0..<outputSize.width {

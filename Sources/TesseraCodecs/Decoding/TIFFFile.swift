@@ -20,6 +20,8 @@ final class TIFFFile {
     let photometric: Int
     let planarConfiguration: Int
     let extraSampleCount: Int
+    /// The alpha sample is associated (ExtraSamples = 1): colour stored premultiplied by it.
+    let alphaIsAssociated: Bool
     let orientation: Orientation
     let isTiled: Bool
     let compression: Int
@@ -79,6 +81,7 @@ final class TIFFFile {
         var firstExtra: UInt16 = 0
         _ = tessera_tiff_get_extra_samples(opened, &extraCount, &firstExtra)
         extraSampleCount = Int(extraCount)
+        alphaIsAssociated = extraCount > 0 && firstExtra == UInt16(EXTRASAMPLE_ASSOCALPHA)
         isTiled = library.TIFFIsTiled(opened) != 0
         guard size.width > 0, size.height > 0 else { throw .corrupt(reason: "TIFF without an image size") }
         if isTiled {
@@ -180,10 +183,18 @@ final class TIFFFile {
     }
 
     func properties(fileByteCount: Int) -> ImageProperties {
-        ImageProperties(
+        var properties = ImageProperties(
             format: .tiff, size: size, orientation: orientation, hasAlpha: hasAlpha, bitsPerComponent: bitsPerSample,
             colorModel: colorModel, frameCount: max(1, Int(library.TIFFNumberOfDirectories(tiff))), isProgressive: false,
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
+        var length: UInt32 = 0
+        var bytes: UnsafeRawPointer?
+        if tessera_tiff_get_icc_profile(tiff, &length, &bytes) != 0, let bytes {
+            // Longer than any profile accepted: an empty one, which validation reports.
+            let accepted = Int(length) <= ICCProfile.maximumByteCount
+            properties.attachProfile(accepted ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : [])
+        }
+        return properties
     }
 
     /// The first error libtiff reported, as a typed error.
@@ -214,11 +225,18 @@ extension TIFFFile {
         let bytesPerSample = bitsPerSample / 8
         let pixelBytes = samplesPerPixel * bytesPerSample
         let invert = photometric == Int(PHOTOMETRIC_MINISWHITE)
+        let unpremultiply = alphaIsAssociated && decodedFormat.hasAlpha
         for row in 0..<rows {
             let sourceRow = row * sourceRowPixels * pixelBytes
             let output = destination + row * destinationRowPixels * channels
-            if bytesPerSample == 1 && pixelBytes == channels && !invert {
+            if bytesPerSample == 1 && pixelBytes == channels && !invert && !unpremultiply {
                 source.baseAddress.map { output.update(from: $0.assumingMemoryBound(to: UInt8.self) + sourceRow, count: columns * channels) }
+                continue
+            }
+            if unpremultiply {
+                for column in 0..<columns {
+                    storeUnpremultiplied(source, at: sourceRow + column * pixelBytes, to: output + column * channels)
+                }
                 continue
             }
             for column in 0..<columns {
@@ -234,6 +252,26 @@ extension TIFFFile {
                     output[column * channels + channel] = value
                 }
             }
+        }
+    }
+
+    /// Stores one pixel whose colour is premultiplied by its alpha (the last of ``decodedFormat``'s
+    /// channels) with the alpha divided out, at the stored precision before reducing 16 bits to 8.
+    private func storeUnpremultiplied(_ source: UnsafeRawBufferPointer, at offset: Int, to output: UnsafeMutablePointer<UInt8>) {
+        let channels = decodedFormat.bytesPerPixel
+        let wide = bitsPerSample == 16
+        let maximum = wide ? 65535 : 255
+        func sample(_ channel: Int) -> Int {
+            wide ? Int(source.loadUnaligned(fromByteOffset: offset + channel * 2, as: UInt16.self)) : Int(source[offset + channel])
+        }
+        let alpha = sample(channels - 1)
+        for channel in 0..<channels {
+            var value = sample(channel)
+            if channel < channels - 1 {
+                value = alpha == 0 ? 0 : min(maximum, (value * maximum + alpha / 2) / alpha)
+            }
+            // 16 → 8 bits rounded, after the division, so the division keeps the stored precision.
+            output[channel] = UInt8(wide ? (value * 255 + 32767) / 65535 : value)
         }
     }
 

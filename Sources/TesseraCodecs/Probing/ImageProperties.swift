@@ -24,12 +24,27 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     public var fileByteCount: Int
     /// The pixel format a full decode produces.
     public var decodedFormat: PixelFormat
+    /// The embedded ICC profile, when the file has one that passed ``ICCProfile/init(validating:)``.
+    public var iccProfile: ICCProfile?
+    /// What the probe noticed and worked around, one line each (an embedded profile it ignored).
+    public var warnings: [String] = []
 
     /// The upright size in pixels, after orientation.
     public var displaySize: PixelSize { orientation.displaySize(ofStored: size) }
 
     /// Memory a full decode takes, in bytes: `width × height × bytes per pixel` of ``decodedFormat``.
     public var decodedByteCount: Int { size.byteCount(in: decodedFormat) }
+
+    /// Records the profile bytes a header found: kept when they are a sound profile, else left
+    /// out with a warning (the pixels decode all the same).
+    mutating func attachProfile(_ bytes: [UInt8]?) {
+        guard let bytes else { return }
+        do {
+            iccProfile = try ICCProfile(validating: bytes)
+        } catch {
+            warnings.append(error.description)
+        }
+    }
 }
 
 extension ImageProperties {
@@ -38,7 +53,7 @@ extension ImageProperties {
     // from the colour model and alpha).
     private enum CodingKeys: String, CodingKey {
         case format, width, height, orientation, displayWidth, displayHeight, hasAlpha, bitsPerComponent, colorModel
-        case frameCount, progressive, fileBytes, decodedBytes
+        case frameCount, progressive, fileBytes, decodedBytes, iccProfile, colorSpace, warnings
     }
 
     public init(from decoder: any Decoder) throws {
@@ -61,6 +76,9 @@ extension ImageProperties {
         case 4: .rgba8
         default: (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)
         }
+        // Only the profile's description travels in JSON, not its bytes.
+        iccProfile = nil
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -78,5 +96,11 @@ extension ImageProperties {
         try container.encode(isProgressive, forKey: .progressive)
         try container.encode(fileByteCount, forKey: .fileBytes)
         try container.encode(decodedByteCount, forKey: .decodedBytes)
+        // The profile by its description (its bytes are not for JSON) and what it describes.
+        if let iccProfile {
+            try container.encode(iccProfile.description ?? "unnamed", forKey: .iccProfile)
+            try container.encode(iccProfile.colorSpace, forKey: .colorSpace)
+        }
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 }

@@ -10,12 +10,16 @@ struct JPEGHeader {
     var exif = EXIFMetadata([])
     /// The raw APP1 EXIF block, kept for its embedded thumbnail.
     var exifBlock: [UInt8]?
+    /// The ICC profile from the APP2 `ICC_PROFILE` chunks, joined in their sequence order.
+    var iccProfileData: [UInt8]?
 
     init(reading stream: ByteStream) throws(ImageDecodingError) {
         stream.seek(to: 0)
         guard try stream.readExactly(2) == [0xFF, 0xD8] else { throw .corrupt(reason: "missing JPEG start marker") }
         var frame: (size: PixelSize, components: Int, precision: Int, progressive: Bool)?
         var exifBlock: [UInt8]?
+        var profileChunks: [(sequence: UInt8, bytes: [UInt8])] = []
+        var profileByteCount = 0
         scanning: while true {
             var marker = try stream.readUInt8()
             guard marker == 0xFF else { throw .corrupt(reason: "expected a JPEG marker") }
@@ -48,6 +52,14 @@ struct JPEGHeader {
             case 0xE1 where exifBlock == nil:
                 let payload = try stream.readExactly(length - 2)
                 if payload.starts(with: Array("Exif\0\0".utf8)) { exifBlock = payload }
+            case 0xE2 where length - 2 >= Self.profileMarker.count + 2 && profileByteCount <= ICCProfile.maximumByteCount:
+                let payload = try stream.readExactly(length - 2)
+                if payload.starts(with: Self.profileMarker) {
+                    // ICC.1 Annex B: "ICC_PROFILE\0", the chunk's number from 1, the chunk count, data.
+                    let chunk = Array(payload.dropFirst(Self.profileMarker.count + 2))
+                    profileChunks.append((payload[Self.profileMarker.count], chunk))
+                    profileByteCount += chunk.count
+                }
             default:
                 break
             }
@@ -61,14 +73,23 @@ struct JPEGHeader {
         isProgressive = frame.progressive
         self.exifBlock = exifBlock
         if let exifBlock { exif = EXIFMetadata(exifBlock) }
+        if !profileChunks.isEmpty {
+            // Out-of-order chunks are put in order; missing or repeated ones leave a profile that
+            // fails validation, and so is ignored.
+            iccProfileData = profileChunks.sorted { $0.sequence < $1.sequence }.flatMap(\.bytes)
+        }
     }
 
+    private static let profileMarker = Array("ICC_PROFILE\0".utf8)
+
     func properties(fileByteCount: Int) -> ImageProperties {
-        ImageProperties(
+        var properties = ImageProperties(
             format: .jpeg, size: size, orientation: exif.orientation, hasAlpha: false,
             bitsPerComponent: precision,
             colorModel: componentCount == 1 ? .gray : componentCount == 4 ? .cmyk : .rgb,
             frameCount: 1, isProgressive: isProgressive, fileByteCount: fileByteCount,
             decodedFormat: componentCount == 1 ? .gray8 : .rgb8)
+        properties.attachProfile(iccProfileData)
+        return properties
     }
 }

@@ -14,6 +14,9 @@ struct PNGHeader {
     var hasTransparencyChunk = false
     var orientation: Orientation = .up
     var frameCount = 1
+    /// The inflated profile of the iCCP chunk; nil without one. A chunk that does not inflate
+    /// gives bytes that fail validation (and so a warning).
+    var iccProfileData: [UInt8]?
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -60,6 +63,12 @@ struct PNGHeader {
                 if let block = Self.readChunk(type, length: length, from: stream) {
                     orientation = EXIFMetadata(block).orientation
                 }
+            case "iCCP" where iccProfileData == nil:
+                // Name (1–79 bytes), NUL, compression method 0, the zlib stream.
+                if let chunk = Self.readChunk(type, length: length, from: stream), let nul = chunk.prefix(80).firstIndex(of: 0),
+                    nul + 1 < chunk.count, chunk[nul + 1] == 0 {
+                    iccProfileData = Inflate.bounded(chunk[(nul + 2)...], limit: ICCProfile.maximumByteCount) ?? []
+                }
             case "acTL":
                 if let control = Self.readChunk(type, length: length, from: stream), control.count == 8 {
                     let frames = Self.bigEndian32(control[0..<4])
@@ -95,11 +104,13 @@ struct PNGHeader {
     }
 
     func properties(fileByteCount: Int) -> ImageProperties {
-        ImageProperties(
+        var properties = ImageProperties(
             format: .png, size: size, orientation: orientation, hasAlpha: hasAlpha, bitsPerComponent: bitDepth,
             colorModel: colorType == 3 ? .palette : (colorType == 0 || colorType == 4) ? .gray : .rgb,
             frameCount: frameCount, isProgressive: isInterlaced, fileByteCount: fileByteCount,
             decodedFormat: decodedFormat)
+        properties.attachProfile(iccProfileData)
+        return properties
     }
 
     /// The data of the chunk whose length and type were just read, or nil when it is longer than

@@ -12,6 +12,8 @@ struct WebPHeader {
     var frameCount = 0
     var isAnimated = false
     var orientation: Orientation = .up
+    /// The ICCP chunk's profile; nil without one.
+    var iccProfileData: [UInt8]?
 
     /// libwebp's bound on a canvas, in pixels (`MAX_IMAGE_AREA`): a larger one is refused.
     static let canvasAreaLimit = 1 << 32
@@ -73,6 +75,9 @@ struct WebPHeader {
                 frameCount += 1
             case "EXIF":
                 if let block = stream.readMetadata(length) { orientation = EXIFMetadata(block).orientation }
+            case "ICCP" where iccProfileData == nil:
+                // Too long for metadata: an empty profile, which validation turns into a warning.
+                iccProfileData = stream.readMetadata(length) ?? []
             default:
                 break
             }
@@ -98,9 +103,11 @@ struct WebPHeader {
     var decodedFormat: PixelFormat { hasAlpha || isAnimated ? .rgba8 : .rgb8 }
 
     func properties(fileByteCount: Int) -> ImageProperties {
-        ImageProperties(
+        var properties = ImageProperties(
             format: .webp, size: size, orientation: orientation, hasAlpha: hasAlpha || isAnimated,
             bitsPerComponent: 8, colorModel: .rgb, frameCount: frameCount, isProgressive: false,
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
+        properties.attachProfile(iccProfileData)
+        return properties
     }
 }

@@ -16,6 +16,8 @@ public struct Thumbnail: Sendable {
     public var peakWorkingByteCount: Int
     /// True when the source ended early and truncation was allowed.
     public var isTruncated: Bool
+    /// The profile ``pixels`` are in; nil for sRGB (see ``DecodedImage/iccProfile``).
+    public var iccProfile: ICCProfile?
 
     /// Memory the result occupies.
     public var decodedByteCount: Int { pixels.byteCount }

@@ -31,19 +31,25 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// The most pixels a format that cannot stream (HEIF, animated WebP, interlaced PNG) may decode
     /// at full size. Streaming paths never hold the full image and ignore it.
     public var maximumPixelCount: Int
+    /// Converted to sRGB from an embedded profile (the default), or kept in the source's colour
+    /// space with the profile in ``Thumbnail/iccProfile``. The conversion runs on the thumbnail's
+    /// pixels, after shrinking: the cheapest place.
+    public var colorManagement: ColorManagement
 
     public init(
         sizing: Sizing,
         createThumbnailWithTransform: Bool = true,
         embeddedThumbnail: EmbeddedThumbnailPolicy = .fromImageAlways,
         allowsTruncatedData: Bool = false,
-        maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount
+        maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount,
+        colorManagement: ColorManagement = .convertToSRGB
     ) {
         self.sizing = sizing
         self.createThumbnailWithTransform = createThumbnailWithTransform
         self.embeddedThumbnail = embeddedThumbnail
         self.allowsTruncatedData = allowsTruncatedData
         self.maximumPixelCount = maximumPixelCount
+        self.colorManagement = colorManagement
     }
 
     /// Aspect-fit with the longest side at most `maxPixelSize` pixels.

@@ -39,8 +39,10 @@ public struct Thumbnailer: Sendable {
     func thumbnail(
         _ source: ImageSource, options: ThumbnailOptions, context: WorkContext
     ) throws(ImageDecodingError) -> Thumbnail {
+        // Colour is managed once, on the finished thumbnail, not on the larger decode.
         var decodeOptions = DecodeOptions(
-            maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData)
+            maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
+            colorManagement: .keepSourceProfile)
         let header = try Header(source, options: decodeOptions)
         let properties = header.properties
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
@@ -75,10 +77,11 @@ public struct Thumbnailer: Sendable {
         if case .box(let box, .centerCrop) = options.sizing {
             pixels = pixels.centerCropped(to: box)
         }
+        let profile = ColorConverter.shared.manage(&pixels, profile: properties.iccProfile, options.colorManagement)
         return Thumbnail(
             pixels: pixels, sourceProperties: properties, decodeScale: reduced.decodeScale,
             usedEmbeddedThumbnail: reduced.embedded, peakWorkingByteCount: memory.peakBytes,
-            isTruncated: reduced.isTruncated)
+            isTruncated: reduced.isTruncated, iccProfile: profile)
     }
 
     /// The image reduced by the decoder and the box filter to within a few times `storedTarget`

@@ -1,0 +1,36 @@
+#ifndef C_TESSERA_LCMS_H
+#define C_TESSERA_LCMS_H
+
+// LittleCMS 2, reached through a table of function pointers filled with dlopen/dlsym on first use,
+// as CTesseraTIFF does for libtiff: only a process that meets an image with a colour profile maps
+// the library. The header is lcms's own, so the prototypes cannot drift from its ABI.
+
+#include <stddef.h>
+#include <lcms2.h>
+
+#define TESSERA_LCMS_FUNCTIONS(X)                                                                  \
+    X(cmsOpenProfileFromMem) X(cmsCloseProfile) X(cmsCreate_sRGBProfile) X(cmsCreateLab4Profile)  \
+    X(cmsCreateGrayProfile) X(cmsBuildParametricToneCurve) X(cmsFreeToneCurve) X(cmsGetColorSpace) \
+    X(cmsCreateTransform) X(cmsDeleteTransform) X(cmsDoTransform) X(cmsSetLogErrorHandler)
+
+typedef struct TesseraLCMS {
+#define TESSERA_LCMS_FIELD(name) __typeof__(&name) _Nonnull name;
+    TESSERA_LCMS_FUNCTIONS(TESSERA_LCMS_FIELD)
+#undef TESSERA_LCMS_FIELD
+} TesseraLCMS;
+
+// lcms's pixel types are function-like macros, which Swift cannot import: their values, as constants.
+static const cmsUInt32Number tessera_lcms_type_rgb_8 = TYPE_RGB_8;
+static const cmsUInt32Number tessera_lcms_type_rgba_8 = TYPE_RGBA_8;
+static const cmsUInt32Number tessera_lcms_type_gray_8 = TYPE_GRAY_8;
+static const cmsUInt32Number tessera_lcms_type_graya_8 = TYPE_GRAYA_8;
+static const cmsUInt32Number tessera_lcms_type_cmyk_8 = TYPE_CMYK_8;
+/// Ink stored as 255 − ink, as Adobe writes CMYK JPEGs.
+static const cmsUInt32Number tessera_lcms_type_cmyk_8_reverse = TYPE_CMYK_8_REV;
+
+/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
+/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
+/// lcms's error log is silenced: a profile it refuses is reported by the caller, not printed.
+const TesseraLCMS *_Nullable tessera_lcms_load(char *_Nullable message, size_t capacity);
+
+#endif

@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CTesseraLCMS
+import Synchronization
+import TesseraCore
+
+/// What a decode does with an embedded colour profile.
+public enum ColorManagement: Sendable, Hashable {
+    /// Convert the pixels to sRGB with LittleCMS (perceptual intent, black-point compensation):
+    /// what screens assume of untagged pixels, so the result is right everywhere. The default.
+    case convertToSRGB
+    /// Leave the pixels in the source's colour space; the profile travels with them
+    /// (``DecodedImage/iccProfile``) so an encoder can embed it.
+    case keepSourceProfile
+}
+
+/// Converts pixels described by an ICC profile to sRGB, through LittleCMS loaded on first use.
+/// Transforms are made once per profile and pixel format and kept (a handful: images of one
+/// collection mostly share a few profiles), and are safe to use from any thread.
+final class ColorConverter: Sendable {
+    static let shared = ColorConverter()
+
+    private struct Key: Hashable {
+        var profile: ICCProfile
+        var format: PixelFormat
+        var inverted = false
+    }
+
+    private let transforms = Mutex(LRUCache<Key, ColorTransform>(costLimit: 16))
+
+    /// Applies `management` to `pixels`, which `profile` describes, and returns the profile they are
+    /// in afterwards (nil: sRGB).
+    func manage(_ pixels: inout PixelBuffer, profile: ICCProfile?, _ management: ColorManagement) -> ICCProfile? {
+        // No pixel format holds CMYK: the decoder made it sRGB already, through the profile.
+        guard let profile, profile.colorSpace != .cmyk else { return nil }
+        guard management == .convertToSRGB, let transform = transform(from: profile, format: pixels.format) else { return profile }
+        transform.apply(to: &pixels)
+        return nil
+    }
+
+    /// The transform from `profile` to sRGB for pixels of `format`; nil when the profile does not
+    /// describe such pixels (a CMYK or Lab profile on RGB data), when LittleCMS refuses it, or when
+    /// LittleCMS is not installed. Then the pixels stay as they are, still described by `profile`.
+    func transform(from profile: ICCProfile, format: PixelFormat) -> ColorTransform? {
+        let key = Key(profile: profile, format: format)
+        if let known = transforms.withLock({ $0.value(for: key) }) { return known }
+        guard let made = ColorTransform(profile: profile, format: format) else { return nil }
+        transforms.withLock { _ = $0.insert(made, for: key, cost: 1) }
+        return made
+    }
+
+    /// The transform from CMYK rows (4 bytes a pixel; `inverted` when stored as 255 − ink, as
+    /// Adobe writes JPEGs) to sRGB: through `profile` when it is a CMYK profile, else through
+    /// ``defaultCMYKProfilePath``. Nil when neither can be used; then the caller converts naively.
+    func cmykTransform(profile: ICCProfile?, inverted: Bool) -> ColorTransform? {
+        guard let cmyk = profile?.colorSpace == .cmyk ? profile : Self.defaultCMYKProfile else { return nil }
+        let key = Key(profile: cmyk, format: .rgb8, inverted: inverted)
+        if let known = transforms.withLock({ $0.value(for: key) }) { return known }
+        guard let made = ColorTransform(cmykProfile: cmyk, inverted: inverted) else { return nil }
+        transforms.withLock { _ = $0.insert(made, for: key, cost: 1) }
+        return made
+    }
+
+    /// The profile for CMYK that carries none: ghostscript's "Artifex CMYK SWOP Profile" (Debian's
+    /// libgs-common). SWOP is the press standard behind Photoshop's default US CMYK working space,
+    /// where most untagged CMYK JPEGs come from.
+    static let defaultCMYKProfilePath = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
+
+    private static let defaultCMYKProfile: ICCProfile? = {
+        guard let file = fopen(defaultCMYKProfilePath, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: ICCProfile.maximumByteCount)
+        let count = fread(&bytes, 1, bytes.count, file)
+        return try? ICCProfile(validating: Array(bytes[..<count]))
+    }()
+}
+
+/// One LittleCMS transform, source profile → sRGB, in place on rows of one pixel format. Made with
+/// `cmsFLAGS_NOCACHE`, which makes `cmsDoTransform` safe to call from several threads at once.
+final class ColorTransform: @unchecked Sendable {
+    // @unchecked: the handle is immutable after creation and lcms allows concurrent use of a
+    // transform made without its one-pixel cache.
+    private let library: TesseraLCMS
+    private let handle: cmsHTRANSFORM
+    let format: PixelFormat
+
+    /// Source pixels as `format`, converted in place.
+    convenience init?(profile: ICCProfile, format: PixelFormat) {
+        let type: cmsUInt32Number
+        switch (profile.colorSpace, format) {
+        case (.rgb, .rgb8): type = tessera_lcms_type_rgb_8
+        case (.rgb, .rgba8): type = tessera_lcms_type_rgba_8
+        case (.gray, .gray8): type = tessera_lcms_type_gray_8
+        case (.gray, .grayAlpha8): type = tessera_lcms_type_graya_8
+        default: return nil
+        }
+        self.init(profile: profile, input: type, output: type, format: format)
+    }
+
+    /// CMYK rows in, sRGB rows (``PixelFormat/rgb8``) out.
+    convenience init?(cmykProfile: ICCProfile, inverted: Bool) {
+        let input = inverted ? tessera_lcms_type_cmyk_8_reverse : tessera_lcms_type_cmyk_8
+        self.init(profile: cmykProfile, input: input, output: tessera_lcms_type_rgb_8, format: .rgb8)
+    }
+
+    private init?(profile: ICCProfile, input type: cmsUInt32Number, output: cmsUInt32Number, format: PixelFormat) {
+        guard let library = tessera_lcms_load(nil, 0)?.pointee else { return nil }
+        guard let source = profile.data.withUnsafeBytes({ library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        else { return nil }
+        defer { _ = library.cmsCloseProfile(source) }
+        guard let target = profile.colorSpace == .gray ? Self.sRGBGray(library) : library.cmsCreate_sRGBProfile() else { return nil }
+        defer { _ = library.cmsCloseProfile(target) }
+        let flags = cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)
+            | (format.hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0)
+        guard let handle = library.cmsCreateTransform(source, type, target, output, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
+        else { return nil }
+        self.library = library
+        self.handle = handle
+        self.format = format
+    }
+
+    deinit { library.cmsDeleteTransform(handle) }
+
+    /// Converts `pixelCount` pixels at `pixels` in place (a transform whose input and output
+    /// layouts are the same).
+    func apply(_ pixels: UnsafeMutableRawPointer, pixelCount: Int) {
+        library.cmsDoTransform(handle, pixels, pixels, cmsUInt32Number(pixelCount))
+    }
+
+    /// Converts `pixelCount` pixels from `input` into `output`.
+    func apply(from input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, pixelCount: Int) {
+        library.cmsDoTransform(handle, input, output, cmsUInt32Number(pixelCount))
+    }
+
+    /// Converts every pixel of `buffer`, which must be in ``format``.
+    func apply(to buffer: inout PixelBuffer) {
+        precondition(buffer.format == format)
+        let count = buffer.width * buffer.height
+        buffer.bytes.withUnsafeMutableBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            // Rows of a million pixels at a time: lcms takes a 32-bit count.
+            var done = 0
+            while done < count {
+                let run = min(count - done, 1 << 20)
+                apply(base + done * format.bytesPerPixel, pixelCount: run)
+                done += run
+            }
+        }
+    }
+
+    /// A gray profile with sRGB's white (D65) and tone curve: gray pixels stay gray and display as
+    /// the sRGB gray of the same value.
+    private static func sRGBGray(_ library: TesseraLCMS) -> cmsHPROFILE? {
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var parameters: [cmsFloat64Number] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        guard let curve = library.cmsBuildParametricToneCurve(nil, 4, &parameters) else { return nil }
+        defer { library.cmsFreeToneCurve(curve) }
+        return library.cmsCreateGrayProfile(&white, curve)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraCodecs
+
+/// Embedded profiles converted to sRGB, checked against LittleCMS's own transform of the same pixels
+/// through Pillow's ImageCms (Tests/Fixtures/colour, made by scripts/make-colour-fixtures.py).
+@Suite("Colour management")
+struct ColourManagementTests {
+    struct Entry: Decodable, Sendable, CustomTestStringConvertible {
+        let file: String
+        let colourSpace: String
+        let profileDescription: String?
+        let profileBytes: Int?
+        let hostile: Bool
+        let reference: String?
+
+        var path: String { Self.directory + "/" + file }
+        var testDescription: String { file }
+
+        static let directory = Fixtures.path("colour")
+    }
+
+    static let entries: [Entry] = {
+        let data = try! Data(contentsOf: URL(fileURLWithPath: Entry.directory + "/manifest.json"))
+        return try! JSONDecoder().decode([Entry].self, from: data)
+    }()
+
+    static let managed = entries.filter { !$0.hostile && $0.reference != nil }
+
+    static func reference(_ entry: Entry) throws -> PixelBuffer {
+        try ImageDecoder().decode(.file(Entry.directory + "/" + entry.reference!)).pixels
+    }
+
+    /// The ΔE2000 bounds of the issue; a gamma-2.2 gray profile is so near sRGB's curve that
+    /// ignoring it would pass those, so gray is held to a tighter mean.
+    static func check(_ pixels: PixelBuffer, against entry: Entry, _ comment: String) throws {
+        let difference = colourDifference(pixels, try reference(entry))
+        let meanBound = entry.colourSpace == "GRAY" ? 0.3 : 1
+        #expect(difference.mean <= meanBound && difference.p99 <= 3, "\(entry.file) \(comment): ΔE2000 mean \(difference.mean), p99 \(difference.p99)")
+    }
+
+    @Test(arguments: managed)
+    func decodesMatchLittleCMS(_ entry: Entry) throws {
+        let decoded = try ImageDecoder().decode(.file(entry.path))
+        // Converted pixels are sRGB and so untagged.
+        #expect(decoded.iccProfile == nil)
+        if entry.colourSpace == "Lab" {
+            withKnownIssue("CIELab TIFFs still go through libtiff's own Lab conversion, not LittleCMS's Lab profile") {
+                try Self.check(decoded.pixels, against: entry, "decoded")
+            }
+            return
+        }
+        try Self.check(decoded.pixels, against: entry, "decoded")
+    }
+
+    /// Thumbnails convert after shrinking, so at full size they must equal the decode's colours.
+    @Test(arguments: managed.filter { $0.colourSpace != "Lab" })
+    func thumbnailsAtFullSizeMatchLittleCMS(_ entry: Entry) throws {
+        let thumbnail = try Thumbnailer().thumbnail(.file(entry.path), options: ThumbnailOptions(maxPixelSize: 64))
+        #expect(thumbnail.iccProfile == nil)
+        try Self.check(thumbnail.pixels, against: entry, "thumbnail")
+    }
+
+    /// Rows for pyramids are converted as they stream.
+    @Test(arguments: managed.filter { $0.colourSpace != "Lab" })
+    func streamedRowsMatchLittleCMS(_ entry: Entry) throws {
+        let reader = try ImageRowReader(.file(entry.path))
+        var bytes: [UInt8] = []
+        try reader.forEachRow { bytes += $0 }
+        let size = reader.properties.size
+        try Self.check(PixelBuffer(width: size.width, height: size.height, format: reader.format, bytes: bytes), against: entry, "rows")
+    }
+
+    @Test(arguments: entries.filter { $0.profileDescription != nil })
+    func probesReportTheProfile(_ entry: Entry) throws {
+        let properties = try ImageDecoder().probe(.file(entry.path))
+        let profile = try #require(properties.iccProfile)
+        #expect(profile.description == entry.profileDescription?.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(profile.colorSpace.rawValue == entry.colourSpace)
+        #expect(profile.data.count == entry.profileBytes)
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(properties)) as? [String: Any]
+        #expect(json?["iccProfile"] as? String == profile.description)
+        #expect(json?["colorSpace"] as? String == entry.colourSpace)
+        #expect(properties.warnings.isEmpty)
+    }
+
+    /// A profile kept rather than applied travels with the untouched pixels, byte for byte.
+    @Test func keptProfilesTravelWithTheSourcePixels() throws {
+        let entry = try #require(Self.entries.first { $0.file == "p3.jpg" })
+        var options = DecodeOptions()
+        options.colorManagement = .keepSourceProfile
+        let kept = try ImageDecoder(options: options).decode(.file(entry.path))
+        let probed = try ImageDecoder().probe(.file(entry.path))
+        #expect(kept.iccProfile == probed.iccProfile)
+        #expect(kept.iccProfile?.data.count == entry.profileBytes)
+        let converted = try ImageDecoder().decode(.file(entry.path))
+        #expect(kept.pixels.bytes != converted.pixels.bytes, "keeping the profile must leave the pixels unconverted")
+    }
+
+    /// Hostile profiles (empty, a huge tag count, no signature, cut short) are ignored with a
+    /// warning; the pixels decode as plain sRGB.
+    @Test(arguments: entries.filter(\.hostile))
+    func hostileProfilesAreIgnoredWithAWarning(_ entry: Entry) throws {
+        let properties = try ImageDecoder().probe(.file(entry.path))
+        #expect(properties.iccProfile == nil)
+        #expect(properties.warnings.count == 1)
+        #expect(properties.warnings.first?.hasPrefix("ignored the embedded ICC profile: ") == true)
+        let decoded = try ImageDecoder().decode(.file(entry.path))
+        if let reference = entry.reference {
+            let plain = try ImageDecoder().decode(.file(Entry.directory + "/" + reference)).pixels
+            #expect(colourDifference(decoded.pixels, plain).mean < 0.5)
+        }
+    }
+
+    @Test func profilesAreValidatedBeforeLittleCMSSeesThem() {
+        var header = [UInt8](repeating: 0, count: 132)
+        header[0..<4] = [0, 0, 0, 132]
+        header[36..<40] = ArraySlice("acsp".utf8)
+        header[16..<20] = ArraySlice("RGB ".utf8)
+        #expect((try? ICCProfile(validating: header))?.colorSpace == .rgb)
+        var lying = header
+        lying[3] = 200  // declares more bytes than it has
+        #expect(throws: ICCProfileError.self) { try ICCProfile(validating: lying) }
+        var tags = header
+        tags[131] = 1  // one tag, but no room for its entry
+        #expect(throws: ICCProfileError.self) { try ICCProfile(validating: tags) }
+        #expect(throws: ICCProfileError.self) { try ICCProfile(validating: []) }
+    }
+}
