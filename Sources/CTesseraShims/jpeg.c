@@ -91,6 +91,10 @@ int tessera_jpeg_start_compress(TesseraJPEGEncoder *encoder, int quality, int pr
     });
 }
 
+int tessera_jpeg_write_icc_profile(TesseraJPEGEncoder *encoder, const unsigned char *profile, unsigned int length) {
+    GUARDED(encoder, jpeg_write_icc_profile(&encoder->info, profile, length));
+}
+
 int tessera_jpeg_write_scanlines(TesseraJPEGEncoder *encoder, unsigned char **rows, unsigned int count) {
     GUARDED(encoder, jpeg_write_scanlines(&encoder->info, rows, count));
 }

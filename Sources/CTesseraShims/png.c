@@ -133,11 +133,14 @@ void tessera_png_encoder_destroy(TesseraPNGEncoder *encoder) {
 }
 
 int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, unsigned int height, int colorType,
-                             int compressionLevel) {
+                             int compressionLevel, const unsigned char *profile, unsigned int profileLength) {
     GUARDED(encoder, {
         png_set_IHDR(encoder->png, encoder->info, width, height, 8, colorType, PNG_INTERLACE_NONE,
                      PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
         png_set_compression_level(encoder->png, compressionLevel);
+        if (profile && profileLength) {
+            png_set_iCCP(encoder->png, encoder->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, profile, profileLength);
+        }
         png_write_info(encoder->png, encoder->info);
     });
 }

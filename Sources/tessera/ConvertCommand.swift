@@ -15,6 +15,7 @@ struct ConvertCommand: AsyncParsableCommand {
     var output: String
 
     @OptionGroup var quality: QualityOption
+    @OptionGroup var color: ColorOption
 
     @Flag(help: "Turn the pixels upright by the EXIF orientation (by default they are written as stored).")
     var autoOrient = false
@@ -29,14 +30,15 @@ struct ConvertCommand: AsyncParsableCommand {
     func run() async throws {
         let failures = FailureLog()
         let encoding = try EncodingFormat(outputPath: output, quality: quality.quality)
-        let (input, autoOrient, maxPixels) = (self.input, self.autoOrient, self.maxPixels)
+        let (input, autoOrient, maxPixels, management) = (self.input, self.autoOrient, self.maxPixels, color.management)
         do {
-            let pixels = try await WorkExecutor.shared.run { _ in
-                let decoded = try ImageDecoder(options: DecodeOptions(maximumPixelCount: maxPixels)).decode(.file(input))
-                return autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels
+            let (pixels, profile) = try await WorkExecutor.shared.run { _ in
+                let decoded = try ImageDecoder(options: DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management))
+                    .decode(.file(input))
+                return (autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels, decoded.iccProfile)
             }
             do {
-                try ImageEncoder.encode(pixels, as: encoding).write(to: URL(fileURLWithPath: output), options: .atomic)
+                try ImageEncoder.encode(pixels, as: encoding, iccProfile: profile).write(to: URL(fileURLWithPath: output), options: .atomic)
             } catch {
                 failures.report(output, error)
             }

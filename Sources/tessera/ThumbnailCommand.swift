@@ -30,6 +30,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     var format: String?
 
     @OptionGroup var quality: QualityOption
+    @OptionGroup var color: ColorOption
 
     @Flag(help: "Keep pixels as stored: no EXIF rotation, and the size bound applies to the stored image.")
     var noTransform = false
@@ -54,7 +55,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let sizing: ThumbnailOptions.Sizing = fill.map { .box($0, mode: crop ? .centerCrop : .fill) } ?? .fit(maxPixelSize: maxPixelSize)
         return ThumbnailOptions(
             sizing: sizing, createThumbnailWithTransform: !noTransform,
-            embeddedThumbnail: ifAbsent ? .ifAbsent : .fromImageAlways)
+            embeddedThumbnail: ifAbsent ? .ifAbsent : .fromImageAlways, colorManagement: color.management)
     }
 
     func run() async throws {
@@ -71,7 +72,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
                     do {
                         let thumbnail = try await Thumbnailer().thumbnail(.file(input), options: options)
                         let (path, encoding) = destination(for: input, hasAlpha: thumbnail.pixels.format.hasAlpha)
-                        try ImageEncoder.encode(thumbnail.pixels, as: encoding).write(to: URL(fileURLWithPath: path), options: .atomic)
+                        try ImageEncoder.encode(thumbnail.pixels, as: encoding, iccProfile: thumbnail.iccProfile).write(to: URL(fileURLWithPath: path), options: .atomic)
                         progress.clear()
                         if json {
                             printJSON(["input": .string(input), "output": .string(path)], thumbnail.summary,

@@ -25,6 +25,8 @@ static const cmsUInt32Number tessera_lcms_type_rgba_8 = TYPE_RGBA_8;
 static const cmsUInt32Number tessera_lcms_type_gray_8 = TYPE_GRAY_8;
 static const cmsUInt32Number tessera_lcms_type_graya_8 = TYPE_GRAYA_8;
 static const cmsUInt32Number tessera_lcms_type_cmyk_8 = TYPE_CMYK_8;
+/// CIELab as ICC encodes it in 8 bits: L 0–255 for 0–100, a and b offset by 128.
+static const cmsUInt32Number tessera_lcms_type_lab_8 = TYPE_Lab_8;
 /// Ink stored as 255 − ink, as Adobe writes CMYK JPEGs.
 static const cmsUInt32Number tessera_lcms_type_cmyk_8_reverse = TYPE_CMYK_8_REV;
 

@@ -48,6 +48,8 @@ int tessera_jpeg_encoder_init(TesseraJPEGEncoder *encoder);
 void tessera_jpeg_encoder_destroy(TesseraJPEGEncoder *encoder);
 /// Call after setting image_width, image_height, input_components and in_color_space.
 int tessera_jpeg_start_compress(TesseraJPEGEncoder *encoder, int quality, int progressive);
+/// Writes `profile` as APP2 ICC_PROFILE markers (split as needed); after start_compress, before any row.
+int tessera_jpeg_write_icc_profile(TesseraJPEGEncoder *encoder, const unsigned char *profile, unsigned int length);
 int tessera_jpeg_write_scanlines(TesseraJPEGEncoder *encoder, unsigned char **rows, unsigned int count);
 int tessera_jpeg_finish_compress(TesseraJPEGEncoder *encoder);
 
@@ -91,7 +93,7 @@ typedef struct TesseraPNGEncoder {
 int tessera_png_encoder_init(TesseraPNGEncoder *encoder);
 void tessera_png_encoder_destroy(TesseraPNGEncoder *encoder);
 int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, unsigned int height, int colorType,
-                             int compressionLevel);
+                             int compressionLevel, const unsigned char *profile, unsigned int profileLength);
 int tessera_png_write_row(TesseraPNGEncoder *encoder, const unsigned char *row);
 int tessera_png_finish(TesseraPNGEncoder *encoder);
 

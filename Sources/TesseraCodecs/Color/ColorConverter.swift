@@ -64,6 +64,10 @@ final class ColorConverter: Sendable {
         return made
     }
 
+    /// CIELab (8-bit ICC encoding, D50, LittleCMS's built-in Lab profile) to sRGB; nil without
+    /// LittleCMS.
+    static let labTransform: ColorTransform? = ColorTransform(labToSRGB: ())
+
     /// The profile for CMYK that carries none: ghostscript's "Artifex CMYK SWOP Profile" (Debian's
     /// libgs-common). SWOP is the press standard behind Photoshop's default US CMYK working space,
     /// where most untagged CMYK JPEGs come from.
@@ -106,12 +110,20 @@ final class ColorTransform: @unchecked Sendable {
         self.init(profile: cmykProfile, input: input, output: tessera_lcms_type_rgb_8, format: .rgb8)
     }
 
-    private init?(profile: ICCProfile, input type: cmsUInt32Number, output: cmsUInt32Number, format: PixelFormat) {
+    /// 8-bit Lab rows in, sRGB rows (``PixelFormat/rgb8``) out, converted in place.
+    convenience init?(labToSRGB: Void) {
+        self.init(profile: nil, input: tessera_lcms_type_lab_8, output: tessera_lcms_type_rgb_8, format: .rgb8)
+    }
+
+    /// From `profile`, or from LittleCMS's D50 Lab profile when it is nil.
+    private init?(profile: ICCProfile?, input type: cmsUInt32Number, output: cmsUInt32Number, format: PixelFormat) {
         guard let library = tessera_lcms_load(nil, 0)?.pointee else { return nil }
-        guard let source = profile.data.withUnsafeBytes({ library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
-        else { return nil }
+        let opened = profile.map { profile in
+            profile.data.withUnsafeBytes { library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
+        } ?? library.cmsCreateLab4Profile(nil)
+        guard let source = opened else { return nil }
         defer { _ = library.cmsCloseProfile(source) }
-        guard let target = profile.colorSpace == .gray ? Self.sRGBGray(library) : library.cmsCreate_sRGBProfile() else { return nil }
+        guard let target = profile?.colorSpace == .gray ? Self.sRGBGray(library) : library.cmsCreate_sRGBProfile() else { return nil }
         defer { _ = library.cmsCloseProfile(target) }
         let flags = cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)
             | (format.hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0)

@@ -174,8 +174,14 @@ final class TIFFFile {
     /// bilevel, separate planes) goes through libtiff's RGBA converter.
     var readsNatively: Bool {
         planarConfiguration == Int(PLANARCONFIG_CONTIG) && (bitsPerSample == 8 || bitsPerSample == 16)
-            && (photometric == Int(PHOTOMETRIC_MINISBLACK) || photometric == Int(PHOTOMETRIC_RGB) || decodesJPEGAsRGB)
+            && (photometric == Int(PHOTOMETRIC_MINISBLACK) || photometric == Int(PHOTOMETRIC_RGB) || decodesJPEGAsRGB || isCIELab)
             && samplesPerPixel >= decodedFormat.bytesPerPixel
+    }
+
+    /// 8-bit CIELab without alpha, converted by LittleCMS (libtiff's own Lab conversion is off:
+    /// it turns Lab white yellowish). Without LittleCMS it goes through libtiff's.
+    var isCIELab: Bool {
+        photometric == Int(PHOTOMETRIC_CIELAB) && bitsPerSample == 8 && samplesPerPixel == 3 && ColorConverter.labTransform != nil
     }
 
     var decodedFormat: PixelFormat {
@@ -226,6 +232,20 @@ extension TIFFFile {
         let pixelBytes = samplesPerPixel * bytesPerSample
         let invert = photometric == Int(PHOTOMETRIC_MINISWHITE)
         let unpremultiply = alphaIsAssociated && decodedFormat.hasAlpha
+        if isCIELab, let lab = ColorConverter.labTransform {
+            for row in 0..<rows {
+                let input = source.baseAddress! + row * sourceRowPixels * pixelBytes
+                let output = destination + row * destinationRowPixels * channels
+                output.update(from: input.assumingMemoryBound(to: UInt8.self), count: columns * 3)
+                // TIFF's CIELab stores a and b as signed bytes; ICC's 8-bit Lab offsets them by 128.
+                for column in 0..<columns {
+                    output[column * 3 + 1] ^= 0x80
+                    output[column * 3 + 2] ^= 0x80
+                }
+                lab.apply(output, pixelCount: columns)
+            }
+            return
+        }
         for row in 0..<rows {
             let sourceRow = row * sourceRowPixels * pixelBytes
             let output = destination + row * destinationRowPixels * channels
