@@ -11,7 +11,8 @@ import TesseraTiles
 /// RGB): one image directory per level, as `vips tiffsave --tile --pyramid` lays them out. Tiles
 /// at the edges are stored whole, padded with magenta, which must never show.
 enum PyramidTIFF {
-    static func encode(levels: [PixelBuffer], tileSize: Int, orientation: UInt16 = 1) -> Data {
+    /// `iccProfile`, when given, is written as the first directory's tag 34675.
+    static func encode(levels: [PixelBuffer], tileSize: Int, orientation: UInt16 = 1, iccProfile: [UInt8]? = nil) -> Data {
         var out = Data("II*\0".utf8)
         var pointerToPatch = out.count
         out.append(contentsOf: [0, 0, 0, 0])
@@ -46,15 +47,21 @@ enum PyramidTIFF {
             let countsAt = UInt32(out.count)
             offsets.forEach { _ in append32(tileBytes) }
             if out.count % 2 == 1 { out.append(0) }
+            let profileAt = UInt32(out.count)
+            if index == 0, let iccProfile {
+                out.append(contentsOf: iccProfile)
+                if out.count % 2 == 1 { out.append(0) }
+            }
             patch(pointerToPatch, UInt32(out.count))
             // (tag, type, count, value or offset): SHORT 3, LONG 4; sorted by tag.
             let count = UInt32(offsets.count)
-            let entries: [(UInt16, UInt16, UInt32, UInt32)] = [
+            var entries: [(UInt16, UInt16, UInt32, UInt32)] = [
                 (254, 4, 1, index == 0 ? 0 : 1), (256, 4, 1, UInt32(level.width)), (257, 4, 1, UInt32(level.height)),
                 (258, 3, 3, bitsAt), (259, 3, 1, 1), (262, 3, 1, 2), (274, 3, 1, UInt32(orientation)), (277, 3, 1, 3),
                 (284, 3, 1, 1), (322, 4, 1, UInt32(tileSize)), (323, 4, 1, UInt32(tileSize)),
                 (324, 4, count, count == 1 ? offsets[0] : offsetsAt), (325, 4, count, count == 1 ? tileBytes : countsAt),
             ]
+            if index == 0, let iccProfile { entries.append((34675, 7, UInt32(iccProfile.count), profileAt)) }
             append16(UInt16(entries.count))
             for (tag, type, count, value) in entries {
                 append16(tag); append16(type); append32(count)
@@ -105,6 +112,22 @@ struct TIFFPyramidTests {
         }
         #expect(throws: ImageDecodingError.self) { try pyramid.tile(level: 0, column: 8, row: 0) }
         #expect(throws: ImageDecodingError.self) { try pyramid.tile(level: 4, column: 0, row: 0) }
+    }
+
+    /// A pyramid's tiles are converted to sRGB from the file's profile, as any decode of it is.
+    @Test func tilesOfAProfileTaggedPyramidAreConvertedLikeTheDecode() throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let profile = try #require(try ImageDecoder().probe(.file(ServerSandbox.fixtures + "/colour/adobe-rgb.png")).iccProfile)
+        let path = try write(
+            PyramidTIFF.encode(levels: levels, tileSize: 128, iccProfile: profile.data), in: sandbox.root, as: "tagged.tif")
+        let pyramid = try #require(try TIFFPyramid(path: path))
+        let decoded = try ImageDecoder().decode(.file(path))
+        #expect(decoded.properties.iccProfile == profile)
+        let tile = try pyramid.tile(level: 0, column: 1, row: 2)
+        let rect = PixelRect(x: 128, y: 256, width: 128, height: 128)
+        #expect(tile == decoded.pixels.cropped(to: rect))
+        #expect(tile != levels[0].cropped(to: rect), "the tile was not converted")
     }
 
     @Test func whatIsNotAPyramidIsRecognised() throws {

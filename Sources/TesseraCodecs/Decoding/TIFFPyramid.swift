@@ -25,6 +25,9 @@ public final class TIFFPyramid {
 
     private let levels: [TIFFFile]
     private let limits: AllocationLimits
+    /// Converts every tile to sRGB from the file's profile (``DecodeOptions/colorManagement``);
+    /// nil when there is nothing to convert.
+    private let colorTransform: ColorTransform?
     /// One tile as stored, or as libtiff's RGBA converter writes it; allocated on first use.
     private var storedTile: ZeroedBuffer<UInt8>?
     private var convertedTile: ZeroedBuffer<UInt32>?
@@ -57,6 +60,9 @@ public final class TIFFPyramid {
         levelSizes = levels.map(\.size)
         tileSize = first.pieceSize
         pixelFormat = first.decodedFormat
+        let profile = first.properties(fileByteCount: fileByteCount).iccProfile
+        colorTransform = options.colorManagement == .convertToSRGB
+            ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.decodedFormat) } : nil
     }
 
     /// Whether `smaller` is `larger` halved, rounded down or up, on both sides.
@@ -84,6 +90,7 @@ public final class TIFFPyramid {
         } else {
             try readConverted(file, x0: x0, y0: y0, into: &pixels)
         }
+        colorTransform?.apply(to: &pixels)
         return pixels
     }
 
