@@ -25,23 +25,12 @@ public final class ImageRowReader {
     public func forEachRow(
         context: WorkContext = .uncancellable, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
-        if let reader = try header.scanlineReader(options: options) {
-            let pipeline = try ScanlinePipeline(reader, limits: options.limits)
-            guard options.colorManagement == .convertToSRGB, let profile = properties.iccProfile,
-                let transform = ColorConverter.shared.transform(from: profile, format: reader.outputFormat)
-            else {
-                try pipeline.forEachRow(context: context, body)
-                return
+        if var reader = try header.scanlineReader(options: options) {
+            if options.colorManagement == .convertToSRGB, let profile = properties.iccProfile,
+                let transform = ColorConverter.shared.transform(from: profile, format: reader.outputFormat) {
+                reader = ColorConvertingReader(reader, transform: transform)
             }
-            // Each row converted as it streams by, in one reused row of scratch.
-            let row = UnsafeMutableRawBufferPointer.allocate(
-                byteCount: reader.outputSize.width * reader.outputFormat.bytesPerPixel, alignment: 16)
-            defer { row.deallocate() }
-            try pipeline.forEachRow(context: context) { decoded in
-                row.copyMemory(from: UnsafeRawBufferPointer(decoded))
-                transform.apply(row.baseAddress!, pixelCount: reader.outputSize.width)
-                body(UnsafeBufferPointer(row.bindMemory(to: UInt8.self)))
-            }
+            try ScanlinePipeline(reader, limits: options.limits).forEachRow(context: context, body)
             return
         }
         let pixels = try ImageDecoder(options: options).decode(header).pixels
