@@ -23,7 +23,9 @@ D65 white adapted to the D50 PCS with Bradford in a 'chad' tag, the sRGB tone cu
 profile ID) because no Debian package ships one, and a "Gray Gamma 2.2" profile (ICC v2.1, one 'curv' gamma
 2.2 entry, like Photoshop's) because ghostscript's gray profiles use the sRGB curve.
 
-HEIF/AVIF are not covered: none is in the fixture list, and the size budget below is tight.
+HEIF and AVIF: p3-nclx.heic (pillow-heif 1.8.1, `pip install pillow-heif==1.8.1`) states Display P3 in an nclx
+box; adobe-rgb.avif (Pillow's own AVIF) embeds a profile. Colour stated in numbers rather than a profile (PNG
+gAMA/cHRM, PNG cICP, HEIF nclx) has references computed here in floating point or through an equivalent profile.
 
 Every reference is the fixture's pixels, as Pillow decodes them, converted to sRGB by LittleCMS with perceptual
 intent and black-point compensation: ImageCms.buildTransform(src, ImageCms.createProfile("sRGB"), inMode, "RGB",
@@ -821,6 +823,12 @@ def main() -> None:
         check(abs(ciede2000((l1, a1, b1), (l2, a2, b2)) - expected) < 1e-4, f"CIEDE2000 pair {l1, a1, b1}")
         check(abs(ciede2000((l2, a2, b2), (l1, a1, b1)) - expected) < 1e-4, f"CIEDE2000 pair {l2, a2, b2} reversed")
     lcms = SystemLCMS()
+    try:
+        import pillow_heif
+    except ImportError:
+        fail("pillow-heif is missing: pip install pillow-heif==1.8.1 (into the Python running this script)")
+    check(pillow_heif.__version__ == "1.8.1", f"pillow-heif 1.8.1 expected, found {pillow_heif.__version__}")
+    pillow_heif.register_heif_opener()
 
     p3 = display_p3_profile()
     gray22 = gray_gamma22_profile()
@@ -882,6 +890,14 @@ def main() -> None:
     def bug_table(reference, **variants):
         return {name: colour_difference(image, reference) for name, image in variants.items()}
 
+    def add_embedded(name, data, *, fmt, profile, profile_source, how_made, reference_made):
+        """An 8-bit RGB fixture with an embedded profile, its reference Pillow's decode through that profile."""
+        pixels = decoded(data).convert("RGB")
+        reference = to_srgb(pixels, open_profile(profile))
+        add(name, data, fmt=fmt, colour_space="RGB", profile=profile, reference=reference,
+            profile_source=profile_source, bugs=bug_table(reference, profileIgnored=pixels), how_made=how_made,
+            reference_made=reference_made)
+
     # --- RGB 8-bit, one base JPEG shared by p3.jpg, p3-multichunk.jpg and the hostile JPEGs ---
     rgb = rgb8_image()
     base_jpeg = jpeg_bytes(rgb)
@@ -903,13 +919,9 @@ def main() -> None:
         reference_made="ImageCms 8-bit: Display P3 -> sRGB (identical to p3.jpg's)")
 
     # --- Adobe RGB PNG (colord's v4 profile, zlib-compressed in iCCP) ---
-    adobe_png = png_bytes(rgb, icc_profile=adobe)
-    adobe_pixels = decoded(adobe_png).convert("RGB")
-    adobe_reference = to_srgb(adobe_pixels, open_profile(adobe))
-    add("adobe-rgb.png", adobe_png, fmt="png", colour_space="RGB", profile=adobe, reference=adobe_reference,
-        profile_source=str(ADOBE_RGB_ICC), bugs=bug_table(adobe_reference, profileIgnored=adobe_pixels),
-        how_made="Pillow PNG, 8-bit RGB, iCCP chunk (zlib)",
-        reference_made="ImageCms 8-bit: Adobe RGB (1998) -> sRGB")
+    add_embedded("adobe-rgb.png", png_bytes(rgb, icc_profile=adobe), fmt="png", profile=adobe,
+                 profile_source=str(ADOBE_RGB_ICC), how_made="Pillow PNG, 8-bit RGB, iCCP chunk (zlib)",
+                 reference_made="ImageCms 8-bit: Adobe RGB (1998) -> sRGB")
 
     # --- ProPhoto 16-bit TIFF, big-endian ---
     rgb16 = rgb16_samples()
@@ -1050,6 +1062,72 @@ def main() -> None:
         how_made="Pillow PNG, 8-bit RGB, an sRGB chunk (perceptual) inserted after IHDR; no iCCP, gAMA or cHRM",
         reference_made="the decoded pixels unchanged")
 
+    # --- 16-bit PNG with a profile: converted at 16 bits, like prophoto-16.tif ---
+    prophoto_png = png16_rgb(W, H, rgb16, icc=prophoto)
+    prophoto_png_pixels = decoded(prophoto_png)
+    check(prophoto_png_pixels.tobytes() == prophoto_tif_pixels.tobytes(),
+          "Pillow's decode of prophoto-16.png is not the high bytes of the samples written")
+    add("prophoto-16.png", prophoto_png, fmt="png", colour_space="RGB", profile=prophoto, bits=16,
+        reference=prophoto16_reference, profile_source=str(PROPHOTO_ICC),
+        bugs=bug_table(prophoto16_reference, profileIgnored=prophoto_png_pixels,
+                       highBytesThen8BitTransform=prophoto_8bit_path),
+        how_made="hand-written PNG, 16-bit RGB (big-endian samples, as PNG stores them), the same samples as "
+                 "prophoto-16.tif, iCCP (zlib) with ROMM RGB, filter 0, one IDAT",
+        reference_made="identical to prophoto-16.tif's (lcms2 TYPE_RGB_16 -> TYPE_RGB_8 from the 16-bit samples)")
+
+    # --- Colour stated in numbers, no profile: PNG gAMA + cHRM, PNG cICP, HEIF nclx ---
+    rgb_png = png_bytes(rgb)
+    rgb_pixels = decoded(rgb_png).convert("RGB")
+    adobe_primaries = ((0.3127, 0.3290), (0.64, 0.33), (0.21, 0.71), (0.15, 0.06))
+    chrm = png_chunk(b"cHRM", b"".join(struct.pack(">II", round(x * 100000), round(y * 100000))
+                                       for x, y in adobe_primaries))
+    gamma_png = png_insert_after_ihdr(png_insert_after_ihdr(rgb_png, chrm), png_chunk(b"gAMA", struct.pack(">I", 55556)))
+    gamma_reference = rgb_by_numbers(rgb_pixels, adobe_primaries, lambda v: v ** (100000 / 55556))
+    add("gamma18-chrm.png", gamma_png, fmt="png", colour_space="RGB", profile=None, reference=gamma_reference,
+        assumed={"description": "PNG gAMA 0.55556 cHRM", "path": None, "bytes": None,
+                 "sha256": None},
+        bugs=bug_table(gamma_reference, chunksIgnored=rgb_pixels,
+                       gammaOnly=rgb_by_numbers(rgb_pixels, SRGB_PRIMARIES, lambda v: v ** (100000 / 55556)),
+                       gammaNotInverted=rgb_by_numbers(rgb_pixels, adobe_primaries, lambda v: v ** 0.55556)),
+        how_made="Pillow PNG, 8-bit RGB, then gAMA 55556 (decoding exponent 1/0.55556 = 1.8) and cHRM with "
+                 "Adobe RGB (1998) primaries and D65 white inserted after IHDR; no iCCP, no sRGB",
+        reference_made="computed here in floating point, not by lcms: stored^1.8 -> XYZ by the cHRM primaries -> "
+                       "linear sRGB (the sRGB matrix; both whites D65) -> the sRGB curve, rounded")
+    p3_pixels_png = to_srgb(rgb_pixels, open_profile(p3))
+    cicp_png = png_insert_after_ihdr(png_insert_after_ihdr(rgb_png, png_chunk(b"sRGB", b"\0")),
+                                     png_chunk(b"cICP", bytes([12, 13, 0, 1])))
+    add("p3-cicp.png", cicp_png, fmt="png", colour_space="RGB", profile=None, reference=p3_pixels_png,
+        assumed={"description": "Display P3, sRGB curve (H.273 primaries 12, transfer 13)", "path": None,
+                 "bytes": None, "sha256": None},
+        bugs=bug_table(p3_pixels_png, cicpIgnored=rgb_pixels),
+        how_made="Pillow PNG, 8-bit RGB, then cICP (12, 13, 0, 1: Display P3 primaries, sRGB transfer, RGB, full "
+                 "range) and an sRGB chunk, which cICP overrides (PNG 3rd edition), inserted after IHDR",
+        reference_made="ImageCms 8-bit: the script's Display P3 profile (the same primaries, white and curve) -> sRGB")
+    srgb_wins = png_insert_after_ihdr(png_insert_after_ihdr(rgb_png, png_chunk(b"gAMA", struct.pack(">I", 100000))),
+                                      png_chunk(b"sRGB", b"\0"))
+    add("srgb-over-gamma.png", srgb_wins, fmt="png", colour_space="RGB", profile=None, reference=rgb_pixels,
+        assumed=srgb_assumed,
+        bugs=bug_table(rgb_pixels, gammaApplied=rgb_by_numbers(rgb_pixels, SRGB_PRIMARIES, lambda v: v)),
+        how_made="Pillow PNG, 8-bit RGB, with an sRGB chunk and a gAMA of 100000 (linear), which the sRGB chunk "
+                 "overrides (PNG: sRGB wins over gAMA and cHRM)",
+        reference_made="the decoded pixels unchanged")
+    nclx_heic = heic_bytes(rgb, nclx_profile={"color_primaries": 12, "transfer_characteristics": 13,
+                                               "matrix_coefficients": 6, "full_range_flag": 1})
+    nclx_pixels = decoded(nclx_heic).convert("RGB")
+    nclx_reference = to_srgb(nclx_pixels, open_profile(p3))
+    add("p3-nclx.heic", nclx_heic, fmt="heif", colour_space="RGB", profile=None, reference=nclx_reference,
+        assumed={"description": "Display P3, sRGB curve (H.273 primaries 12, transfer 13)", "path": None,
+                 "bytes": None, "sha256": None},
+        bugs=bug_table(nclx_reference, nclxIgnored=nclx_pixels),
+        how_made="pillow-heif 1.8.1 HEIC (x265, quality 95, 4:4:4) of the RGB test image with an nclx colr box: "
+                 "primaries 12 (Display P3), transfer 13 (sRGB), matrix 6 (BT.601), full range; no ICC",
+        reference_made="pillow-heif's decode, then ImageCms 8-bit: the script's Display P3 profile -> sRGB")
+    add_embedded("adobe-rgb.avif", avif_bytes(rgb, icc_profile=adobe), fmt="heif", profile=adobe,
+                 profile_source=str(ADOBE_RGB_ICC),
+                 how_made="Pillow 13 AVIF (libavif, quality 95, 4:4:4) of the RGB test image with an ICC colr box "
+                          "(Adobe RGB)",
+                 reference_made="Pillow's decode, then ImageCms 8-bit: Adobe RGB (1998) -> sRGB")
+
     # --- Hostile: the profile is unusable, the pixels are fine (expected: treat as sRGB) ---
     hostile_made = "the decoded pixels unchanged: a profile that cannot be used is ignored and the pixels taken as sRGB"
     add("hostile-zero-length.jpg", jpeg_with_app2(base_jpeg, [b""]), fmt="jpeg", colour_space="RGB",
@@ -1078,7 +1156,8 @@ def main() -> None:
                  f"{len(p3)} bytes of the Display P3 profile (its header still claims {len(p3)})")
 
     # --- Check what was made, then write ---
-    extractors = {"jpeg": jpeg_icc, "png": png_icc, "webp": webp_icc, "tiff": tiff_icc}
+    extractors = {"jpeg": jpeg_icc, "png": png_icc, "webp": webp_icc, "tiff": tiff_icc,
+                  "heif": lambda data: decoded(data).info.get("icc_profile") or None}
     for entry in entries:
         data = files[entry["file"]]
         embedded = extractors[entry["format"]](data)
@@ -1146,6 +1225,61 @@ def gray_linear_profile() -> bytes:
     curv = b"curv\0\0\0\0" + struct.pack(">I", 0)
     return build_profile(0x02100000, b"mntr", b"GRAY", [
         (b"desc", desc_v2_tag("Linear gray")), (b"wtpt", xyz_tag(D50)), (b"kTRC", curv)])
+
+
+SRGB_PRIMARIES = ((0.3127, 0.3290), (0.64, 0.33), (0.30, 0.60), (0.15, 0.06))
+
+
+def rgb_to_xyz_matrix(primaries):
+    """The RGB -> XYZ matrix of white and primaries ((x, y) each): columns scaled so that RGB 1,1,1 is the white."""
+    white, *rgb = primaries
+    columns = [xy_to_xyz(x, y) for x, y in rgb]
+    m = [[columns[c][r] for c in range(3)] for r in range(3)]
+    scale = mat_vec(mat_inv(m), xy_to_xyz(*white))
+    return [[m[r][c] * scale[c] for c in range(3)] for r in range(3)]
+
+
+def rgb_by_numbers(image: Image.Image, primaries, linearise) -> Image.Image:
+    """8-bit RGB in the space of `primaries` (D65 white, as sRGB's) whose curve is `linearise`, converted to 8-bit
+    sRGB in floating point: the independent reference for colour a file states in numbers."""
+    check(primaries[0] == SRGB_PRIMARIES[0], "only D65 whites here: no chromatic adaptation is done")
+    to_srgb_linear = mat_mul(mat_inv(rgb_to_xyz_matrix(SRGB_PRIMARIES)), rgb_to_xyz_matrix(primaries))
+
+    def encode(v):
+        v = min(1.0, max(0.0, v))
+        return round(255 * (12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055))
+    out = bytearray()
+    data = image.convert("RGB").tobytes()
+    for i in range(0, len(data), 3):
+        linear = [linearise(v / 255) for v in data[i:i + 3]]
+        out += bytes(encode(v) for v in mat_vec(to_srgb_linear, linear))
+    return Image.frombytes("RGB", image.size, bytes(out))
+
+
+def png16_rgb(width: int, height: int, samples, *, icc: bytes) -> bytes:
+    """A 16-bit RGB PNG of `samples` (row after row), big-endian, filter 0, with `icc` in iCCP."""
+    raw = bytearray()
+    for y in range(height):
+        raw += b"\0" + b"".join(struct.pack(">HHH", *s) for s in samples[y * width:(y + 1) * width])
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 16, 2, 0, 0, 0))
+            + png_chunk(b"iCCP", b"ROMM RGB\0\0" + zlib.compress(icc, 9))
+            + png_chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + png_chunk(b"IEND", b""))
+
+
+def heic_bytes(image: Image.Image, **options) -> bytes:
+    import pillow_heif
+    buffer = io.BytesIO()
+    pillow_heif.from_pillow(image).save(buffer, quality=95, chroma=444, **options)
+    return buffer.getvalue()
+
+
+def avif_bytes(image: Image.Image, **options) -> bytes:
+    check(features.check("avif"), "this Pillow has no AVIF support")
+    buffer = io.BytesIO()
+    # 4:4:4: with subsampled chroma the result would depend on each decoder's chroma upsampling
+    # (libheif 1.15's and libavif's differ by up to 140 levels at this image's sharp colour edges).
+    image.save(buffer, "AVIF", quality=95, subsampling="4:4:4", **options)
+    return buffer.getvalue()
 
 
 def check_adobe_inverted(data: bytes) -> None:

@@ -32,19 +32,25 @@ final class ImageService: Sendable {
     private let probes = Mutex(LRUCache<FileIdentity, ImageProperties>(costLimit: 4096))
     private let renders = SingleFlight<ByteBuffer>()
     private let levels = SingleFlight<PixelBuffer>()
+    /// How every source is decoded: the pixel limit, and whether colour is converted or kept.
+    private let decodeOptions: DecodeOptions
 
     init(configuration: ServerConfiguration, metrics: ServerMetrics) throws {
         self.configuration = configuration
         self.metrics = metrics
         resolver = try IdentifierResolver(root: configuration.root)
         executor = WorkExecutor(threadCount: configuration.workerCount, queueLimit: configuration.queueLimit)
+        // Pyramids whose tiles keep the sources' profiles live apart (a dot directory, which the
+        // default store passes over), so a server restarted with the other setting never serves
+        // tiles made under this one.
+        let keepsProfiles = configuration.colorManagement == .keepSourceProfile
         pyramids = try PyramidStore(
-            directory: configuration.cacheDirectory, byteLimit: configuration.cacheByteLimit,
+            directory: configuration.cacheDirectory + (keepsProfiles ? "/.kept-profiles" : ""), byteLimit: configuration.cacheByteLimit,
             tileSize: configuration.tileSize, jpegQuality: configuration.jpegQuality,
-            sourcePixelLimit: configuration.sourcePixelLimit, executor: executor, metrics: metrics)
-        tiffPyramids = TIFFPyramidPool(
-            idleReadersPerSource: configuration.workerCount,
-            options: DecodeOptions(maximumPixelCount: configuration.sourcePixelLimit))
+            sourcePixelLimit: configuration.sourcePixelLimit, colorManagement: configuration.colorManagement,
+            executor: executor, metrics: metrics)
+        decodeOptions = DecodeOptions(maximumPixelCount: configuration.sourcePixelLimit, colorManagement: configuration.colorManagement)
+        tiffPyramids = TIFFPyramidPool(idleReadersPerSource: configuration.workerCount, options: decodeOptions)
         decoded = MemoryImageCache(
             costLimit: configuration.decodedCacheByteLimit, countLimit: 100_000,
             entryCostLimit: configuration.decodedCacheByteLimit / 2)
@@ -141,6 +147,7 @@ final class ImageService: Sendable {
     private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
         let quality = configuration.jpegQuality
         let size = properties.displaySize
+        let kept = configuration.colorManagement.profile(of: properties)
         if configuration.isSmall(size) {
             let levelCount = 1 + Int(log2(Double(max(size.longestSide, 1))).rounded(.up))
             let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
@@ -149,7 +156,7 @@ final class ImageService: Sendable {
                 try context.checkCancellation()
                 let rect = RegionRenderer.levelRect(of: request.region, fullSize: size, levelSize: level.size)
                 let cut = level.cropped(to: rect) ?? level
-                return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(cut, request: request), as: request.format, jpegQuality: quality))
+                return ByteBuffer(bytes: try RegionRenderer.render(cut, profile: kept, request: request, jpegQuality: quality))
             }
         }
         if let shape = try await tiffShape(of: source, properties: properties) {
@@ -162,7 +169,7 @@ final class ImageService: Sendable {
                         try self.tiffPyramids.withReader(source, shape: shape) { try $0.tile(level: reduction, column: column, row: row) }
                     }
                 }
-                return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(composed, request: request), as: request.format, jpegQuality: quality))
+                return ByteBuffer(bytes: try RegionRenderer.render(composed, profile: kept, request: request, jpegQuality: quality))
             }
         }
         // The pyramid is of the stored pixels; a turned source's regions are cut from them and turned.
@@ -183,10 +190,10 @@ final class ImageService: Sendable {
             let composed = try RegionRenderer.compose(rect, tileSize: tileSize, format: .rgb8) { column, row in
                 try context.checkCancellation()
                 let path = pyramid.tilePath(reduction: reduction, column: column, row: row)
-                return try self.decodedTile(key: path) { try ImageDecoder().decode(.file(path)).pixels }
+                return try self.decodedTile(key: path) { try ImageDecoder(options: self.decodeOptions).decode(.file(path)).pixels }
             }
             let upright = orientation.apply(to: composed)
-            return ByteBuffer(bytes: try RegionRenderer.encode(RegionRenderer.finish(upright, request: request), as: request.format, jpegQuality: quality))
+            return ByteBuffer(bytes: try RegionRenderer.render(upright, profile: kept, request: request, jpegQuality: quality))
         }
     }
 
@@ -203,8 +210,9 @@ final class ImageService: Sendable {
         let executor = self.executor
         return try await levels.value(for: key) {
             let longest = reduction == 0 ? nil : IIIFLayout.levelSize(of: imageSize, reduction: reduction).longestSide
-            let options = ThumbnailOptions(
+            var options = ThumbnailOptions(
                 sizing: .fit(maxPixelSize: longest), createThumbnailWithTransform: true, maximumPixelCount: limit)
+            options.colorManagement = self.configuration.colorManagement
             let pixels = try await Thumbnailer().thumbnail(.file(source.path), options: options, executor: executor).pixels
             self.decoded.store(pixels, for: key)
             return pixels

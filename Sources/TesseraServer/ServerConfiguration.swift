@@ -1,4 +1,4 @@
-import TesseraCodecs
+public import TesseraCodecs
 import TesseraCore
 
 /// Everything `tessera serve` can be told, with the defaults the README documents.
@@ -33,6 +33,11 @@ public struct ServerConfiguration: Sendable {
     public var tileSize = 256
     /// JPEG quality of tiles and rendered images (75, libvips' default, so DZI tiles match `tessera tile`).
     public var jpegQuality = 75
+    /// Colour from sources with an embedded profile: converted to sRGB, outputs untagged (the
+    /// default: right on every screen and in every browser), or kept as stored with the profile
+    /// embedded in every tile and image (`--keep-profile`: for clients that manage colour, with
+    /// no loss from a conversion; tiles are larger by the profile).
+    public var colorManagement: ColorManagement = .convertToSRGB
     /// `Cache-Control: max-age` in seconds.
     public var cacheMaxAge = 86_400
     /// A request still unanswered after this many seconds gets 503 (the pyramid build it waits on goes on).

@@ -64,6 +64,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Read the web pages' files from this directory on every request instead of the built-in ones (to customise or develop them).")
     var pages: String?
 
+    @OptionGroup var color: ColorOption
+
     func run() async throws {
         var configuration = ServerConfiguration(root: root, cacheDirectory: cacheDir ?? Self.defaultCacheDirectory())
         configuration.host = host
@@ -77,6 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.smallSourcePixelLimit = smallSourcePixels
         configuration.tileSize = tileSize
         configuration.pagesDirectory = pages
+        configuration.colorManagement = color.management
         let server: TesseraServer
         do {
             server = try TesseraServer(configuration: configuration)

@@ -39,6 +39,7 @@ struct TileCommand: AsyncParsableCommand {
     var baseURL: String?
 
     @OptionGroup var jobs: JobsOption
+    @OptionGroup var color: ColorOption
 
     @Flag(help: "Print {\"bytes\", \"layout\", \"levels\", \"ms\", \"tiles\"} as JSON.")
     var json = false
@@ -57,7 +58,8 @@ struct TileCommand: AsyncParsableCommand {
         }
         let pyramidName = name ?? URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         let options = PyramidOptions(
-            layout: pyramidLayout, encoding: EncodingFormat(formatName: format, quality: quality)!, jobs: jobs.jobs)
+            layout: pyramidLayout, encoding: EncodingFormat(formatName: format, quality: quality)!, jobs: jobs.jobs,
+            colorManagement: color.management)
         let bar = ProgressBar(total: 1000, enabled: standardErrorIsTerminal)
         let progress = WorkProgress { fraction in bar.show(fraction: fraction) }
         let failures = FailureLog()

@@ -99,4 +99,40 @@ struct JSONOutputTests {
         #expect(lines.filter { $0["source"] != nil }.count == 1)
         #expect(lines.filter { $0["error"] != nil }.count == 2)
     }
+
+    /// Found by the fuzz harness FuzzCacheHeaders (issue 16): without Foundation in the process, as in
+    /// `tessera`, the disk cache read a file's size as nil, so every lookup dropped the entry it found
+    /// and nothing kept on disk was ever used again. Only a process without Foundation shows it, so it
+    /// is checked through the executable, not in TesseraPipelineTests (which import Foundation).
+    @Test("a second load with the same --cache-dir is served from the disk cache the first one filled")
+    func diskCacheAcrossRuns() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments = ["load", CLI.fixture("jpeg-baseline.jpg"), "--size", "32x32",
+                         "--cache-dir", directory.appendingPathComponent("cache").path, "--json"]
+        let first = try #require(try Self.objects(try CLI.run(arguments).stdout).last)
+        #expect(first["networkFetches"] as? Int == 1 && first["diskHits"] as? Int == 0)
+        let second = try #require(try Self.objects(try CLI.run(arguments).stdout).last)
+        #expect(second["networkFetches"] as? Int == 0 && second["diskHits"] as? Int == 1)
+    }
+
+    /// `tile --keep-profile` embeds the source's profile in every tile; by default tiles are converted
+    /// and untagged.
+    @Test func tilesKeepTheProfileOnlyWhenAsked() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = CLI.fixture("colour/adobe-rgb.png")
+        let described = try Self.objects(try CLI.run(["info", source, "--json"]).stdout)[0]["iccProfile"] as? String
+        #expect(described == "Compatible with Adobe RGB (1998)")
+        for keep in [false, true] {
+            let output = directory.appendingPathComponent(keep ? "kept" : "converted").path
+            _ = try CLI.run(["tile", source, "--layout", "xyz", "--output", output] + (keep ? ["--keep-profile"] : []))
+            let tiles = try FileManager.default.subpathsOfDirectory(atPath: output).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".jpeg") }
+            #expect(!tiles.isEmpty)
+            for tile in tiles {
+                let info = try Self.objects(try CLI.run(["info", output + "/" + tile, "--json"]).stdout)[0]
+                #expect(info["iccProfile"] as? String == (keep ? described : nil), "\(tile)")
+            }
+        }
+    }
 }

@@ -68,3 +68,9 @@ func maximumDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
     precondition(a.size == b.size && a.format == b.format)
     return zip(a.bytes, b.bytes).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
 }
+
+/// The mean difference, in 8-bit levels, over every channel of every pixel of two same-sized images.
+func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+    precondition(a.size == b.size && a.format == b.format)
+    return Double(zip(a.bytes, b.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(a.bytes.count, 1))
+}

@@ -21,7 +21,9 @@
     X(heif_image_handle_has_alpha_channel) X(heif_image_handle_get_luma_bits_per_pixel)            \
     X(heif_image_handle_get_number_of_thumbnails) X(heif_image_handle_get_list_of_thumbnail_IDs)   \
     X(heif_image_handle_get_thumbnail) X(heif_decode_image) X(heif_image_release)                  \
-    X(heif_image_get_width) X(heif_image_get_height) X(heif_image_get_plane_readonly)
+    X(heif_image_get_width) X(heif_image_get_height) X(heif_image_get_plane_readonly)              \
+    X(heif_image_handle_get_raw_color_profile_size) X(heif_image_handle_get_raw_color_profile)     \
+    X(heif_image_handle_get_nclx_color_profile) X(heif_nclx_color_profile_free)
 
 typedef struct TesseraHeif {
 #define TESSERA_HEIF_FIELD(name) __typeof__(&name) _Nonnull name;

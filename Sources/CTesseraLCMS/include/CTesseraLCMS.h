@@ -11,7 +11,9 @@
 #define TESSERA_LCMS_FUNCTIONS(X)                                                                  \
     X(cmsOpenProfileFromMem) X(cmsCloseProfile) X(cmsCreate_sRGBProfile) X(cmsCreateLab4Profile)  \
     X(cmsCreateGrayProfile) X(cmsBuildParametricToneCurve) X(cmsFreeToneCurve) X(cmsGetColorSpace) \
-    X(cmsCreateTransform) X(cmsDeleteTransform) X(cmsDoTransform) X(cmsSetLogErrorHandler)
+    X(cmsCreateTransform) X(cmsDeleteTransform) X(cmsDoTransform) X(cmsSetLogErrorHandler)        \
+    X(cmsCreateRGBProfile) X(cmsSaveProfileToMem) X(cmsMLUalloc) X(cmsMLUsetASCII) X(cmsMLUfree)  \
+    X(cmsWriteTag)
 
 typedef struct TesseraLCMS {
 #define TESSERA_LCMS_FIELD(name) __typeof__(&name) _Nonnull name;
@@ -25,6 +27,15 @@ static const cmsUInt32Number tessera_lcms_type_rgba_8 = TYPE_RGBA_8;
 static const cmsUInt32Number tessera_lcms_type_gray_8 = TYPE_GRAY_8;
 static const cmsUInt32Number tessera_lcms_type_graya_8 = TYPE_GRAYA_8;
 static const cmsUInt32Number tessera_lcms_type_cmyk_8 = TYPE_CMYK_8;
+/// 16-bit samples in the machine's byte order (TIFF as libtiff delivers it).
+static const cmsUInt32Number tessera_lcms_type_rgb_16 = TYPE_RGB_16;
+static const cmsUInt32Number tessera_lcms_type_rgba_16 = TYPE_RGBA_16;
+static const cmsUInt32Number tessera_lcms_type_gray_16 = TYPE_GRAY_16;
+static const cmsUInt32Number tessera_lcms_type_graya_16 = TYPE_GRAYA_16;
+/// 16-bit samples big-endian, as PNG stores them (lcms's "swap endian" flag, on a little-endian machine).
+static const cmsUInt32Number tessera_lcms_endian16_swap = ENDIAN16_SH(1);
+/// The tag signature of a profile's description.
+static const cmsTagSignature tessera_lcms_description_tag = cmsSigProfileDescriptionTag;
 /// CIELab as ICC encodes it in 8 bits: L 0–255 for 0–100, a and b offset by 128.
 static const cmsUInt32Number tessera_lcms_type_lab_8 = TYPE_Lab_8;
 /// Ink stored as 255 − ink, as Adobe writes CMYK JPEGs.

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import CTesseraLCMS
 import Synchronization
-import TesseraCore
+public import TesseraCore
 
 /// What a decode does with an embedded colour profile.
 public enum ColorManagement: Sendable, Hashable {
@@ -17,6 +17,27 @@ public enum ColorManagement: Sendable, Hashable {
     case keepSourceProfile
 }
 
+extension ColorManagement {
+    /// The profile pixels decoded from a file with `properties` under this policy are in, for an
+    /// encoder to embed; nil when they are sRGB: converted, untagged, or CMYK and Lab, which decode
+    /// to sRGB whatever is asked. A profile LittleCMS cannot apply stays, as in ``DecodedImage/iccProfile``.
+    public func profile(of properties: ImageProperties) -> ICCProfile? {
+        guard let profile = properties.iccProfile, profile.colorSpace == .rgb || profile.colorSpace == .gray else { return nil }
+        if self == .convertToSRGB, ColorConverter.shared.transform(from: profile, format: properties.decodedFormat) != nil {
+            return nil
+        }
+        return profile
+    }
+}
+
+extension ICCProfile {
+    /// Converts `pixels`, which this profile describes, to sRGB in place. False, with the pixels
+    /// untouched, when it cannot: a profile of another colour space than the pixels', or no LittleCMS.
+    public func convertToSRGB(_ pixels: inout PixelBuffer) -> Bool {
+        ColorConverter.shared.manage(&pixels, profile: self, .convertToSRGB) == nil
+    }
+}
+
 /// Converts pixels described by an ICC profile to sRGB, through LittleCMS loaded on first use.
 /// Transforms are made once per profile and pixel format and kept (a handful: images of one
 /// collection mostly share a few profiles), and are safe to use from any thread.
@@ -26,7 +47,16 @@ final class ColorConverter: Sendable {
     private struct Key: Hashable {
         var profile: ICCProfile
         var format: PixelFormat
-        var inverted = false
+        var input: Input = .eightBit
+    }
+
+    /// How the samples going in are stored, when they are not ``format``'s own 8 bits.
+    enum Input: Hashable {
+        case eightBit
+        /// CMYK, or CMYK stored as 255 − ink (Adobe's JPEGs).
+        case cmyk(inverted: Bool)
+        /// ``format``'s channels at 16 bits, in the machine's byte order or big-endian (PNG).
+        case sixteenBit(bigEndian: Bool)
     }
 
     private let transforms = Mutex(LRUCache<Key, ColorTransform>(costLimit: 16))
@@ -45,9 +75,29 @@ final class ColorConverter: Sendable {
     /// describe such pixels (a CMYK or Lab profile on RGB data), when LittleCMS refuses it, or when
     /// LittleCMS is not installed. Then the pixels stay as they are, still described by `profile`.
     func transform(from profile: ICCProfile, format: PixelFormat) -> ColorTransform? {
-        let key = Key(profile: profile, format: format)
+        cached(Key(profile: profile, format: format)) { ColorTransform(profile: profile, format: format) }
+    }
+
+    /// The transform from `profile` for 16-bit samples of `format`'s channels to 8-bit sRGB
+    /// `format` rows: for 16-bit files, converted before they are reduced to 8 bits, so that
+    /// wide-gamut colour keeps its precision (8-bit ProPhoto bands visibly once converted).
+    func wideTransform(from profile: ICCProfile, format: PixelFormat, bigEndian: Bool) -> ColorTransform? {
+        let input = Input.sixteenBit(bigEndian: bigEndian)
+        return cached(Key(profile: profile, format: format, input: input)) { ColorTransform(profile: profile, format: format, input: input) }
+    }
+
+    /// The transform for 16-bit samples when `management` asks for sRGB and `profile` can be
+    /// converted: what a reader of 16-bit rows applies itself (see ``wideTransform(from:format:bigEndian:)``).
+    func wideTransform(
+        _ management: ColorManagement, profile: ICCProfile?, format: PixelFormat, bigEndian: Bool
+    ) -> ColorTransform? {
+        guard management == .convertToSRGB, let profile else { return nil }
+        return wideTransform(from: profile, format: format, bigEndian: bigEndian)
+    }
+
+    private func cached(_ key: Key, make: () -> ColorTransform?) -> ColorTransform? {
         if let known = transforms.withLock({ $0.value(for: key) }) { return known }
-        guard let made = ColorTransform(profile: profile, format: format) else { return nil }
+        guard let made = make() else { return nil }
         transforms.withLock { _ = $0.insert(made, for: key, cost: 1) }
         return made
     }
@@ -57,11 +107,9 @@ final class ColorConverter: Sendable {
     /// ``defaultCMYKProfilePath``. Nil when neither can be used; then the caller converts naively.
     func cmykTransform(profile: ICCProfile?, inverted: Bool) -> ColorTransform? {
         guard let cmyk = profile?.colorSpace == .cmyk ? profile : Self.defaultCMYKProfile else { return nil }
-        let key = Key(profile: cmyk, format: .rgb8, inverted: inverted)
-        if let known = transforms.withLock({ $0.value(for: key) }) { return known }
-        guard let made = ColorTransform(cmykProfile: cmyk, inverted: inverted) else { return nil }
-        transforms.withLock { _ = $0.insert(made, for: key, cost: 1) }
-        return made
+        return cached(Key(profile: cmyk, format: .rgb8, input: .cmyk(inverted: inverted))) {
+            ColorTransform(cmykProfile: cmyk, inverted: inverted)
+        }
     }
 
     /// CIELab (8-bit ICC encoding, D50, LittleCMS's built-in Lab profile) to sRGB; nil without
@@ -91,17 +139,23 @@ final class ColorTransform: @unchecked Sendable {
     private let handle: cmsHTRANSFORM
     let format: PixelFormat
 
-    /// Source pixels as `format`, converted in place.
-    convenience init?(profile: ICCProfile, format: PixelFormat) {
-        let type: cmsUInt32Number
+    /// Source pixels as `format` (converted in place), or at 16 bits a sample (`input`), into
+    /// `format` rows.
+    convenience init?(profile: ICCProfile, format: PixelFormat, input: ColorConverter.Input = .eightBit) {
+        let type: cmsUInt32Number, wide: cmsUInt32Number
         switch (profile.colorSpace, format) {
-        case (.rgb, .rgb8): type = tessera_lcms_type_rgb_8
-        case (.rgb, .rgba8): type = tessera_lcms_type_rgba_8
-        case (.gray, .gray8): type = tessera_lcms_type_gray_8
-        case (.gray, .grayAlpha8): type = tessera_lcms_type_graya_8
+        case (.rgb, .rgb8): (type, wide) = (tessera_lcms_type_rgb_8, tessera_lcms_type_rgb_16)
+        case (.rgb, .rgba8): (type, wide) = (tessera_lcms_type_rgba_8, tessera_lcms_type_rgba_16)
+        case (.gray, .gray8): (type, wide) = (tessera_lcms_type_gray_8, tessera_lcms_type_gray_16)
+        case (.gray, .grayAlpha8): (type, wide) = (tessera_lcms_type_graya_8, tessera_lcms_type_graya_16)
         default: return nil
         }
-        self.init(profile: profile, input: type, output: type, format: format)
+        switch input {
+        case .eightBit: self.init(profile: profile, input: type, output: type, format: format)
+        case .sixteenBit(let bigEndian):
+            self.init(profile: profile, input: wide | (bigEndian ? tessera_lcms_endian16_swap : 0), output: type, format: format)
+        case .cmyk: return nil
+        }
     }
 
     /// CMYK rows in, sRGB rows (``PixelFormat/rgb8``) out.

@@ -54,10 +54,12 @@ public struct DecodedImage: Sendable {
     /// missing): an encoder that embeds it shows the colours right all the same.
     public var iccProfile: ICCProfile?
 
-    init(pixels: PixelBuffer, properties: ImageProperties, isTruncated: Bool, colorManagement: ColorManagement) {
+    /// - Parameter profile: what `pixels` are in: the file's profile, or nil when the decoder
+    ///   converted them already (``ScanlineReader/convertsColor``).
+    init(pixels: PixelBuffer, properties: ImageProperties, profile: ICCProfile?, isTruncated: Bool, colorManagement: ColorManagement) {
         self.pixels = pixels
         self.properties = properties
         self.isTruncated = isTruncated
-        iccProfile = ColorConverter.shared.manage(&self.pixels, profile: properties.iccProfile, colorManagement)
+        iccProfile = ColorConverter.shared.manage(&self.pixels, profile: profile, colorManagement)
     }
 }

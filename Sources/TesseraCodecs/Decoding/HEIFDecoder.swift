@@ -40,10 +40,38 @@ final class HEIFDecoder {
         let size = PixelSize(width: Int(heif.heif_image_handle_get_width(handle)), height: Int(heif.heif_image_handle_get_height(handle)))
         let hasAlpha = heif.heif_image_handle_has_alpha_channel(handle) != 0
         let bits = Int(heif.heif_image_handle_get_luma_bits_per_pixel(handle))
-        return ImageProperties(
+        var properties = ImageProperties(
             format: format, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: bits > 0 ? bits : 8,
             colorModel: .rgb, frameCount: max(1, Int(heif.heif_context_get_number_of_top_level_images(context))),
             isProgressive: false, fileByteCount: fileByteCount, decodedFormat: hasAlpha ? .rgba8 : .rgb8)
+        attachColor(to: &properties)
+        return properties
+    }
+
+    /// The `colr` boxes: an ICC profile (`prof`, `rICC`) wins over `nclx` code points when a file
+    /// has both, as in browsers; without either the pixels are sRGB.
+    private func attachColor(to properties: inout ImageProperties) {
+        let count = heif.heif_image_handle_get_raw_color_profile_size(handle)
+        if count > 0 {
+            guard count <= ICCProfile.maximumByteCount else {
+                properties.warnings.append("ignored the embedded ICC profile: \(count) bytes, over \(ICCProfile.maximumByteCount)")
+                return
+            }
+            var bytes = [UInt8](repeating: 0, count: count)
+            if heif.heif_image_handle_get_raw_color_profile(handle, &bytes).code == heif_error_Ok {
+                properties.attachProfile(bytes)
+                return
+            }
+        }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif.heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return }
+        defer { heif.heif_nclx_color_profile_free(nclx) }
+        do throws(CodedColorSpace.Unsupported) {
+            properties.attachColorSpace(try CodedColorSpace(
+                primaries: Int(nclx.pointee.color_primaries.rawValue), transfer: Int(nclx.pointee.transfer_characteristics.rawValue)))
+        } catch {
+            properties.warnings.append(error.description)
+        }
     }
 
     /// The largest embedded thumbnail that covers `minimum`, decoded; nil when there is none.

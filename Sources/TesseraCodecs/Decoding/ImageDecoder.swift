@@ -31,8 +31,8 @@ public struct ImageDecoder: Sendable {
             try options.limits.check(reader.outputSize, reader.outputFormat)
             let pixels = try reader.readAll()
             return DecodedImage(
-                pixels: pixels, properties: header.properties, isTruncated: reader.isTruncated,
-                colorManagement: options.colorManagement)
+                pixels: pixels, properties: header.properties, profile: reader.convertsColor ? nil : header.properties.iccProfile,
+                isTruncated: reader.isTruncated, colorManagement: options.colorManagement)
         }
         let pixels: PixelBuffer
         switch header.kind {
@@ -48,7 +48,9 @@ public struct ImageDecoder: Sendable {
         case .jpeg, .png, .gif, .tiff:
             preconditionFailure("streamed formats are handled above")
         }
-        return DecodedImage(pixels: pixels, properties: header.properties, isTruncated: false, colorManagement: options.colorManagement)
+        return DecodedImage(
+            pixels: pixels, properties: header.properties, profile: header.properties.iccProfile, isTruncated: false,
+            colorManagement: options.colorManagement)
     }
 }
 
@@ -105,9 +107,9 @@ struct Header {
     func scanlineReader(options: DecodeOptions) throws(ImageDecodingError) -> (any ScanlineReader)? {
         switch kind {
         case .jpeg(let header): try JPEGScanlineReader(source: source, header: header, options: options)
-        case .png(let header): try PNGScanlineReader(source: source, header: header, options: options)
+        case .png(let header): try PNGScanlineReader(source: source, header: header, profile: properties.iccProfile, options: options)
         case .gif(let header): try GIFScanlineReader(source: source, header: header, options: options)
-        case .tiff(let file): try TIFFScanlineReader(file: file, options: options)
+        case .tiff(let file): try TIFFScanlineReader(file: file, profile: properties.iccProfile, options: options)
         case .webp, .heif, .svg: nil
         }
     }

@@ -2,7 +2,8 @@ import CTesseraShims
 import TesseraCore
 
 /// Streams a PNG through libpng: palette and low bit depths expanded, tRNS turned into alpha,
-/// 16-bit samples reduced to their high byte (as Pillow and libvips do).
+/// 16-bit samples reduced to their high byte (as Pillow and libvips do) — or, when they are to be
+/// converted to sRGB from a profile, converted at 16 bits into 8-bit rows by LittleCMS.
 ///
 /// Non-interlaced images stream one row at a time. Adam7 images need every pass before any row is
 /// final, so they are deinterlaced into one full-size bitmap first: that costs `width × height ×
@@ -22,8 +23,16 @@ final class PNGScanlineReader: ScanlineReader {
     /// libpng failed after the input ended; the remaining rows are blank.
     private var stoppedAtTruncation = false
     private var deinterlaced: ZeroedBuffer<UInt8>?
+    /// Converts 16-bit rows (big-endian, as libpng leaves them) to 8-bit sRGB; nil otherwise.
+    private let wideTransform: ColorTransform?
+    /// One 16-bit row as libpng delivers it, for ``wideTransform``.
+    private var wideRow: ZeroedBuffer<UInt8>?
+    var convertsColor: Bool { wideTransform != nil }
+    /// Bytes of one row as libpng delivers it.
+    private let storedRowBytes: Int
 
-    init(source: ImageSource, header: PNGHeader, options: DecodeOptions) throws(ImageDecodingError) {
+    /// - Parameter profile: what the file's colour is in (``ImageProperties/iccProfile``).
+    init(source: ImageSource, header: PNGHeader, profile: ICCProfile?, options: DecodeOptions) throws(ImageDecodingError) {
         let input = try LibraryInput(source)
         handle = .allocate(TesseraPNGDecoder(), destroy: tessera_png_decoder_destroy)
         let decoder = handle.pointer
@@ -40,8 +49,14 @@ final class PNGScanlineReader: ScanlineReader {
                 decoder.pointee.length = count
             }
         }
+        let wide = header.bitDepth == 16
+            ? ColorConverter.shared.wideTransform(
+                options.colorManagement, profile: profile, format: outputFormat, bigEndian: true)
+            : nil
+        wideTransform = wide
+        storedRowBytes = outputSize.width * outputFormat.bytesPerPixel * (wide == nil ? 1 : 2)
         var transforms = Int32(TESSERA_PNG_EXPAND)
-        if header.bitDepth == 16 { transforms |= Int32(TESSERA_PNG_STRIP_16) }
+        if header.bitDepth == 16 && wide == nil { transforms |= Int32(TESSERA_PNG_STRIP_16) }
         if header.isInterlaced { transforms |= Int32(TESSERA_PNG_INTERLACE) }
         var passCount: Int32 = 1
         try check(tessera_png_decoder_init(decoder))
@@ -49,10 +64,13 @@ final class PNGScanlineReader: ScanlineReader {
         try check(tessera_png_configure(decoder, transforms, &passCount))
         let channels = Int(png_get_channels(decoder.pointee.png, decoder.pointee.info))
         let rowBytes = png_get_rowbytes(decoder.pointee.png, decoder.pointee.info)
-        guard channels == outputFormat.bytesPerPixel, rowBytes == outputSize.width * channels else {
+        guard channels == outputFormat.bytesPerPixel, rowBytes == storedRowBytes else {
             throw .corrupt(reason: "PNG header and libpng disagree on the pixel layout")
         }
         passes = Int(passCount)
+        if wide != nil, passes == 1 {
+            wideRow = try limits.zeroedBuffer(width: outputSize.width, rows: 1, elementsPerPixel: channels * 2)
+        }
     }
 
     func readRows(into destination: UnsafeMutablePointer<UInt8>, maximumRows: Int) throws(ImageDecodingError) -> Int {
@@ -61,7 +79,12 @@ final class PNGScanlineReader: ScanlineReader {
         if passes > 1 {
             if deinterlaced == nil { deinterlaced = try readInterlaced() }
             let count = min(maximumRows, outputSize.height - nextRow)
-            destination.update(from: deinterlaced!.elements.baseAddress! + nextRow * bytesPerRow, count: count * bytesPerRow)
+            let stored = deinterlaced!.elements.baseAddress! + nextRow * storedRowBytes
+            if let wideTransform {
+                wideTransform.apply(from: stored, to: destination, pixelCount: count * outputSize.width)
+            } else {
+                destination.update(from: stored, count: count * bytesPerRow)
+            }
             nextRow += count
             return count
         }
@@ -70,25 +93,29 @@ final class PNGScanlineReader: ScanlineReader {
         } else {
             // Past the cut, libpng inflates zero padding until zlib gives up; rows it completes
             // before that were decoded from real data and are kept.
-            let status = tessera_png_read_row(decoder, destination)
+            let row = wideRow?.elements.baseAddress ?? destination
+            let status = tessera_png_read_row(decoder, row)
             if decoder.pointee.reachedEndOfInput != 0 {
                 try acceptTruncation()
                 if status != 0 {
                     stoppedAtTruncation = true
                     destination.update(repeating: 0, count: bytesPerRow)
+                    nextRow += 1
+                    return 1
                 }
             } else {
                 try check(status)
             }
+            wideTransform?.apply(from: row, to: destination, pixelCount: outputSize.width)
         }
         nextRow += 1
         return 1
     }
 
     private func readInterlaced() throws(ImageDecodingError) -> ZeroedBuffer<UInt8> {
-        let bytesPerRow = outputSize.width * outputFormat.bytesPerPixel
+        let bytesPerRow = storedRowBytes
         let image = try limits.zeroedBuffer(
-            width: outputSize.width, rows: outputSize.height, elementsPerPixel: outputFormat.bytesPerPixel, of: UInt8.self)
+            width: outputSize.width, rows: outputSize.height, elementsPerPixel: bytesPerRow / outputSize.width, of: UInt8.self)
         let all = image.elements.baseAddress!
         var status: Int32 = 0
         for _ in 0..<passes {

@@ -8,6 +8,10 @@ protocol ScanlineReader: AnyObject {
     var outputFormat: PixelFormat { get }
     /// True once the input ended early and truncation was allowed.
     var isTruncated: Bool { get }
+    /// True when the rows come out in sRGB although the file's are not: a reader of 16-bit
+    /// samples converts them itself, before reducing them to 8 bits (``DecodeOptions/colorManagement``).
+    /// Otherwise converting is the caller's, on whatever rows or pixels it ends up with.
+    var convertsColor: Bool { get }
     /// Decodes the next rows into `destination`, which has room for `maximumRows` rows of
     /// `outputSize.width × outputFormat.bytesPerPixel` bytes. Returns how many rows it wrote
     /// (at least 1 until every row has been delivered, then 0).
@@ -15,6 +19,8 @@ protocol ScanlineReader: AnyObject {
 }
 
 extension ScanlineReader {
+    var convertsColor: Bool { false }
+
     /// Reads every remaining row into one bitmap.
     func readAll() throws(ImageDecodingError) -> PixelBuffer {
         var buffer = PixelBuffer(width: outputSize.width, height: outputSize.height, format: outputFormat)

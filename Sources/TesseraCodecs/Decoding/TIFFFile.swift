@@ -220,13 +220,29 @@ final class TIFFFile {
 }
 
 extension TIFFFile {
+    /// The transform that takes this file's 16-bit samples to 8-bit sRGB as they are copied out
+    /// (``copyStoredPixels(from:rowPixels:rows:columns:to:rowPixels:wideTransform:)``), when
+    /// `management` asks for sRGB and `profile` can be applied; nil for 8-bit files, which are
+    /// converted afterwards, as 8-bit rows.
+    func wideTransform(_ management: ColorManagement, profile: ICCProfile?) -> ColorTransform? {
+        guard bitsPerSample == 16, readsNatively, !isCIELab else { return nil }
+        return ColorConverter.shared.wideTransform(management, profile: profile, format: decodedFormat, bigEndian: false)
+    }
+
     /// Copies `rows` × `columns` pixels of one strip or tile as stored (`source`, `sourceRowPixels`
     /// pixels a row) to `destination` (`destinationRowPixels` a row) in ``decodedFormat``: the first
-    /// channels of each pixel, the high byte of 16-bit samples, min-is-white gray inverted.
+    /// channels of each pixel, min-is-white gray inverted, associated alpha divided out, 16-bit
+    /// samples reduced to their high byte — or, given `wideTransform`, converted to sRGB at 16 bits.
     func copyStoredPixels(
         from source: UnsafeRawBufferPointer, rowPixels sourceRowPixels: Int, rows: Int, columns: Int,
-        to destination: UnsafeMutablePointer<UInt8>, rowPixels destinationRowPixels: Int
+        to destination: UnsafeMutablePointer<UInt8>, rowPixels destinationRowPixels: Int, wideTransform: ColorTransform? = nil
     ) {
+        if let wideTransform {
+            copyWidePixels(
+                from: source, rowPixels: sourceRowPixels, rows: rows, columns: columns, to: destination,
+                rowPixels: destinationRowPixels, transform: wideTransform)
+            return
+        }
         let channels = decodedFormat.bytesPerPixel
         let bytesPerSample = bitsPerSample / 8
         let pixelBytes = samplesPerPixel * bytesPerSample
@@ -271,6 +287,39 @@ extension TIFFFile {
                     if invert && channel == 0 { value = 255 - value }
                     output[column * channels + channel] = value
                 }
+            }
+        }
+    }
+
+    /// ``copyStoredPixels(from:rowPixels:rows:columns:to:rowPixels:wideTransform:)`` for 16-bit
+    /// samples converted to sRGB: each row is first laid out as ``decodedFormat``'s channels at 16
+    /// bits (extra samples dropped, min-is-white inverted, associated alpha divided out), then
+    /// `transform` turns it into 8-bit sRGB.
+    private func copyWidePixels(
+        from source: UnsafeRawBufferPointer, rowPixels sourceRowPixels: Int, rows: Int, columns: Int,
+        to destination: UnsafeMutablePointer<UInt8>, rowPixels destinationRowPixels: Int, transform: ColorTransform
+    ) {
+        let channels = decodedFormat.bytesPerPixel
+        let pixelBytes = samplesPerPixel * 2
+        let invert = photometric == Int(PHOTOMETRIC_MINISWHITE)
+        let unpremultiply = alphaIsAssociated && decodedFormat.hasAlpha
+        var row = [UInt16](repeating: 0, count: columns * channels)
+        row.withUnsafeMutableBufferPointer { wide in
+            for y in 0..<rows {
+                let sourceRow = y * sourceRowPixels * pixelBytes
+                for column in 0..<columns {
+                    let s = sourceRow + column * pixelBytes
+                    let alpha = Int(source.loadUnaligned(fromByteOffset: s + (channels - 1) * 2, as: UInt16.self))
+                    for channel in 0..<channels {
+                        var value = Int(source.loadUnaligned(fromByteOffset: s + channel * 2, as: UInt16.self))
+                        if invert && channel == 0 { value = 65535 - value }
+                        if unpremultiply && channel < channels - 1 {
+                            value = alpha == 0 ? 0 : min(65535, (value * 65535 + alpha / 2) / alpha)
+                        }
+                        wide[column * channels + channel] = UInt16(value)
+                    }
+                }
+                transform.apply(from: wide.baseAddress!, to: destination + y * destinationRowPixels * channels, pixelCount: columns)
             }
         }
     }

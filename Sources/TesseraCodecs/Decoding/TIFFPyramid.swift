@@ -26,14 +26,16 @@ public final class TIFFPyramid {
     private let levels: [TIFFFile]
     private let limits: AllocationLimits
     /// Converts every tile to sRGB from the file's profile (``DecodeOptions/colorManagement``);
-    /// nil when there is nothing to convert.
+    /// nil when there is nothing to convert, or when 16-bit samples are converted as they are read
+    /// (``wideTransform``).
     private let colorTransform: ColorTransform?
+    private let wideTransform: ColorTransform?
     /// One tile as stored, or as libtiff's RGBA converter writes it; allocated on first use.
     private var storedTile: ZeroedBuffer<UInt8>?
     private var convertedTile: ZeroedBuffer<UInt32>?
 
     /// Opens the pyramid of the TIFF at `path`: the first image and every one after it that is
-    /// tiled like it (same tile size and pixel format) and about half the size of the one before;
+    /// tiled like it (same tile size, pixel format and sample depth) and about half the size of the one before;
     /// the first image that is not ends the pyramid (a label or a macro photo may follow).
     ///
     /// - Returns: nil when the file is a TIFF but no such pyramid: its first image is stored in
@@ -51,7 +53,8 @@ public final class TIFFPyramid {
         for directory in 1..<max(count, 1) {
             guard let next = try? TIFFFile(.file(path), fileByteCount: fileByteCount, limits: limits, directory: directory),
                 let last = levels.last, next.isTiled, next.pieceSize == first.pieceSize,
-                next.decodedFormat == first.decodedFormat, Self.halves(last.size, to: next.size)
+                next.decodedFormat == first.decodedFormat, next.bitsPerSample == first.bitsPerSample,
+                next.readsNatively == first.readsNatively, Self.halves(last.size, to: next.size)
             else { break }
             levels.append(next)
         }
@@ -61,7 +64,8 @@ public final class TIFFPyramid {
         tileSize = first.pieceSize
         pixelFormat = first.decodedFormat
         let profile = first.properties(fileByteCount: fileByteCount).iccProfile
-        colorTransform = options.colorManagement == .convertToSRGB
+        wideTransform = first.wideTransform(options.colorManagement, profile: profile)
+        colorTransform = options.colorManagement == .convertToSRGB && wideTransform == nil
             ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.decodedFormat) } : nil
     }
 
@@ -109,7 +113,7 @@ public final class TIFFPyramid {
         pixels.bytes.withUnsafeMutableBufferPointer { output in
             file.copyStoredPixels(
                 from: UnsafeRawBufferPointer(buffer), rowPixels: tileSize.width, rows: rows, columns: columns,
-                to: output.baseAddress!, rowPixels: rowPixels)
+                to: output.baseAddress!, rowPixels: rowPixels, wideTransform: wideTransform)
         }
     }
 

@@ -4,7 +4,7 @@ import TesseraCore
 /// Streams a TIFF one strip or one row of tiles at a time.
 ///
 /// Contiguous 8- and 16-bit gray or RGB (with alpha) are read as stored, exactly (16-bit keeps the
-/// high byte). Everything else (palette, CMYK, YCbCr, bilevel, separate planes) goes through
+/// high byte, or is converted to sRGB at 16 bits when the file has a profile to convert from). Everything else (palette, CMYK, YCbCr, bilevel, separate planes) goes through
 /// libtiff's RGBA converter, whose alpha comes back premultiplied and is divided out again.
 /// Its buffers (one strip or tile as stored, one band of rows) are sized from the layout
 /// ``TIFFFile`` has checked, and allocated once, through ``AllocationLimits``.
@@ -24,9 +24,14 @@ final class TIFFScanlineReader: ScanlineReader {
     private var bandRows = 0
     private var nextRow = 0
     private var rgbaImage: UnsafeMutablePointer<TIFFRGBAImage>?
+    /// Converts 16-bit samples to 8-bit sRGB as they are copied; nil otherwise.
+    private let wideTransform: ColorTransform?
+    var convertsColor: Bool { wideTransform != nil }
 
-    init(file: TIFFFile, options: DecodeOptions) throws(ImageDecodingError) {
+    /// - Parameter profile: what the file's colour is in (``ImageProperties/iccProfile``).
+    init(file: TIFFFile, profile: ICCProfile?, options: DecodeOptions) throws(ImageDecodingError) {
         self.file = file
+        wideTransform = file.wideTransform(options.colorManagement, profile: profile)
         outputSize = file.size
         outputFormat = file.decodedFormat
         bandHeight = file.pieceSize.height
@@ -100,7 +105,8 @@ final class TIFFScanlineReader: ScanlineReader {
             let columns = min(pieceWidth, width - x0)
             file.copyStoredPixels(
                 from: UnsafeRawBufferPointer(buffer), rowPixels: pieceWidth, rows: bandRows, columns: columns,
-                to: band.elements.baseAddress! + x0 * outputFormat.bytesPerPixel, rowPixels: width)
+                to: band.elements.baseAddress! + x0 * outputFormat.bytesPerPixel, rowPixels: width,
+                wideTransform: wideTransform)
         }
     }
 

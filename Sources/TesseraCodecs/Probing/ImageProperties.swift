@@ -24,7 +24,10 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     public var fileByteCount: Int
     /// The pixel format a full decode produces.
     public var decodedFormat: PixelFormat
-    /// The embedded ICC profile, when the file has one that passed ``ICCProfile/init(validating:)``.
+    /// The profile that describes the stored pixels: the embedded ICC profile, when the file has
+    /// one that passed ``ICCProfile/init(validating:)``, or one built from the colour space the file
+    /// states in numbers (HEIF/AVIF `nclx`, PNG `cICP`, `cHRM`/`gAMA`; its description says so).
+    /// Nil for sRGB, stated or assumed.
     public var iccProfile: ICCProfile?
     /// What the probe noticed and worked around, one line each (an embedded profile it ignored).
     public var warnings: [String] = []
@@ -43,6 +46,17 @@ public struct ImageProperties: Sendable, Hashable, Codable {
             iccProfile = try ICCProfile(validating: bytes)
         } catch {
             warnings.append(error.description)
+        }
+    }
+
+    /// Records a colour space the file states in numbers (no profile was embedded): its profile,
+    /// unless it is sRGB. Without LittleCMS no profile can be built; the pixels then stay as stored.
+    mutating func attachColorSpace(_ space: CodedColorSpace) {
+        guard !space.isSRGB else { return }
+        if let profile = space.profile {
+            iccProfile = profile
+        } else {
+            warnings.append("the colour space \(space.name) could not be turned into a profile (LittleCMS unavailable); colours shown as stored")
         }
     }
 }

@@ -17,6 +17,12 @@ struct PNGHeader {
     /// The inflated profile of the iCCP chunk; nil without one. A chunk that does not inflate
     /// gives bytes that fail validation (and so a warning).
     var iccProfileData: [UInt8]?
+    /// The colour space stated without a profile, in PNG's order of precedence: `cICP` code points
+    /// (PNG 3rd edition) over `iCCP`, which is over `sRGB`, which is over `cHRM`/`gAMA`.
+    var codePoints: (primaries: Int, transfer: Int)?
+    var hasSRGBChunk = false
+    var gamma: Int?
+    var chromaticities: [Int]?
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -69,6 +75,21 @@ struct PNGHeader {
                     nul + 1 < chunk.count, chunk[nul + 1] == 0 {
                     iccProfileData = Inflate.bounded(chunk[(nul + 2)...], limit: ICCProfile.maximumByteCount) ?? []
                 }
+            case "cICP":
+                // Primaries, transfer, matrix (0: RGB, the only kind PNG stores), full range.
+                if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 4, chunk[2] == 0 {
+                    codePoints = (Int(chunk[0]), Int(chunk[1]))
+                }
+            case "sRGB":
+                hasSRGBChunk = Self.readChunk(type, length: length, from: stream) != nil
+            case "gAMA":
+                if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 4 {
+                    gamma = Self.bigEndian32(chunk[...])
+                }
+            case "cHRM":
+                if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 32 {
+                    chromaticities = (0..<8).map { Self.bigEndian32(chunk[$0 * 4..<$0 * 4 + 4]) }
+                }
             case "acTL":
                 if let control = Self.readChunk(type, length: length, from: stream), control.count == 8 {
                     let frames = Self.bigEndian32(control[0..<4])
@@ -109,7 +130,19 @@ struct PNGHeader {
             colorModel: colorType == 3 ? .palette : (colorType == 0 || colorType == 4) ? .gray : .rgb,
             frameCount: frameCount, isProgressive: isInterlaced, fileByteCount: fileByteCount,
             decodedFormat: decodedFormat)
-        properties.attachProfile(iccProfileData)
+        let isGray = colorType == 0 || colorType == 4
+        if let codePoints {
+            do throws(CodedColorSpace.Unsupported) {
+                let space = try CodedColorSpace(primaries: codePoints.primaries, transfer: codePoints.transfer)
+                properties.attachColorSpace(space.gray(isGray))
+            } catch {
+                properties.warnings.append(error.description)
+            }
+        } else if iccProfileData != nil {
+            properties.attachProfile(iccProfileData)
+        } else if !hasSRGBChunk, let space = CodedColorSpace(pngGamma: gamma, chromaticities: chromaticities) {
+            properties.attachColorSpace(space.gray(isGray))
+        }
         return properties
     }
 

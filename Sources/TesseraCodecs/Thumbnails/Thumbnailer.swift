@@ -39,10 +39,12 @@ public struct Thumbnailer: Sendable {
     func thumbnail(
         _ source: ImageSource, options: ThumbnailOptions, context: WorkContext
     ) throws(ImageDecodingError) -> Thumbnail {
-        // Colour is managed once, on the finished thumbnail, not on the larger decode.
+        // Colour is managed once, on the finished thumbnail, not on the larger decode — except
+        // that readers of 16-bit samples convert them before reducing them to 8 bits, and WebP and
+        // SVG, decoded whole at about the target size already, convert as they are decoded.
         var decodeOptions = DecodeOptions(
             maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
-            colorManagement: .keepSourceProfile)
+            colorManagement: options.colorManagement)
         let header = try Header(source, options: decodeOptions)
         let properties = header.properties
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
@@ -51,14 +53,14 @@ public struct Thumbnailer: Sendable {
         decodeOptions.minimumSize = storedTarget
         var memory = WorkingMemory()
 
-        var reduced: (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool, embedded: Bool)
+        var reduced: (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool, embedded: Bool, profile: ICCProfile?)
         if options.embeddedThumbnail == .ifAbsent, let embedded = embeddedThumbnail(header, covering: storedTarget) {
-            reduced = (embedded, 1, false, true)
+            reduced = (embedded, 1, false, true, properties.iccProfile)
             memory.hold(embedded.byteCount)
         } else {
             let decoded = try decodeReduced(
                 header, storedTarget: storedTarget, options: decodeOptions, context: context, memory: &memory)
-            reduced = (decoded.pixels, decoded.decodeScale, decoded.isTruncated, false)
+            reduced = (decoded.pixels, decoded.decodeScale, decoded.isTruncated, false, decoded.profile)
         }
 
         var pixels = reduced.pixels
@@ -77,7 +79,7 @@ public struct Thumbnailer: Sendable {
         if case .box(let box, .centerCrop) = options.sizing {
             pixels = pixels.centerCropped(to: box)
         }
-        let profile = ColorConverter.shared.manage(&pixels, profile: properties.iccProfile, options.colorManagement)
+        let profile = ColorConverter.shared.manage(&pixels, profile: reduced.profile, options.colorManagement)
         return Thumbnail(
             pixels: pixels, sourceProperties: properties, decodeScale: reduced.decodeScale,
             usedEmbeddedThumbnail: reduced.embedded, peakWorkingByteCount: memory.peakBytes,
@@ -85,16 +87,17 @@ public struct Thumbnailer: Sendable {
     }
 
     /// The image reduced by the decoder and the box filter to within a few times `storedTarget`
-    /// (`decodeOptions.minimumSize`).
+    /// (`decodeOptions.minimumSize`), and the profile its pixels are in (nil: sRGB).
     private func decodeReduced(
         _ header: Header, storedTarget: PixelSize, options decodeOptions: DecodeOptions, context: WorkContext,
         memory: inout WorkingMemory
-    ) throws(ImageDecodingError) -> (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool) {
+    ) throws(ImageDecodingError) -> (pixels: PixelBuffer, decodeScale: Double, isTruncated: Bool, profile: ICCProfile?) {
         let full = header.properties.size
+        let profile = header.properties.iccProfile
         if let reader = try header.scanlineReader(options: decodeOptions) {
             let pixels = try Self.shrinkStreaming(
                 reader, toward: storedTarget, limits: decodeOptions.limits, context: context, memory: &memory)
-            return (pixels, Double(full.width) / Double(reader.outputSize.width), reader.isTruncated)
+            return (pixels, Double(full.width) / Double(reader.outputSize.width), reader.isTruncated, reader.convertsColor ? nil : profile)
         }
         if case .heif(let heif) = header.kind {
             // libheif decodes whole; its bitmap is shrunk in place, without a second full-size copy.
@@ -104,14 +107,14 @@ public struct Thumbnailer: Sendable {
             memory.hold(full.byteCount(in: format) + shrinker.workingByteCount)
             try heif.decodeRows(format: format, expectedSize: full) { shrinker.append(row: $0) }
             memory.release(full.byteCount(in: format))
-            return (shrinker.result(), 1, false)
+            return (shrinker.result(), 1, false, profile)
         }
         // libwebp's scaler averages areas (a proper low-pass) and SVG renders at any size, so both
         // are asked for the target itself; what remains is at most a pixel of rounding.
         let decoded = try ImageDecoder(options: decodeOptions).decode(header)
         memory.hold(decoded.pixels.byteCount)
         let shrunk = Self.shrink(decoded.pixels, toward: storedTarget, memory: &memory)
-        return (shrunk, decoded.decodeScale, decoded.isTruncated)
+        return (shrunk, decoded.decodeScale, decoded.isTruncated, decoded.iccProfile)
     }
 
     private static func shrinkStreaming(

@@ -58,7 +58,7 @@ final class PyramidStore: Sendable {
     private let builds = SingleFlight<BuiltPyramid>()
 
     init(directory: String, byteLimit: Int, tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int,
-         executor: WorkExecutor, metrics: ServerMetrics) throws {
+         colorManagement: ColorManagement = .convertToSRGB, executor: WorkExecutor, metrics: ServerMetrics) throws {
         self.directory = directory
         self.byteLimit = byteLimit
         self.tileSize = tileSize
@@ -66,7 +66,7 @@ final class PyramidStore: Sendable {
         self.metrics = metrics
         options = PyramidOptions(
             layout: .deepZoom(), encoding: .jpeg(quality: jpegQuality), jobs: executor.threadCount,
-            maximumPixelCount: sourcePixelLimit)
+            maximumPixelCount: sourcePixelLimit, colorManagement: colorManagement)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let existing = Self.scan(directory)
         state.withLock { state in

@@ -91,13 +91,28 @@ enum RegionRenderer {
         return pixels
     }
 
+    /// The region's pixels finished (``finish(_:request:)``) and encoded. `profile` is the one
+    /// `pixels` are in (nil: sRGB) and is embedded in the output; gray and bitonal answers are made
+    /// from sRGB and are untagged, since a colour profile cannot describe them.
+    static func render(_ pixels: PixelBuffer, profile: ICCProfile?, request: ResolvedIIIFRequest, jpegQuality: Int) throws -> Data {
+        var pixels = pixels
+        var profile = profile
+        if let kept = profile, request.quality == .gray || request.quality == .bitonal {
+            _ = kept.convertToSRGB(&pixels)  // without LittleCMS the values stay as they are
+            profile = nil
+        }
+        return try encode(finish(pixels, request: request), as: request.format, jpegQuality: jpegQuality, iccProfile: profile)
+    }
+
     /// The encoded bytes of `pixels` in the requested format. JPEG has no alpha, so the corners an
     /// arbitrary rotation leaves are composited over white there; PNG and WebP keep them transparent.
-    static func encode(_ pixels: PixelBuffer, as format: IIIFImageRequest.Format, jpegQuality: Int) throws -> Data {
+    static func encode(
+        _ pixels: PixelBuffer, as format: IIIFImageRequest.Format, jpegQuality: Int, iccProfile: ICCProfile? = nil
+    ) throws -> Data {
         switch format {
-        case .jpg: try ImageEncoder.encode(overWhite(pixels), as: .jpeg(quality: jpegQuality))
-        case .png: try ImageEncoder.encode(pixels, as: .png())
-        case .webp: try ImageEncoder.encode(pixels, as: .webp(quality: max(jpegQuality, 80)))
+        case .jpg: try ImageEncoder.encode(overWhite(pixels), as: .jpeg(quality: jpegQuality), iccProfile: iccProfile)
+        case .png: try ImageEncoder.encode(pixels, as: .png(), iccProfile: iccProfile)
+        case .webp: try ImageEncoder.encode(pixels, as: .webp(quality: max(jpegQuality, 80)), iccProfile: iccProfile)
         }
     }
 

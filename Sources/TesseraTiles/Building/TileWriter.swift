@@ -10,6 +10,8 @@ final class TileWriter: @unchecked Sendable {
     // @unchecked: the counters, the directory set and the failure are only touched under `lock`.
     private let root: URL
     private let encoding: EncodingFormat
+    /// Embedded in every tile: the profile the tiles' pixels are in (nil: sRGB).
+    private let iccProfile: ICCProfile?
     private let jobs: Int
     private let executor: WorkExecutor
     private let lock = ConditionLock()
@@ -19,9 +21,10 @@ final class TileWriter: @unchecked Sendable {
     private var tiles = 0
     private var bytes = 0
 
-    init(root: URL, encoding: EncodingFormat, jobs: Int, executor: WorkExecutor = .shared) {
+    init(root: URL, encoding: EncodingFormat, iccProfile: ICCProfile? = nil, jobs: Int, executor: WorkExecutor = .shared) {
         self.root = root
         self.encoding = encoding
+        self.iccProfile = iccProfile
         self.jobs = max(1, jobs)
         self.executor = executor
     }
@@ -63,7 +66,7 @@ final class TileWriter: @unchecked Sendable {
 
     private func write(_ pixels: PixelBuffer, paths: [String]) {
         do {
-            let data = try ImageEncoder.encode(pixels, as: encoding)
+            let data = try ImageEncoder.encode(pixels, as: encoding, iccProfile: iccProfile)
             for path in paths {
                 let url = root.appendingPathComponent(path)
                 try makeDirectory(url.deletingLastPathComponent())
