@@ -8,7 +8,7 @@ RELEASE_BIN = .build/release/tessera
 # share the flags, so building one never rebuilds the others.
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic
 
-.PHONY: bootstrap build release test demo bench fixtures clean
+.PHONY: bootstrap build release test demo bench fixtures fuzz fuzz-smoke clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -39,6 +39,16 @@ fixtures:
 	python3 scripts/make-fixtures.py
 	python3 scripts/make-video-fixtures.py
 	.build/browser-venv/bin/python scripts/make-colour-fixtures.py
+
+# libFuzzer harnesses for every parser of untrusted bytes (Sources/Fuzz), built with AddressSanitizer
+# into .build/fuzz. `fuzz` runs each for FUZZ_SECONDS (default 300); `fuzz-smoke` runs the committed
+# corpus (Fuzz/corpus) and a fixed number of mutations of it, for CI. Both fail on any finding and put
+# the input under Fuzz/findings. See scripts/fuzz.py for the other settings and verbs.
+fuzz: bootstrap
+	scripts/fuzz.py run
+
+fuzz-smoke: bootstrap
+	scripts/fuzz.py smoke
 
 clean:
 	rm -rf .build demo-out bench-out

@@ -146,3 +146,51 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzzing (issue 16): `TESSERA_FUZZ=1` (set by scripts/fuzz.py, `make fuzz`) adds one libFuzzer
+// harness per untrusted-input parser under Sources/Fuzz and instruments this package's own targets
+// with libFuzzer's coverage and AddressSanitizer. Without the variable none of this exists, so the
+// normal build and `make test` never see it.
+if Context.environment["TESSERA_FUZZ"] == "1" {
+    // Linked by lld: gold (the default here) stops with an internal error on these executables.
+    func harness(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(
+            name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Sources/Fuzz/\(name)",
+            swiftSettings: layered, linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])])
+    }
+    package.targets += [
+        // libFuzzer's driver, called from each harness's own entry point: SwiftPM links an
+        // executable's entry point over the `main` that libFuzzer would bring.
+        .target(name: "CFuzzerDriver", path: "Sources/Fuzz/CFuzzerDriver"),
+        .target(
+            name: "FuzzSupport",
+            dependencies: ["CFuzzerDriver", "TesseraCore", "TesseraCodecs"],
+            path: "Sources/Fuzz/FuzzSupport",
+            swiftSettings: layered
+        ),
+        harness("FuzzProbe", ["TesseraCodecs"]),
+        harness("FuzzDecodeJPEG", ["TesseraCodecs"]),
+        harness("FuzzDecodePNG", ["TesseraCodecs"]),
+        harness("FuzzDecodeGIF", ["TesseraCodecs"]),
+        harness("FuzzDecodeWebP", ["TesseraCodecs"]),
+        harness("FuzzDecodeHEIF", ["TesseraCodecs"]),
+        harness("FuzzDecodeTIFF", ["TesseraCodecs", "TesseraCore"]),
+        harness("FuzzDecodeSVG", ["TesseraCodecs"]),
+        harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
+        harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
+        harness("FuzzCacheHeaders", ["TesseraPipeline"]),
+        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraServer"]),
+    ]
+    // The fuzz build makes the harnesses and nothing else, so one `swift build` makes them all, and no
+    // other executable is linked from instrumented objects.
+    package.targets.removeAll { ($0.type == .executable && !$0.name.hasPrefix("Fuzz")) || $0.type == .test }
+    package.products.removeAll { $0 is Product.Executable }
+    // Only this package's code is instrumented: coverage of SwiftNIO or BoringSSL would only dilute
+    // what guides the fuzzer, and compiling them plainly keeps the build short. `-enable-testing`
+    // lets a harness reach the parsers the public API reaches only through the network (the
+    // pipeline's Cache-Control reader, the server's Range and date headers).
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address", "-enable-testing", "-O"])]
+        target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])]
+    }
+}

@@ -142,6 +142,18 @@ struct ColourManagementTests {
         #expect(CodedColorSpace(pngGamma: nil, chromaticities: nil) == nil)
     }
 
+    /// A fuzzer's AVIF whose nclx box has an unknown transfer (0x696f): libheif refuses the box (and,
+    /// in 1.15, still allocates it: freed since, which the fuzz smoke's LeakSanitizer checks with
+    /// this file in its corpus); the probe says so and the pixels decode as stored.
+    @Test func anUnreadableNclxBoxIsReportedAndTheImageStillDecodes() throws {
+        let path = Fixtures.path("fuzz/heif-nclx-unknown-transfer.avif")
+        let properties = try ImageDecoder().probe(.file(path))
+        #expect(properties.iccProfile == nil)
+        #expect(properties.warnings.count == 1)
+        #expect(properties.warnings.first?.hasPrefix("ignored the nclx colour box") == true)
+        #expect(try ImageDecoder().decode(.file(path)).pixels.size == properties.size)
+    }
+
     /// A profile kept rather than applied travels with the untouched pixels, byte for byte.
     @Test func keptProfilesTravelWithTheSourcePixels() throws {
         let entry = try #require(Self.entries.first { $0.file == "p3.jpg" })

@@ -137,4 +137,49 @@ struct ViewingTests {
         #expect(partial.placeholderPixelCount > 0)
         #expect(psnr(partial.pixels, complete.pixels) > 20)  // blurrier there, but the same picture
     }
+
+    /// Writes `contents` as `name` in a new directory and opens it as a pyramid.
+    func openDescriptor(_ name: String, _ contents: Data) throws -> LocalPyramidSource {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-descriptor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent(name).path
+        try contents.write(to: URL(fileURLWithPath: path))
+        return try LocalPyramidSource(path: path)
+    }
+
+    func isInvalidDescriptor(_ error: any Error) -> Bool {
+        if case .invalidDescriptor = error as? TiledSourceError { true } else { false }
+    }
+
+    /// Found by the fuzz harness FuzzPyramidDescriptor (issue 16): an info.json claiming a height of
+    /// 60 trillion pixels was accepted, and the viewer's first listing of tiles asked for 457 MB of
+    /// tile spans. Both readers now refuse such geometry in one check.
+    @Test("the fuzzer's info.json with a 60-trillion-pixel height is refused before any tile is listed")
+    func tallInfoJSON() throws {
+        let finding = try Data(contentsOf: fixtures.appendingPathComponent("fuzz/pyramid-descriptor-tall-info.json"))
+        #expect { try openDescriptor("info.json", finding) } throws: { isInvalidDescriptor($0) }
+    }
+
+    /// The same check's other edges: a side past 2⁶² hung Deep Zoom's level count and overflowed
+    /// the level sizes, a huge tile or overlap overflowed the spans, and a tiny tile over a long side
+    /// made millions of spans.
+    @Test("descriptors whose geometry no pyramid has are refused",
+          arguments: [
+              ("info.json", #"{"width": 4000, "height": 3000, "tiles": [{"width": 9223372036854775807}]}"#),
+              ("info.json", #"{"width": 16777217, "height": 1, "tiles": [{"width": 256}]}"#),
+              ("p.dzi", #"<Image Format="jpeg" Overlap="1" TileSize="254"><Size Height="3000" Width="4611686018427387904"/></Image>"#),
+              ("p.dzi", #"<Image Format="jpeg" Overlap="9223372036854775807" TileSize="254"><Size Height="30" Width="40"/></Image>"#),
+              ("p.dzi", #"<Image Format="jpeg" Overlap="0" TileSize="1"><Size Height="65537" Width="1"/></Image>"#),
+          ])
+    func hostileDescriptors(name: String, contents: String) throws {
+        #expect { try openDescriptor(name, Data(contents.utf8)) } throws: { isInvalidDescriptor($0) }
+    }
+
+    @Test("the largest accepted geometry opens and lists its spans: 2¹⁶ tiles on a side")
+    func largestDescriptor() throws {
+        let source = try openDescriptor("info.json", Data(#"{"width": 16777216, "height": 256, "tiles": [{"width": 256}]}"#.utf8))
+        #expect(source.layout.columnSpans(reduction: 0).count == 65536)
+        #expect(source.layout.levelCount == 17)
+    }
 }

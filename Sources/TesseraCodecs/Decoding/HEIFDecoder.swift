@@ -64,8 +64,16 @@ final class HEIFDecoder {
             }
         }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif.heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return }
-        defer { heif.heif_nclx_color_profile_free(nclx) }
+        let status = heif.heif_image_handle_get_nclx_color_profile(handle, &nclx)
+        // libheif 1.15 allocates the struct even when it reports an error (an unknown code point).
+        defer { if let nclx { heif.heif_nclx_color_profile_free(nclx) } }
+        guard status.code == heif_error_Ok, let nclx else {
+            if status.code != heif_error_Color_profile_does_not_exist {
+                let reason = status.message.map { String(cString: $0) } ?? "libheif error \(status.code.rawValue)"
+                properties.warnings.append("ignored the nclx colour box (\(reason)); colours shown as stored")
+            }
+            return
+        }
         do throws(CodedColorSpace.Unsupported) {
             properties.attachColorSpace(try CodedColorSpace(
                 primaries: Int(nclx.pointee.color_primaries.rawValue), transfer: Int(nclx.pointee.transfer_characteristics.rawValue)))

@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TesseraCore
 
 /// The default ``DataCaching``: one file per entry, named by the SHA-256 of its key, with a small
 /// metadata file beside it and an index of all entries.
@@ -76,7 +77,9 @@ public actor DiskCache: DataCaching {
         guard var entry = entries[key] else { return nil }
         let current = now()
         let url = dataURL(for: key)
-        let onDisk = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
+        // stat, not FileManager's attributes: their size is a UInt without Foundation in the process
+        // (as in `tessera`) and an NSNumber with it, and a cast that holds for one fails for the other.
+        let onDisk = FileIdentity(path: url.path)?.byteCount
         guard current.timeIntervalSince(entry.storedAt) < timeToLive, onDisk == entry.byteCount else {
             remove(key)
             return nil
@@ -198,7 +201,7 @@ public actor DiskCache: DataCaching {
         var total = 0
         for entry in candidates {
             let path = directory.appendingPathComponent(fileName(for: entry.key)).path
-            guard let size = (try? manager.attributesOfItem(atPath: path)[.size]) as? Int, size == entry.byteCount else { continue }
+            guard let size = FileIdentity(path: path)?.byteCount, size == entry.byteCount else { continue }
             entries[entry.key] = entry
             total += size
         }

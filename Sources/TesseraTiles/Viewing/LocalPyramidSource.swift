@@ -112,6 +112,32 @@ public struct LocalPyramidSource: TiledImageSource {
 
 /// Reads the descriptor of a pyramid: a `.dzi` or an IIIF `info.json`.
 enum PyramidDescriptor {
+    /// The most tiles across or down a pyramid's full-resolution level. A viewer lists a level's
+    /// tile spans whole (``TileLayout/columnSpans(reduction:)``), so a descriptor from a server that
+    /// claims a side of 60 trillion pixels would take gigabytes before a tile is fetched. Real
+    /// pyramids stay far inside: a 10-gigapixel panorama in 254-pixel tiles is 400 tiles across.
+    static let maximumTilesPerSide = 1 << 16
+
+    /// Refuses a geometry no real pyramid has and the layouts' arithmetic is not made for: a side
+    /// over ``PixelSize/maximumScaledSide`` (2³⁰), a tile larger than that, an overlap wider than a
+    /// tile, or more than ``maximumTilesPerSide`` tiles across or down. Both descriptor readers
+    /// check here, after their own syntax.
+    static func checkGeometry(size: PixelSize, tileSize: Int, overlap: Int) throws(TiledSourceError) {
+        let largest = PixelSize.maximumScaledSide
+        guard size.width <= largest, size.height <= largest else {
+            throw .invalidDescriptor("an image of \(size) pixels is over \(largest) on a side")
+        }
+        guard tileSize <= largest, overlap <= tileSize else {
+            throw .invalidDescriptor("tiles of \(tileSize) pixels with an overlap of \(overlap) are not a tiling")
+        }
+        // Sides and tile size are at most 2³⁰ here, so the sums cannot overflow.
+        let columns = (size.width + tileSize - 1) / tileSize, rows = (size.height + tileSize - 1) / tileSize
+        guard columns <= maximumTilesPerSide, rows <= maximumTilesPerSide else {
+            throw .invalidDescriptor(
+                "\(columns)×\(rows) tiles of \(tileSize) pixels is over \(maximumTilesPerSide) tiles on a side")
+        }
+    }
+
     /// The layout `data` (found at `url`) describes, the URL its tile paths are relative to, and
     /// the tile extension it names.
     static func parse(_ data: Data, at url: URL) throws -> (layout: any TileLayout, base: URL, fileExtension: String) {
@@ -149,6 +175,7 @@ struct DeepZoomDescriptor {
             let format = attribute("Format"), width > 0, height > 0, tileSize > 0, overlap >= 0
         else { throw TiledSourceError.invalidDescriptor("a .dzi needs Width, Height, TileSize, Overlap and Format") }
         size = PixelSize(width: width, height: height)
+        try PyramidDescriptor.checkGeometry(size: size, tileSize: tileSize, overlap: overlap)
         self.tileSize = tileSize
         self.overlap = overlap
         self.format = format
@@ -174,6 +201,7 @@ struct IIIFInfo {
             document.width > 0, document.height > 0, let tileWidth = document.tiles.first?.width, tileWidth > 0
         else { throw TiledSourceError.invalidDescriptor("info.json needs width, height and tiles[0].width") }
         size = PixelSize(width: document.width, height: document.height)
+        try PyramidDescriptor.checkGeometry(size: size, tileSize: tileWidth, overlap: 0)
         tileSize = tileWidth
         id = document.id
     }

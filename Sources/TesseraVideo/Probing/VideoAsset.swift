@@ -1,5 +1,4 @@
 import CTesseraAV
-import FoundationEssentials
 public import TesseraCore
 
 /// What a video file holds, read from its container without decoding a frame.
@@ -102,8 +101,10 @@ public struct VideoAsset: Sendable, Hashable {
         let av = input.av
         let stream = input.videoStream
         let count = av.avformat_index_get_entries_count(stream)
+        // The size from stat: FileManager's attribute is a UInt without Foundation in the process (as
+        // in `tessera`), and a cast to Int64 that holds under Foundation left the check undone there.
         guard count > 0, let last = av.avformat_index_get_entry(stream, count - 1),
-              let size = try? FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int64
+              let size = FileIdentity(path: input.path).map({ Int64($0.byteCount) })
         else { return }
         let end = last.pointee.pos + Int64(last.pointee.size)
         if last.pointee.pos >= 0, end > size {

@@ -1,0 +1,5 @@
+import FuzzSupport
+import TesseraCodecs
+
+// Decode, thumbnail and streamed rows of PNG files (FuzzSupport's ImageHarness).
+fuzzMain { ImageHarness.run($0, formats: [.png]) }

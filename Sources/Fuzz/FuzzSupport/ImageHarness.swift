@@ -1,0 +1,37 @@
+public import FoundationEssentials
+public import TesseraCodecs
+import TesseraCore
+
+/// Everything Tessera does with the bytes of an image file, run on one input: probe, full decode,
+/// thumbnail and streamed rows, each with limits low enough that a decompression bomb fails (or is
+/// thumbnailed) at the cost of a small image.
+public enum ImageHarness {
+    /// 2048 × 2048 pixels, 32 MiB at the widest pixel: what one buffer sized from a fuzz input may
+    /// take. A header may claim anything; past this the decoders must refuse it before allocating.
+    public static let maximumPixelCount = 2048 * 2048
+
+    /// Runs `data` through every path when it is in one of `formats`, and through `extra` (a
+    /// format's own reader); rejects it otherwise.
+    public static func run(_ data: Data, formats: Set<ImageFormat>, extra: ((Data) -> Void)? = nil) -> FuzzVerdict {
+        guard let format = ImageFormat(sniffing: data.prefix(ImageFormat.sniffLength)), formats.contains(format) else {
+            return .rejected
+        }
+        let source = ImageSource.data(data)
+        // Truncation allowed: decoders then go on past the end of the data, the riskier path.
+        let decoder = ImageDecoder(options: DecodeOptions(maximumPixelCount: maximumPixelCount, allowsTruncatedData: true))
+        _ = try? decoder.probe(source)
+        _ = try? decoder.decode(source)
+
+        // Both sizings the thumbnailer has, chosen by the input so each input is repeatable.
+        let sizing: ThumbnailOptions.Sizing = data.count.isMultiple(of: 2)
+            ? .fit(maxPixelSize: 64) : .box(PixelSize(width: 48, height: 32), mode: .centerCrop)
+        let options = ThumbnailOptions(sizing: sizing, embeddedThumbnail: .ifAbsent, maximumPixelCount: maximumPixelCount)
+        _ = try? Thumbnailer().thumbnail(source, options: options)
+
+        if let rows = try? ImageRowReader(source, options: DecodeOptions(maximumPixelCount: maximumPixelCount)) {
+            try? rows.forEachRow { _ in }
+        }
+        extra?(data)
+        return .tried
+    }
+}
