@@ -129,4 +129,23 @@ struct VideoAssetTests {
         #expect(outcomes["strip ok", default: 0] > 0 && outcomes["trim ok", default: 0] > 0)
         #expect(outcomes.keys.contains { $0.hasPrefix("strip ") && $0 != "strip ok" })
     }
+
+    /// A fuzzer's fragmented MP4 (fragmented.mp4 with one byte changed) whose 504-byte 'trun' box
+    /// claims 14.7 million samples: libavformat allocated 374 MB opening it. It is refused before
+    /// ffmpeg sees it, and the intact file still opens.
+    @Test func aTrackRunClaimingMoreSamplesThanItsBoxHoldsIsRefusedBeforeOpening() async throws {
+        let path = VideoFixtures.directory.deletingLastPathComponent().appendingPathComponent("fuzz/video-trun-claims-14m-samples.mp4").path
+        do {
+            _ = try await VideoAsset.load(path: path)
+            Issue.record("the file opened")
+        } catch {
+            // Not `catch .corrupt(let reason)`: that pattern crashes Swift 6.3 in an async function.
+            if case .corrupt(let reason) = error {
+                #expect(reason.contains("'trun' box of 504 bytes claims 14680124 samples"), "\(reason)")
+            } else {
+                Issue.record("\(error)")
+            }
+        }
+        _ = try await VideoAsset.load(path: VideoFixtures.path("fragmented.mp4"))
+    }
 }

@@ -20,6 +20,11 @@ final class MediaInput {
     init(path: String, fullProbe: Bool = true) throws(VideoError) {
         let av = try LibAV.table()
         try Self.checkReadable(path)
+        // Mapped, not read: only the pages of the box headers visited are loaded.
+        if let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
+            ContainerDiagnosis.isISOBaseMedia(file.prefix(64)), let reason = ContainerDiagnosis.implausibleTrackRun(file) {
+            throw .corrupt(reason: reason)
+        }
         var opened: UnsafeMutablePointer<AVFormatContext>?
         let openStatus = av.avformat_open_input(&opened, path, nil, nil)
         guard openStatus >= 0, let context = opened else {
