@@ -314,7 +314,7 @@ extension TIFFFile {
                         var value = Int(source.loadUnaligned(fromByteOffset: s + channel * 2, as: UInt16.self))
                         if invert && channel == 0 { value = 65535 - value }
                         if unpremultiply && channel < channels - 1 {
-                            value = alpha == 0 ? 0 : min(65535, (value * 65535 + alpha / 2) / alpha)
+                            value = Self.unpremultiplied(value, alpha: alpha, maximum: 65535)
                         }
                         wide[column * channels + channel] = UInt16(value)
                     }
@@ -322,6 +322,11 @@ extension TIFFFile {
                 transform.apply(from: wide.baseAddress!, to: destination + y * destinationRowPixels * channels, pixelCount: columns)
             }
         }
+    }
+
+    /// `value` premultiplied by `alpha` (both 0…`maximum`) divided out, rounded; 0 where alpha is 0.
+    private static func unpremultiplied(_ value: Int, alpha: Int, maximum: Int) -> Int {
+        alpha == 0 ? 0 : min(maximum, (value * maximum + alpha / 2) / alpha)
     }
 
     /// Stores one pixel whose colour is premultiplied by its alpha (the last of ``decodedFormat``'s
@@ -337,7 +342,7 @@ extension TIFFFile {
         for channel in 0..<channels {
             var value = sample(channel)
             if channel < channels - 1 {
-                value = alpha == 0 ? 0 : min(maximum, (value * maximum + alpha / 2) / alpha)
+                value = Self.unpremultiplied(value, alpha: alpha, maximum: maximum)
             }
             // 16 → 8 bits rounded, after the division, so the division keeps the stored precision.
             output[channel] = UInt8(wide ? (value * 255 + 32767) / 65535 : value)
@@ -351,9 +356,9 @@ extension TIFFFile {
         var red = Int(packed & 0xFF), green = Int(packed >> 8 & 0xFF), blue = Int(packed >> 16 & 0xFF)
         let alpha = Int(packed >> 24)
         if format.hasAlpha && alpha > 0 && alpha < 255 {
-            red = min(255, (red * 255 + alpha / 2) / alpha)
-            green = min(255, (green * 255 + alpha / 2) / alpha)
-            blue = min(255, (blue * 255 + alpha / 2) / alpha)
+            red = Self.unpremultiplied(red, alpha: alpha, maximum: 255)
+            green = Self.unpremultiplied(green, alpha: alpha, maximum: 255)
+            blue = Self.unpremultiplied(blue, alpha: alpha, maximum: 255)
         }
         if format.isGray {
             destination[0] = UInt8(red)

@@ -20,8 +20,9 @@ final class MediaInput {
     init(path: String, fullProbe: Bool = true) throws(VideoError) {
         let av = try LibAV.table()
         try Self.checkReadable(path)
-        // Mapped, not read: only the pages of the box headers visited are loaded.
-        if let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
+        // Mapped, not read: only the pages of the box headers visited are loaded. Only on a full
+        // probe: strip workers (`fullProbe` false) reopen a file a probe has already checked.
+        if fullProbe, let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
             ContainerDiagnosis.isISOBaseMedia(file.prefix(64)), let reason = ContainerDiagnosis.implausibleTrackRun(file) {
             throw .corrupt(reason: reason)
         }
