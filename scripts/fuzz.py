@@ -12,7 +12,8 @@ per harness, and exit non-zero on any finding: a crash (ASan report, trap, faile
 leak, a timeout, an allocation over FUZZ_MALLOC_MB, or RSS over FUZZ_RSS_MB. The input that caused
 it is written to Fuzz/findings/HARNESS/.
 
-Environment: FUZZ_SECONDS (300), FUZZ_SMOKE_RUNS (500), FUZZ_TIMEOUT (seconds per input, 10),
+Environment: FUZZ_SECONDS (300), FUZZ_RUNS (for `run`: stop after this many executions, whichever
+comes first; unset: no limit), FUZZ_SMOKE_RUNS (500), FUZZ_TIMEOUT (seconds per input, 10),
 FUZZ_RSS_MB (1024), FUZZ_MALLOC_MB (256), FUZZ_CONFIG (release), FUZZ_SCRATCH (.build/fuzz).
 Prefix with `nice -n 19` to leave the machine to other work.
 """
@@ -218,14 +219,16 @@ def command_run(names):
     harnesses = selected(names)
     build(harnesses)
     seconds = int(setting("FUZZ_SECONDS", "300"))
+    runs = int(setting("FUZZ_RUNS", "0"))
     start = time.monotonic()
     outcomes = {}
     for harness in harnesses:
-        print(f"fuzzing {harness} for {seconds} s", flush=True)
+        print(f"fuzzing {harness} for {seconds} s" + (f" or {runs} executions" if runs else ""), flush=True)
         work = scratch() / "corpus" / harness
         work.mkdir(parents=True, exist_ok=True)
-        outcomes[harness] = fuzz(harness, [work, CORPUS / harness, seed_directory(harness)],
-                                 [f"-max_total_time={seconds}"], scratch() / "logs" / f"{harness}.log")
+        limits = [f"-max_total_time={seconds}"] + ([f"-runs={runs}"] if runs else [])
+        outcomes[harness] = fuzz(harness, [work, CORPUS / harness, seed_directory(harness)], limits,
+                                 scratch() / "logs" / f"{harness}.log")
     return report(outcomes, time.monotonic() - start)
 
 

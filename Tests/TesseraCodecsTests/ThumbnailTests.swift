@@ -125,6 +125,30 @@ struct ThumbnailTests {
         #expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(.file(Fixtures.path("bomb-40000.png"))) }
     }
 
+    @Test("a TIFF of one 100 MB deflate strip streams a band of rows at a time, within a 4-megapixel limit")
+    func tallStrip() throws {
+        // Read whole, the one strip alone would be 100 megapixels, over the limit.
+        let options = ThumbnailOptions(sizing: .fit(maxPixelSize: 100), maximumPixelCount: 4_000_000)
+        let result = try thumbnail("bombs/deflate-10000.tif", options)
+        #expect(result.pixels.size == PixelSize(width: 100, height: 100))
+        #expect(result.pixels.bytes.allSatisfy { $0 == 0 })
+        #expect(result.peakWorkingByteCount < 4 << 20, "\(result.peakWorkingByteCount) bytes")
+    }
+
+    @Test("a lossless WebP counts against the limit at full size, since libwebp decodes it whole at any scale")
+    func losslessWebPIsHeldWhole() throws {
+        let options = ThumbnailOptions(sizing: .fit(maxPixelSize: 64), maximumPixelCount: 100_000_000)
+        #expect {
+            try thumbnail("bombs/lossless-16384.webp", options)
+        } throws: { error in
+            guard case ImageDecodingError.tooLarge(let pixels, _) = error else { return false }
+            return pixels == 16384 * 16384
+        }
+        // A lossy WebP without alpha is scaled as it decodes: the limit applies to what is made.
+        let lossy = try thumbnail("webp-lossy.webp", ThumbnailOptions(sizing: .fit(maxPixelSize: 16), maximumPixelCount: 1000))
+        #expect(max(lossy.pixels.size.width, lossy.pixels.size.height) == 16)
+    }
+
     @Test("working memory follows the target, not the source")
     func memoryFollowsTarget() throws {
         let small = try thumbnail("photo-400x300.png", ThumbnailOptions(maxPixelSize: 20))

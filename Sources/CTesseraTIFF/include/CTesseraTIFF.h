@@ -22,6 +22,7 @@
     X(TIFFNumberOfDirectories) X(TIFFTileSize64) X(TIFFStripSize64) X(TIFFVStripSize64)            \
     X(TIFFNumberOfTiles) X(TIFFNumberOfStrips) X(TIFFGetStrileOffset) X(TIFFGetStrileByteCount)    \
     X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile) X(TIFFReadEncodedStrip)          \
+    X(TIFFScanlineSize64) X(TIFFReadScanline)                                                      \
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
     X(TIFFSetDirectory) X(TIFFReadRGBATileExt)
 

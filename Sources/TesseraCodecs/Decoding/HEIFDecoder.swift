@@ -152,8 +152,17 @@ final class HEIFDecoder {
     }
 
     static func failure(_ error: heif_error) -> ImageDecodingError {
-        let message = error.message.map { String(cString: $0) } ?? "libheif error"
+        var message = error.message.map { String(cString: $0) } ?? "libheif error"
+        while message.last?.isWhitespace == true { message.removeLast() }  // some end in "\n"
         switch error.code {
+        case heif_error_Memory_allocation_error where error.subcode == heif_suberror_Security_limit_exceeded:
+            // libheif refuses images over 32768² (its own bomb guard) before it makes a handle, so
+            // its message is the only place the two sizes are stated.
+            let sizes = message.matches(of: /(\d+)x(\d+)/).compactMap { match -> Int? in
+                guard let width = Int(match.1), let height = Int(match.2) else { return nil }
+                return PixelSize(width: width, height: height).area
+            }
+            return sizes.count == 2 ? .tooLarge(pixels: sizes[0], limit: sizes[1]) : .unsupported(reason: message)
         case heif_error_Invalid_input where error.subcode == heif_suberror_End_of_data:
             return .truncated(reason: message)
         case heif_error_Unsupported_filetype, heif_error_Unsupported_feature:

@@ -109,15 +109,26 @@ final class TIFFFile {
     private func checkLayout(fileByteCount: Int, limits: AllocationLimits) throws(ImageDecodingError) {
         let piece = isTiled ? "tile" : "strip"
         let samplesPerPlane = planarConfiguration == Int(PLANARCONFIG_SEPARATE) ? 1 : samplesPerPixel
-        let mostPieceBytes = try limits.byteCount(
-            width: pieceSize.width, rows: pieceSize.height, bytesPerPixel: max(1, (samplesPerPlane * bitsPerSample + 7) / 8))
+        let bytesPerPixel = max(1, (samplesPerPlane * bitsPerSample + 7) / 8)
+        // A strip read row by row is never held whole, so only its consistency is checked; what is
+        // held is one row as stored.
+        let held = readsByScanline ? AllocationLimits.unlimited : limits
+        let mostPieceBytes = try held.byteCount(width: pieceSize.width, rows: pieceSize.height, bytesPerPixel: bytesPerPixel)
         let pieceBytes = Int(clamping: isTiled ? library.TIFFTileSize64(tiff) : library.TIFFStripSize64(tiff))
         guard pieceBytes > 0, pieceBytes <= mostPieceBytes else {
             throw .corrupt(reason: "libtiff sizes a \(piece) of \(pieceSize) pixels at \(pieceBytes) bytes; "
                 + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostPieceBytes)")
         }
+        if readsByScanline {
+            let mostRowBytes = try limits.byteCount(width: size.width, rows: 1, bytesPerPixel: bytesPerPixel)
+            let rowBytes = Int(clamping: library.TIFFScanlineSize64(tiff))
+            guard rowBytes > 0, rowBytes <= mostRowBytes else {
+                throw .corrupt(reason: "libtiff sizes a row of \(size.width) pixels at \(rowBytes) bytes; "
+                    + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostRowBytes)")
+            }
+        }
         // A band of rows the width of the image, as the widest a reader holds it: 4-byte RGBA words.
-        _ = try limits.byteCount(width: size.width, rows: pieceSize.height, bytesPerPixel: 4)
+        _ = try limits.byteCount(width: size.width, rows: bandHeight, bytesPerPixel: 4)
         let count = Int(isTiled ? library.TIFFNumberOfTiles(tiff) : library.TIFFNumberOfStrips(tiff))
         let stripsPerPlane = (size.height + pieceSize.height - 1) / pieceSize.height
         let bound = Self.expansionBound(compression: compression)
@@ -168,6 +179,20 @@ final class TIFFFile {
     }
 
     var hasAlpha: Bool { extraSampleCount > 0 }
+
+    /// Strips of more rows than this that are read natively are read a row at a time
+    /// (`TIFFReadScanline`, which inflates as far as each row), ``scanlineBandHeight`` rows to a
+    /// band: a file written as one strip, common from scanners and simple writers, would otherwise
+    /// be held whole, and a 97 KB deflate strip can claim 100 MB.
+    static let tallestStripReadWhole = 64
+    static let scanlineBandHeight = 16
+
+    /// Whether strips are read row by row rather than whole (see ``tallestStripReadWhole``).
+    var readsByScanline: Bool { !isTiled && readsNatively && pieceSize.height > Self.tallestStripReadWhole }
+
+    /// The rows a reader holds at once: one strip or row of tiles, or ``scanlineBandHeight`` rows of
+    /// a strip read row by row.
+    var bandHeight: Int { readsByScanline ? Self.scanlineBandHeight : pieceSize.height }
 
     /// Whether samples are copied as stored: contiguous 8- or 16-bit gray or RGB, with alpha, and
     /// JPEG-compressed YCbCr (which the codec turns into RGB). The rest (palette, CMYK, other YCbCr,

@@ -1,10 +1,11 @@
 import CTesseraTIFF
 import TesseraCore
 
-/// Streams a TIFF one strip or one row of tiles at a time.
+/// Streams a TIFF one strip or one row of tiles at a time (a tall strip a band of rows at a time).
 ///
 /// Contiguous 8- and 16-bit gray or RGB (with alpha) are read as stored, exactly (16-bit keeps the
-/// high byte, or is converted to sRGB at 16 bits when the file has a profile to convert from). Everything else (palette, CMYK, YCbCr, bilevel, separate planes) goes through
+/// high byte, or is converted to sRGB at 16 bits when the file has a profile to convert from).
+/// Everything else (palette, CMYK, YCbCr, bilevel, separate planes) goes through
 /// libtiff's RGBA converter, whose alpha comes back premultiplied and is divided out again.
 /// Its buffers (one strip or tile as stored, one band of rows) are sized from the layout
 /// ``TIFFFile`` has checked, and allocated once, through ``AllocationLimits``.
@@ -15,7 +16,7 @@ final class TIFFScanlineReader: ScanlineReader {
 
     private let file: TIFFFile
     private let bandHeight: Int
-    /// One strip or tile as stored (native reads only).
+    /// One strip or tile as stored, or one row of a strip read row by row (native reads only).
     private let piece: ZeroedBuffer<UInt8>?
     private let band: ZeroedBuffer<UInt8>
     /// One band as libtiff's RGBA converter writes it (converted reads only).
@@ -34,12 +35,13 @@ final class TIFFScanlineReader: ScanlineReader {
         wideTransform = file.wideTransform(options.colorManagement, profile: profile)
         outputSize = file.size
         outputFormat = file.decodedFormat
-        bandHeight = file.pieceSize.height
+        bandHeight = file.bandHeight
         let limits = options.limits
         band = try limits.zeroedBuffer(width: outputSize.width, rows: bandHeight, elementsPerPixel: outputFormat.bytesPerPixel)
         if file.readsNatively {
             let pixelBytes = file.samplesPerPixel * file.bitsPerSample / 8
-            piece = try limits.zeroedBuffer(width: file.pieceSize.width, rows: bandHeight, elementsPerPixel: pixelBytes)
+            piece = try limits.zeroedBuffer(
+                width: file.pieceSize.width, rows: file.readsByScanline ? 1 : bandHeight, elementsPerPixel: pixelBytes)
             raster = nil
             return
         }
@@ -81,6 +83,20 @@ final class TIFFScanlineReader: ScanlineReader {
     private func readNativeBand() throws(ImageDecodingError) {
         guard let piece else { return }
         let width = outputSize.width
+        if file.readsByScanline {
+            // Rows come in order, so libtiff inflates each strip once, from its start.
+            let rowBytes = width * outputFormat.bytesPerPixel
+            for offset in 0..<bandRows {
+                let row = UInt32(bandStart + offset)
+                guard file.library.TIFFReadScanline(file.tiff, piece.elements.baseAddress, row, 0) == 1 else {
+                    throw file.failure()
+                }
+                file.copyStoredPixels(
+                    from: UnsafeRawBufferPointer(piece.elements), rowPixels: width, rows: 1, columns: width,
+                    to: band.elements.baseAddress! + offset * rowBytes, rowPixels: width, wideTransform: wideTransform)
+            }
+            return
+        }
         let samples = file.samplesPerPixel
         let bytesPerSample = file.bitsPerSample / 8
         let pieceWidth = file.pieceSize.width

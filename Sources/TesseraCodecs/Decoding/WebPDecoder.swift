@@ -3,7 +3,7 @@ import FoundationEssentials
 import TesseraCore
 
 /// Decodes WebP with libwebp: stills straight into our buffer (scaled by libwebp's own scaler when a
-/// smaller size is enough), animations through WebPAnimDecoder, which composites the first frame
+/// smaller size is enough, though a lossless image is still decoded whole inside libwebp), animations through WebPAnimDecoder, which composites the first frame
 /// onto the full canvas.
 enum WebPDecoder {
     static func decode(_ source: ImageSource, header: WebPHeader, options: DecodeOptions) throws(ImageDecodingError) -> PixelBuffer {
@@ -15,6 +15,14 @@ enum WebPDecoder {
         }
         let target = header.size.scaledToCover(options.minimumSize)
         try options.limits.check(target, header.decodedFormat)
+        // Whatever size it is asked for, libwebp holds a lossless image whole as 4-byte ARGB words
+        // (a backward reference may reach any pixel decoded before it), and a lossy image's alpha
+        // plane whole at a byte per pixel: a 30-byte file can ask for 1 GB.
+        if header.isLossless {
+            try options.limits.check(header.size, .rgba8)
+        } else if header.decodedFormat.hasAlpha {
+            try options.limits.check(header.size, .gray8)
+        }
         var pixels = PixelBuffer(width: target.width, height: target.height, format: header.decodedFormat)
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw .unsupported(reason: "libwebp version mismatch") }

@@ -17,6 +17,9 @@ struct AllocationLimits: Sendable, Hashable {
     /// The most pixels one buffer may hold: ``DecodeOptions/maximumPixelCount``.
     let maximumPixelCount: Int
 
+    /// No limit but arithmetic overflow: for checking a size that is never allocated.
+    static let unlimited = AllocationLimits(maximumPixelCount: .max)
+
     /// The widest pixel Tessera holds, in bytes: four 16-bit samples.
     static let widestPixelByteCount = 8
 
