@@ -8,7 +8,7 @@ RELEASE_BIN = .build/release/tessera
 # share the flags, so building one never rebuilds the others.
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic
 
-.PHONY: bootstrap build release test demo bench fixtures fuzz fuzz-smoke clean
+.PHONY: bootstrap build release test demo bench fixtures fuzz fuzz-smoke sanitize clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -38,6 +38,7 @@ bench: release
 fixtures:
 	python3 scripts/make-fixtures.py
 	python3 scripts/make-video-fixtures.py
+	python3 scripts/make-bomb-fixtures.py
 	.build/browser-venv/bin/python scripts/make-colour-fixtures.py
 
 # libFuzzer harnesses for every parser of untrusted bytes (Sources/Fuzz), built with AddressSanitizer
@@ -49,6 +50,11 @@ fuzz: bootstrap
 
 fuzz-smoke: bootstrap
 	scripts/fuzz.py smoke
+
+# The Swift test suite under AddressSanitizer (with LeakSanitizer), then under ThreadSanitizer, each
+# built apart in .build/sanitize-*. Not in CI: it takes about SANITIZE_MINUTES on 2 cores (README).
+sanitize: bootstrap
+	scripts/sanitize.sh
 
 clean:
 	rm -rf .build demo-out bench-out

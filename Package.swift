@@ -59,12 +59,14 @@ let package = Package(
         .target(name: "CTesseraCrypto", linkerSettings: [.linkedLibrary("dl")]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
         .target(name: "CTesseraLCMS", linkerSettings: [.linkedLibrary("dl")]),
+        // libimagequant, loaded on first use: only palette PNG output pays for it.
+        .target(name: "CTesseraQuant", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "TesseraCore", swiftSettings: layered),
         .target(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS",
+                "CTesseraLCMS", "CTesseraQuant",
             ],
             swiftSettings: layered
         ),

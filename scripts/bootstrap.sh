@@ -19,6 +19,7 @@ modules=(
   "libavutil:libavutil-dev"
   "libswscale:libswscale-dev"
   "lcms2:liblcms2-dev"
+  "imagequant:libimagequant-dev"
   "zlib:zlib1g-dev"
 )
 # command → Debian package, for `make bench`

@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static TesseraHeif table;
 static const TesseraHeif *loaded;
@@ -31,4 +33,20 @@ const TesseraHeif *_Nullable tessera_heif_load(char *_Nullable message, size_t c
     pthread_once(&once, load);
     if (!loaded && message && capacity) snprintf(message, capacity, "%s", failure);
     return loaded;
+}
+
+static struct heif_error append(struct heif_context *context, const void *data, size_t size, void *userdata) {
+    (void)context;
+    TesseraHeifOutput *output = userdata;
+    unsigned char *grown = realloc(output->bytes, output->size + size);
+    if (!grown) return (struct heif_error){heif_error_Encoding_error, heif_suberror_Unspecified, "out of memory"};
+    memcpy(grown + output->size, data, size);
+    output->bytes = grown;
+    output->size += size;
+    return (struct heif_error){heif_error_Ok, heif_suberror_Unspecified, "ok"};
+}
+
+struct heif_error tessera_heif_write_to_memory(struct heif_context *context, TesseraHeifOutput *output) {
+    struct heif_writer writer = {1, append};
+    return loaded->heif_context_write(context, &writer, output);
 }

@@ -145,6 +145,24 @@ int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, uns
     });
 }
 
+int tessera_png_write_palette_header(TesseraPNGEncoder *encoder, unsigned int width, unsigned int height, int bitDepth,
+                                     const unsigned char *palette, int paletteCount, const unsigned char *alpha,
+                                     int alphaCount, int compressionLevel, const unsigned char *profile,
+                                     unsigned int profileLength) {
+    GUARDED(encoder, {
+        png_set_IHDR(encoder->png, encoder->info, width, height, bitDepth, PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE,
+                     PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+        png_set_PLTE(encoder->png, encoder->info, (png_const_colorp)palette, paletteCount);
+        if (alphaCount > 0) png_set_tRNS(encoder->png, encoder->info, alpha, alphaCount, NULL);
+        png_set_compression_level(encoder->png, compressionLevel);
+        if (profile && profileLength) {
+            png_set_iCCP(encoder->png, encoder->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, profile, profileLength);
+        }
+        png_write_info(encoder->png, encoder->info);
+        if (bitDepth < 8) png_set_packing(encoder->png);
+    });
+}
+
 int tessera_png_write_row(TesseraPNGEncoder *encoder, const unsigned char *row) {
     GUARDED(encoder, png_write_row(encoder->png, row));
 }

@@ -299,10 +299,12 @@ final class ImageService: Sendable {
         }
     }
 
-    /// The strong validator of a response: the source's identity and the canonical request, hashed
-    /// (a change of either changes it).
-    static func entityTag(_ source: ResolvedSource, _ key: String) -> String {
-        EntityTag.make((source.key + "|" + key).utf8)
+    /// The strong validator of a response: the source's identity, the colour setting (the same
+    /// request answers with other pixels when profiles are kept) and the canonical request, hashed
+    /// (a change of any changes it).
+    func entityTag(_ source: ResolvedSource, _ key: String) -> String {
+        let colour = configuration.colorManagement == .keepSourceProfile ? "kept-profile" : "srgb"
+        return EntityTag.make((source.key + "|" + colour + "|" + key).utf8)
     }
 
     /// A whole file's bytes (a stored tile). The message of a failure names no path.

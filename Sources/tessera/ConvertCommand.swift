@@ -5,7 +5,7 @@ import Tessera
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp)."
+        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic)."
     )
 
     @Argument(help: "The image to read.")
@@ -14,7 +14,7 @@ struct ConvertCommand: AsyncParsableCommand {
     @Argument(help: "The file to write; its extension picks the format.")
     var output: String
 
-    @OptionGroup var quality: QualityOption
+    @OptionGroup var encoding: EncodingOptions
     @OptionGroup var color: ColorOption
 
     @Flag(help: "Turn the pixels upright by the EXIF orientation (by default they are written as stored).")
@@ -24,12 +24,12 @@ struct ConvertCommand: AsyncParsableCommand {
     var maxPixels = DecodeOptions.defaultMaximumPixelCount
 
     func validate() throws {
-        do { _ = try EncodingFormat(outputPath: output) } catch { throw ValidationError(error.description) }
+        _ = try encoding.encoding(outputPath: output)
     }
 
     func run() async throws {
         let failures = FailureLog()
-        let encoding = try EncodingFormat(outputPath: output, quality: quality.quality)
+        let encoding = try self.encoding.encoding(outputPath: output)
         let (input, autoOrient, maxPixels, management) = (self.input, self.autoOrient, self.maxPixels, color.management)
         do {
             let (pixels, profile) = try await WorkExecutor.shared.run { _ in

@@ -26,10 +26,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: "The output directory (any number of inputs; names are kept).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg, png or webp (default: the output's or input's extension).", transform: Parse.formatName)
+    @Option(help: "Output format: jpeg, png, webp, avif or heic (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette).", transform: Parse.formatName)
     var format: String?
 
-    @OptionGroup var quality: QualityOption
+    @OptionGroup var encoding: EncodingOptions
     @OptionGroup var color: ColorOption
 
     @Flag(help: "Keep pixels as stored: no EXIF rotation, and the size bound applies to the stored image.")
@@ -46,8 +46,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard maxPixelSize != nil || fill != nil else { throw ValidationError("give --max-pixel-size N or --fill WxH") }
         if output != nil && inputs.count > 1 { throw ValidationError("--output takes one input; use --output-dir for many") }
         if output == nil && outputDir == nil { throw ValidationError("give --output FILE or --output-dir DIR") }
-        if let output, format == nil {
-            do { _ = try EncodingFormat(outputPath: output) } catch { throw ValidationError(error.description) }
+        if let format {
+            _ = try encoding.encoding(formatName: format)
+        } else if let output {
+            _ = try encoding.encoding(outputPath: output)
+        } else if encoding.speed != nil {
+            throw ValidationError("--speed needs --format avif or heic")
         }
     }
 
@@ -98,14 +102,16 @@ struct ThumbnailCommand: AsyncParsableCommand {
     /// `--output`, or the input's name in `--output-dir` with the extension of `--format`, else of
     /// the format the library picks for a derivative of the input.
     private func destination(for input: String, hasAlpha: Bool) -> (path: String, encoding: EncodingFormat) {
+        // Each was checked in validate().
         let encoding: EncodingFormat
         if let format {
-            encoding = EncodingFormat(formatName: format, quality: quality.quality)!
+            encoding = (try? self.encoding.encoding(formatName: format)) ?? .png()
         } else if let output {
-            // Checked in validate().
-            encoding = (try? EncodingFormat(outputPath: output, quality: quality.quality)) ?? .png()
+            encoding = (try? self.encoding.encoding(outputPath: output)) ?? .png()
+        } else if self.encoding.palette {
+            encoding = (try? self.encoding.applied(to: .png())) ?? .png()
         } else {
-            encoding = .derivative(ofInput: input, hasAlpha: hasAlpha, quality: quality.quality)
+            encoding = .derivative(ofInput: input, hasAlpha: hasAlpha, quality: self.encoding.quality)
         }
         if let output { return (output, encoding) }
         let name = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent + "." + encoding.fileExtension

@@ -90,6 +90,32 @@ struct CLITests {
         #expect(info.stdout.contains("\"format\":\"png\"") && info.stdout.contains("\"width\":48"))
     }
 
+    @Test("convert writes AVIF, HEIC and palette PNG; thumbnail --format avif and --palette into a directory")
+    func newOutputFormats() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, arguments, format) in [
+            ("a.avif", ["--quality", "40", "--speed", "8"], "avif"), ("a.heic", [], "heic"), ("a.png", ["--palette", "--dither", "0"], "png"),
+        ] {
+            let output = directory + "/" + name
+            let result = try CLI.run(["convert", CLI.fixture("photo-400x300.png"), output] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let info = try CLI.run(["info", "--json", output])
+            #expect(info.stdout.contains("\"format\":\"\(format)\"") && info.stdout.contains("\"width\":400"), "\(info.stdout)")
+            if format == "png" { #expect(info.stdout.contains("\"colorModel\":\"palette\"")) }
+        }
+        let thumbnails = try CLI.run([
+            "thumbnail", CLI.fixture("photo-400x300.png"), CLI.fixture("heic-basic.heic"), "--max-pixel-size", "64",
+            "--format", "avif", "--output-dir", directory + "/avif",
+        ])
+        #expect(thumbnails.status == 0, "\(thumbnails.stderr)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory + "/avif")) == ["photo-400x300.avif", "heic-basic.avif"])
+        let palettes = try CLI.run(["thumbnail", CLI.fixture("jpeg-baseline.jpg"), "--max-pixel-size", "32", "--palette", "--output-dir", directory + "/p"])
+        #expect(palettes.status == 0, "\(palettes.stderr)")
+        #expect(try CLI.run(["info", "--json", directory + "/p/jpeg-baseline.png"]).stdout.contains("\"colorModel\":\"palette\""))
+    }
+
     @Test("convert of a broken or oversized file: one line naming it, non-zero exit, no output file")
     func convertFailure() throws {
         for name in ["broken-truncated.jpg", "bomb-40000.png", "broken-corrupt-idat.png"] {
@@ -137,6 +163,16 @@ struct CLITests {
             // A process killed by a signal reports it in the low 7 bits; as 128 + signal, as shells do.
             let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             return (exitStatus, (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "", peak)
+        }
+
+        /// Expects a run ``measure(_:)`` watched to have peaked above nothing and under `limit` bytes
+        /// resident. Not under `make sanitize`, whose shadow memory and quarantine multiply it.
+        static func expectResident(
+            _ bytes: Int, under limit: Int = 64 << 20, _ context: String = "",
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            guard ProcessInfo.processInfo.environment["TESSERA_SANITIZER"] == nil else { return }
+            #expect(bytes > 0 && bytes < limit, "\(context): \(bytes >> 20) MiB", sourceLocation: sourceLocation)
         }
 
         /// VmHWM from /proc/PID/status, in bytes; nil once the process has gone.

@@ -70,8 +70,7 @@
             for (arguments, expected) in runs {
                 let command = arguments[0]
                 let result = try CLI.measure(arguments)
-                #expect(result.peakResidentBytes > 0 && result.peakResidentBytes < 64 << 20,
-                        "\(command): \(result.peakResidentBytes >> 20) MiB")
+                CLI.expectResident(result.peakResidentBytes, command)
                 switch expected {
                 case .succeeds:
                     #expect(result.status == 0, "\(command): \(result.stderr)")

@@ -65,16 +65,23 @@ struct ColourServingTests {
         let converting = try sandbox.server { $0.smallSourcePixelLimit = 200_000 }
         let keeping = try sandbox.server { $0.smallSourcePixelLimit = 200_000; $0.colorManagement = .keepSourceProfile }
         let converted = Mutex<[String: PixelBuffer]>([:])
+        let convertedTags = Mutex<[String: String]>([:])
         try await converting.test { client in
             for uri in Self.requests {
-                let pixels = try decodePixels(try await client.execute(uri: uri, method: .get).body)
+                let response = try await client.execute(uri: uri, method: .get)
+                let pixels = try decodePixels(response.body)
                 converted.withLock { $0[uri] = pixels }
+                convertedTags.withLock { $0[uri] = response.headers[.eTag] }
             }
         }
         try await keeping.test { client in
             for uri in Self.requests {
                 try await client.execute(uri: uri, method: .get) { response in
                     #expect(response.status == .ok, "\(uri)")
+                    // Other pixels, another validator: a client holding the converted answer's
+                    // ETag must not get a 304 for this one.
+                    let tag = try #require(response.headers[.eTag])
+                    #expect(tag != convertedTags.withLock { $0[uri] }, "\(uri)")
                     let data = Data(response.body.readableBytesView)
                     let embedded = try ImageDecoder().probe(.data(data)).iccProfile
                     #expect(embedded?.data == profile.data, "\(uri) carries the source's profile")

@@ -213,9 +213,30 @@ struct IIIFRequestTests {
         let error = try #require(Self.parseError("full", "max", "0", "default.\(format)"))
         #expect(error.category == .badInput)
         #expect(error.parameter == .format)
-        #expect(error.description == "format \"\(format)\" is not produced by this service, which produces jpg, png and webp")
+        #expect(error.description == "format \"\(format)\" is not produced by this service, which produces jpg, png, webp and avif")
         let unknown = try #require(Self.parseError("full", "max", "0", "default.bmp"))
-        #expect(unknown.description == "format \"bmp\" must be jpg, png or webp")
+        #expect(unknown.description == "format \"bmp\" must be jpg, png, webp, avif or auto")
+    }
+
+    @Test("`auto` leaves the format to the Accept header: AVIF, then WebP, else JPEG; q=0 refuses a type")
+    func negotiatedFormat() throws {
+        let request = try IIIFImageRequest(region: "full", size: "max", rotation: "0", qualityAndFormat: "default.auto")
+        #expect(request.negotiatesFormat && request.description == "full/max/0/default.auto")
+        let plain = try IIIFImageRequest(region: "full", size: "max", rotation: "0", qualityAndFormat: "default.avif")
+        #expect(!plain.negotiatesFormat && plain.format == .avif)
+        let cases: [([String], IIIFImageRequest.Format)] = [
+            (["image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"], .avif),  // Chrome's
+            (["image/webp,*/*"], .webp),
+            (["image/png", "image/webp;q=0.5"], .webp),
+            (["IMAGE/AVIF ; q=0.9"], .avif),
+            (["image/avif;q=0, image/webp"], .webp),
+            (["image/avif;q=0.0"], .jpg),
+            (["*/*"], .jpg),
+            ([], .jpg),
+        ]
+        for (accept, expected) in cases {
+            #expect(IIIFImageRequest.Format.negotiated(accept: accept) == expected, "\(accept)")
+        }
     }
 
     @Test("numbers too large for Int are 400, never a trap", arguments: [
@@ -720,7 +741,7 @@ struct IIIFRequestTests {
         #expect(document.tiles == [
             .init(width: 512, height: 512, scaleFactors: [1, 2, 4, 8, 16]), .init(width: 1024, height: 2048, scaleFactors: [32]),
         ])
-        #expect(document.extraFormats == ["webp"])
+        #expect(document.extraFormats == ["webp", "avif"])
         #expect(document.extraQualities == ["color", "gray", "bitonal"])
         #expect(document.extraFeatures == ["mirroring", "rotationArbitrary", "sizeUpscaling", "profileLinkHeader", "canonicalLinkHeader"])
 

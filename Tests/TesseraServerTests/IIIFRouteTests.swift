@@ -177,6 +177,35 @@ struct IIIFRouteTests {
         }
     }
 
+    @Test func avifAndTheNegotiatedFormat() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        try await sandbox.server().test { client in
+            let avif = try await client.execute(uri: "/iiif/3/photo-400x300.png/full/200,/0/default.avif", method: .get)
+            #expect(avif.status == .ok && avif.headers[.contentType] == "image/avif")
+            let decoded = try ImageDecoder().decode(.data(Data(avif.body.readableBytesView)))
+            #expect(decoded.properties.format == .avif && decoded.pixels.size == PixelSize(width: 200, height: 150))
+            let reference = LanczosResampler.resize(photo, to: decoded.pixels.size)
+            #expect(meanDifference(decoded.pixels.converted(to: photo.format), reference) < 8)
+            #expect(avif.headers[.vary] == nil)
+
+            let uri = "/iiif/3/photo-400x300.png/full/200,/0/default.auto"
+            let chrome = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+            var tags = Set<String>()
+            for (accept, type) in [(chrome, "image/avif"), ("image/webp,*/*", "image/webp"), (nil, "image/jpeg")] {
+                let headers: HTTPFields = accept.map { [.accept: $0] } ?? [:]
+                let response = try await client.execute(uri: uri, method: .get, headers: headers)
+                #expect(response.status == .ok && response.headers[.contentType] == type, "\(accept ?? "no Accept")")
+                #expect(response.headers[.vary] == "Accept")
+                // The canonical link names the format chosen; each answer has its own validator.
+                let link = response.headers[CacheableResponse.linkField] ?? ""
+                #expect(link.contains("/full/200,150/0/default.\(type == "image/jpeg" ? "jpg" : String(type.dropFirst(6)))>;rel=\"canonical\""))
+                tags.insert(try #require(response.headers[.eTag]))
+            }
+            #expect(tags.count == 3)
+        }
+    }
+
     @Test func conditionalRequestsAndHEAD() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }

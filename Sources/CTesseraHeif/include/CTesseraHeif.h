@@ -23,7 +23,12 @@
     X(heif_image_handle_get_thumbnail) X(heif_decode_image) X(heif_image_release)                  \
     X(heif_image_get_width) X(heif_image_get_height) X(heif_image_get_plane_readonly)              \
     X(heif_image_handle_get_raw_color_profile_size) X(heif_image_handle_get_raw_color_profile)     \
-    X(heif_image_handle_get_nclx_color_profile) X(heif_nclx_color_profile_free)
+    X(heif_image_handle_get_nclx_color_profile) X(heif_nclx_color_profile_free)                    \
+    X(heif_context_get_encoder_for_format) X(heif_encoder_release) X(heif_encoder_set_lossy_quality) \
+    X(heif_encoder_set_parameter_integer) X(heif_encoder_set_parameter_string) X(heif_image_create) \
+    X(heif_image_add_plane) X(heif_image_get_plane) X(heif_image_set_raw_color_profile)            \
+    X(heif_encoding_options_alloc) X(heif_encoding_options_free) X(heif_context_encode_image)      \
+    X(heif_context_write)
 
 typedef struct TesseraHeif {
 #define TESSERA_HEIF_FIELD(name) __typeof__(&name) _Nonnull name;
@@ -34,5 +39,19 @@ typedef struct TesseraHeif {
 /// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
 /// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
 const TesseraHeif *_Nullable tessera_heif_load(char *_Nullable message, size_t capacity);
+
+#pragma clang assume_nonnull begin
+
+/// Bytes libheif wrote (malloc'd; the caller frees `bytes`).
+typedef struct TesseraHeifOutput {
+    unsigned char *_Nullable bytes;
+    size_t size;
+} TesseraHeifOutput;
+
+/// Writes the context's file into `output` through `heif_context_write` (whose writer is a C
+/// callback). The table must be loaded.
+struct heif_error tessera_heif_write_to_memory(struct heif_context *context, TesseraHeifOutput *output);
+
+#pragma clang assume_nonnull end
 
 #endif

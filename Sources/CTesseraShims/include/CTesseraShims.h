@@ -94,6 +94,13 @@ int tessera_png_encoder_init(TesseraPNGEncoder *encoder);
 void tessera_png_encoder_destroy(TesseraPNGEncoder *encoder);
 int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, unsigned int height, int colorType,
                              int compressionLevel, const unsigned char *profile, unsigned int profileLength);
+/// The header of an indexed PNG of `bitDepth` (1, 2, 4 or 8) bits per pixel: `paletteCount` RGB
+/// triplets, and `alphaCount` alpha values for the first entries (tRNS; 0 for none). Rows are then
+/// written one index per byte; libpng packs them to the bit depth.
+int tessera_png_write_palette_header(TesseraPNGEncoder *encoder, unsigned int width, unsigned int height, int bitDepth,
+                                     const unsigned char *palette, int paletteCount, const unsigned char *alpha,
+                                     int alphaCount, int compressionLevel, const unsigned char *profile,
+                                     unsigned int profileLength);
 int tessera_png_write_row(TesseraPNGEncoder *encoder, const unsigned char *row);
 int tessera_png_finish(TesseraPNGEncoder *encoder);
 

@@ -11,19 +11,36 @@ public enum EncodingFormat: Sendable, Hashable {
     case webp(quality: Int = 80)
     /// Lossless WebP.
     case webpLossless
+    /// AVIF (AV1 in HEIF, libheif with libaom) at `quality` 0–100; `speed` 0–9 trades size for time
+    /// (libaom's cpu-used; nil: libheif's default, 6). Alpha kept; 4:2:0 chroma.
+    case avif(quality: Int = 50, speed: Int? = nil)
+    /// HEIC (HEVC in HEIF, libheif with x265) at `quality` 0–100; `speed` 0–9 picks x265's preset
+    /// from placebo to ultrafast (nil: libheif's default, slow). Alpha kept; 4:2:0 chroma.
+    case heic(quality: Int = 50, speed: Int? = nil)
+    /// An indexed PNG of at most 256 colours chosen by libimagequant (pngquant's library), at the
+    /// fewest bits per pixel that hold them, alpha kept in tRNS. `dithering` 0–1 is the
+    /// Floyd–Steinberg strength (0: none, 1: full, pngquant's default); it hides banding in
+    /// gradients at the cost of noise and size. For graphics whose colours fit in 256.
+    case palettePNG(dithering: Double = 1)
 
-    /// The encoding a file extension names (`jpg`, `jpeg`, `png`, `webp`), with `quality` applied
-    /// where the format has one. Nil for an extension Tessera does not write.
+    /// The encoding a file extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, `heic`, `heif`),
+    /// with `quality` applied where the format has one. Nil for an extension Tessera does not write.
     public init?(fileExtension: String, quality: Int? = nil) {
         switch fileExtension.lowercased() {
         case "jpg", "jpeg": self = .jpeg(quality: quality ?? 85)
         case "png": self = .png()
         case "webp": self = .webp(quality: quality ?? 80)
+        case "avif": self = .avif(quality: quality ?? 50)
+        case "heic", "heif": self = .heic(quality: quality ?? 50)
         default: return nil
         }
     }
 
-    /// The encoding a format name or extension asks for (`jpeg`, `jpg`, `png`, `webp`, any case).
+    /// The extensions ``init(fileExtension:quality:)`` knows, as a message lists them.
+    public static let writtenExtensions = ".jpg, .png, .webp, .avif or .heic"
+
+    /// The encoding a format name or extension asks for (`jpeg`, `jpg`, `png`, `webp`, `avif`,
+    /// `heic`, any case).
     public init?(formatName: String, quality: Int? = nil) {
         self.init(fileExtension: formatName, quality: quality)
     }
@@ -35,24 +52,43 @@ public enum EncodingFormat: Sendable, Hashable {
         let fileExtension = name.contains(".") ? String(name.split(separator: ".").last!) : ""
         guard let encoding = EncodingFormat(fileExtension: fileExtension, quality: quality) else {
             throw InvalidArgumentError(
-                oneLine(path), fileExtension.isEmpty ? "has no extension (use .jpg, .png or .webp)"
-                    : "names .\(fileExtension), which Tessera does not write (use .jpg, .png or .webp)")
+                oneLine(path), fileExtension.isEmpty ? "has no extension (use \(Self.writtenExtensions))"
+                    : "names .\(fileExtension), which Tessera does not write (use \(Self.writtenExtensions))")
         }
         self = encoding
     }
 
     /// The encoding for a derivative of the image at `inputPath` when none is asked for: the
-    /// input's own format when Tessera writes it, else PNG for images with alpha and JPEG for the rest.
+    /// input's own format when it is one every browser shows (JPEG, PNG, WebP), else PNG for images
+    /// with alpha and JPEG for the rest.
     public static func derivative(ofInput inputPath: String, hasAlpha: Bool, quality: Int? = nil) -> EncodingFormat {
-        if let same = try? EncodingFormat(outputPath: inputPath, quality: quality) { return same }
+        if let same = try? EncodingFormat(outputPath: inputPath, quality: quality) {
+            switch same {
+            case .jpeg, .png, .webp: return same
+            default: break
+            }
+        }
         return hasAlpha ? .png() : .jpeg(quality: quality ?? 85)
     }
 
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
-        case .png: "png"
+        case .png, .palettePNG: "png"
         case .webp, .webpLossless: "webp"
+        case .avif: "avif"
+        case .heic: "heic"
+        }
+    }
+
+    /// The media type of the bytes.
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png, .palettePNG: "image/png"
+        case .webp, .webpLossless: "image/webp"
+        case .avif: "image/avif"
+        case .heic: "image/heic"
         }
     }
 }

@@ -3,10 +3,10 @@ import CWebP
 public import FoundationEssentials
 public import TesseraCore
 
-/// Encodes a ``PixelBuffer`` to JPEG, PNG or WebP bytes.
+/// Encodes a ``PixelBuffer`` to JPEG, PNG (full colour or indexed), WebP, AVIF or HEIC bytes.
 public enum ImageEncoder {
     /// - Parameter iccProfile: the profile `pixels` are in (``DecodedImage/iccProfile``), embedded in
-    ///   the output (JPEG APP2, PNG iCCP, WebP ICCP) byte for byte. Nil: the pixels are sRGB and the
+    ///   the output (JPEG APP2, PNG iCCP, WebP ICCP, HEIF colr) byte for byte. Nil: the pixels are sRGB and the
     ///   output is untagged, which every viewer takes for sRGB. When the format cannot carry the
     ///   profile for these pixels (a gray profile in WebP, which is always RGB), the pixels are
     ///   converted to sRGB instead, so an output is never tagged with a profile it does not match.
@@ -32,14 +32,19 @@ public enum ImageEncoder {
             return try withProfile(profile, try encodeWebP(pixels, quality: quality, lossless: false, encoding: encoding))
         case .webpLossless:
             return try withProfile(profile, try encodeWebP(pixels, quality: 100, lossless: true, encoding: encoding))
+        case .avif(let quality, let speed), .heic(let quality, let speed):
+            return try HEIFEncoder.encode(pixels, as: encoding, quality: quality, speed: speed, profile: profile)
+        case .palettePNG(let dithering):
+            return try PalettePNGEncoder.encode(pixels, dithering: dithering, profile: profile)
         }
     }
 
     /// Whether `encoding` can carry `profile` for pixels of `format` as it writes them.
     private static func canEmbed(_ profile: ICCProfile, for format: PixelFormat, in encoding: EncodingFormat) -> Bool {
         switch (encoding, profile.colorSpace) {
-        case (.webp, .rgb), (.webpLossless, .rgb): true
-        case (.webp, _), (.webpLossless, _): false
+        // These write RGB whatever the pixels: only an RGB profile describes what they hold.
+        case (.webp, .rgb), (.webpLossless, .rgb), (.avif, .rgb), (.heic, .rgb), (.palettePNG, .rgb): true
+        case (.webp, _), (.webpLossless, _), (.avif, _), (.heic, _), (.palettePNG, _): false
         case (_, .rgb): !format.isGray
         case (_, .gray): format.isGray
         default: false

@@ -8,12 +8,15 @@ public enum ImageEncodingError: TesseraError, Equatable {
     case invalidParameter(String)
     /// The codec library failed.
     case encoderFailed(String)
+    /// The library that writes this format (loaded on first use) is missing, or has no encoder for it.
+    case libraryUnavailable(String)
 
     public var description: String {
         switch self {
         case .sizeNotSupported(let size, let encoding): "\(encoding.fileExtension) cannot store an image of \(size)"
         case .invalidParameter(let message): "invalid parameter: \(message)"
         case .encoderFailed(let message): "encoding failed: \(message)"
+        case .libraryUnavailable(let message): "library unavailable: \(message)"
         }
     }
 
@@ -22,6 +25,7 @@ public enum ImageEncodingError: TesseraError, Equatable {
         case .sizeNotSupported: .tooLarge
         case .invalidParameter: .badInput
         case .encoderFailed: .internal
+        case .libraryUnavailable: .libraryUnavailable
         }
     }
 }

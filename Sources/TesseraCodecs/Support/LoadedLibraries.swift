@@ -1,4 +1,5 @@
 import CTesseraHeif
+import CTesseraQuant
 import CTesseraSVG
 import CTesseraTIFF
 
@@ -24,6 +25,14 @@ enum LibTIFF {
 
     /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraTIFF { try loaded.get() }
+}
+
+/// libimagequant's function table, loaded on first use (see CTesseraQuant.h).
+enum LibImageQuant {
+    private static let loaded = load { tessera_quant_load($0, $1) }
+
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraQuant { try loaded.get() }
 }
 
 /// Calls a C loader once, turning its failure message into the error decoding reports.

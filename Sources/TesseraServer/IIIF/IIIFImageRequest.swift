@@ -116,7 +116,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The formats Tessera produces (§4.5).
     public enum Format: String, Sendable, CaseIterable {
-        case jpg, png, webp
+        case jpg, png, webp, avif
 
         /// The format values §4.5 defines that Tessera does not produce. They are refused with 400,
         /// not 501, because §4.5 says "A format value that is unsupported SHOULD result in a 400".
@@ -129,7 +129,28 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
             case .jpg: "image/jpeg"
             case .png: "image/png"
             case .webp: "image/webp"
+            case .avif: "image/avif"
             }
+        }
+
+        /// The format for a request of `auto` (a Tessera extension, not IIIF's): the best the
+        /// client's `Accept` header names — AVIF, then WebP — else JPEG, which every client shows.
+        /// A type is named when it appears with a q-value above 0 (or none).
+        public static func negotiated(accept: [String]) -> Format {
+            func trimmed(_ text: Substring) -> String {
+                guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+                      let last = text.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+                return text[first...last].lowercased()
+            }
+            let named = Set(accept.joined(separator: ",").split(separator: ",").compactMap { item -> String? in
+                let parts = item.split(separator: ";").map(trimmed)
+                guard let type = parts.first, !type.isEmpty else { return nil }
+                let refused = parts.dropFirst().contains { $0.hasPrefix("q=") && (Double($0.dropFirst(2)) ?? 1) <= 0 }
+                return refused ? nil : type
+            })
+            if named.contains("image/avif") { return .avif }
+            if named.contains("image/webp") { return .webp }
+            return .jpg
         }
     }
 
@@ -138,6 +159,9 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     public var rotation: Rotation
     public var quality: Quality
     public var format: Format
+    /// The request named the format `auto`: ``format`` is to be chosen from the `Accept` header
+    /// (``Format/negotiated(accept:)``) before the request is resolved; it is `jpg` until then.
+    public var negotiatesFormat = false
 
     /// A request built in code. It is not checked here: ``resolved(imageSize:limits:)`` checks
     /// every value, so an out-of-range one (`degrees: 400`) fails there with a 400 error.
@@ -163,7 +187,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
         self.region = try Self.parseRegion(region)
         self.size = try Self.parseSize(size)
         self.rotation = try Self.parseRotation(rotation)
-        (quality, format) = try Self.parseQualityAndFormat(qualityAndFormat)
+        (quality, format, negotiatesFormat) = try Self.parseQualityAndFormat(qualityAndFormat)
     }
 
     /// This request cut and scaled for an image of `imageSize` (full-resolution pixels, upright: the
@@ -178,7 +202,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The request in IIIF syntax as given (not canonical): `region/size/rotation/quality.format`.
     public var description: String {
-        "\(region)/\(size)/\(rotation)/\(quality.rawValue).\(format.rawValue)"
+        "\(region)/\(size)/\(rotation)/\(quality.rawValue).\(negotiatesFormat ? "auto" : format.rawValue)"
     }
 }
 
@@ -328,7 +352,7 @@ extension IIIFImageRequest {
         return rotation
     }
 
-    private static func parseQualityAndFormat(_ raw: String) throws(IIIFRequestError) -> (Quality, Format) {
+    private static func parseQualityAndFormat(_ raw: String) throws(IIIFRequestError) -> (Quality, Format, negotiates: Bool) {
         let text = try decoded(raw, .format)
         guard let dot = text.lastIndex(of: ".") else {
             throw IIIFRequestError(.format, text, "is missing: the last segment must be quality.format, such as default.jpg")
@@ -337,13 +361,14 @@ extension IIIFImageRequest {
         guard let quality = Quality(rawValue: qualityText) else {
             throw IIIFRequestError(.quality, qualityText, "must be default, color, gray or bitonal")
         }
+        if formatText == "auto" { return (quality, .jpg, true) }
         guard let format = Format(rawValue: formatText) else {
             if Format.notProduced.contains(formatText) {
-                throw IIIFRequestError(.format, formatText, "is not produced by this service, which produces jpg, png and webp")
+                throw IIIFRequestError(.format, formatText, "is not produced by this service, which produces jpg, png, webp and avif")
             }
-            throw IIIFRequestError(.format, formatText, "must be jpg, png or webp")
+            throw IIIFRequestError(.format, formatText, "must be jpg, png, webp, avif or auto")
         }
-        return (quality, format)
+        return (quality, format, false)
     }
 
     /// `raw` with its percent-escapes decoded, once. A malformed escape is refused; decoded bytes

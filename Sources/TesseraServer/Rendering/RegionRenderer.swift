@@ -104,8 +104,14 @@ enum RegionRenderer {
         return try encode(finish(pixels, request: request), as: request.format, jpegQuality: jpegQuality, iccProfile: profile)
     }
 
+    /// AVIF answers: quality 60 looks about as JPEG 85 does at a third to half its size; speed 8
+    /// (libaom's cpu-used) keeps an answer made on demand to tens of milliseconds a tile rather than
+    /// hundreds, for files a few percent larger than the default speed's.
+    static let avifQuality = 60
+    static let avifSpeed = 8
+
     /// The encoded bytes of `pixels` in the requested format. JPEG has no alpha, so the corners an
-    /// arbitrary rotation leaves are composited over white there; PNG and WebP keep them transparent.
+    /// arbitrary rotation leaves are composited over white there; PNG, WebP and AVIF keep them transparent.
     static func encode(
         _ pixels: PixelBuffer, as format: IIIFImageRequest.Format, jpegQuality: Int, iccProfile: ICCProfile? = nil
     ) throws -> Data {
@@ -113,6 +119,7 @@ enum RegionRenderer {
         case .jpg: try ImageEncoder.encode(overWhite(pixels), as: .jpeg(quality: jpegQuality), iccProfile: iccProfile)
         case .png: try ImageEncoder.encode(pixels, as: .png(), iccProfile: iccProfile)
         case .webp: try ImageEncoder.encode(pixels, as: .webp(quality: max(jpegQuality, 80)), iccProfile: iccProfile)
+        case .avif: try ImageEncoder.encode(pixels, as: .avif(quality: avifQuality, speed: avifSpeed), iccProfile: iccProfile)
         }
     }
 

@@ -32,7 +32,7 @@ struct DeepZoomRoutes {
 
     private func response(_ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request) -> Response {
         CacheableResponse(
-            body: body, contentType: type, entityTag: ImageService.entityTag(source, key),
+            body: body, contentType: type, entityTag: service.entityTag(source, key),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge
         ).response(to: request)
     }

@@ -25,7 +25,7 @@ struct IIIFRoutes {
             let body = try await service.info(for: source, id: id)
             return CacheableResponse(
                 body: body, contentType: contentType,
-                entityTag: ImageService.entityTag(source, "info|" + id + "|" + contentType),
+                entityTag: service.entityTag(source, "info|" + id + "|" + contentType),
                 lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
                 links: [Self.profileLink], vary: "Accept"
             ).response(to: request)
@@ -33,17 +33,21 @@ struct IIIFRoutes {
         group.get(":identifier/:region/:size/:rotation/:file") { request, context in
             let parameters = context.parameters
             // Parsed before the identifier is looked up, so a malformed request is a 400 whatever it names.
-            let imageRequest = try IIIFImageRequest(
+            var imageRequest = try IIIFImageRequest(
                 region: try parameters.require("region"), size: try parameters.require("size"),
                 rotation: try parameters.require("rotation"), qualityAndFormat: try parameters.require("file"))
+            if imageRequest.negotiatesFormat {
+                imageRequest.format = .negotiated(accept: request.headers[values: .accept])
+            }
             let source = try service.resolve(try parameters.require("identifier"))
             let (body, resolved) = try await service.image(for: source, request: imageRequest)
             let canonical = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
             return CacheableResponse(
-                body: body, contentType: Self.mediaType(resolved.format),
-                entityTag: ImageService.entityTag(source, "iiif|" + resolved.canonicalPath),
+                body: body, contentType: resolved.format.mediaType,
+                entityTag: service.entityTag(source, "iiif|" + resolved.canonicalPath),
                 lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
-                links: [Self.profileLink, "<\(canonical)>;rel=\"canonical\""]
+                links: [Self.profileLink, "<\(canonical)>;rel=\"canonical\""],
+                vary: imageRequest.negotiatesFormat ? "Accept" : nil
             ).response(to: request)
         }
     }
@@ -54,14 +58,6 @@ struct IIIFRoutes {
         let asked = accept.joined(separator: ",").lowercased()
         if asked.contains("application/json") && !asked.contains("application/ld+json") { return "application/json" }
         return jsonLDType
-    }
-
-    static func mediaType(_ format: IIIFImageRequest.Format) -> String {
-        switch format {
-        case .jpg: "image/jpeg"
-        case .png: "image/png"
-        case .webp: "image/webp"
-        }
     }
 
     /// The scheme and authority ids are built on: `--public-url`, else `http://` and the request's

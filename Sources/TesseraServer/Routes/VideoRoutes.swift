@@ -28,7 +28,7 @@ struct VideoRoutes {
             let id = PercentEncoding.encode(source.relativePath)
             return CacheableResponse(
                 body: try await videos.info(source, id: id), contentType: "application/json",
-                entityTag: ImageService.entityTag(source, "video-info|" + id),
+                entityTag: videos.images.entityTag(source, "video-info|" + id),
                 lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
             ).response(to: request)
         }
@@ -37,7 +37,7 @@ struct VideoRoutes {
             let sprite = try spriteRequest(request)
             return CacheableResponse(
                 body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
-                entityTag: ImageService.entityTag(source, "sprite|" + sprite.query),
+                entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
                 lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
             ).response(to: request)
         }
@@ -47,7 +47,7 @@ struct VideoRoutes {
             let spriteURL = "/video/" + PercentEncoding.encode(source.relativePath) + "/sprite.jpg?" + sprite.query
             return CacheableResponse(
                 body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
-                entityTag: ImageService.entityTag(source, "vtt|" + sprite.query),
+                entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
                 lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
             ).response(to: request)
         }

@@ -37,6 +37,12 @@ enum Parse {
         }
     }
 
+    /// A number from 0 to 1.
+    static func fraction(_ text: String) throws -> Double {
+        guard let value = Double(text), value >= 0, value <= 1 else { throw ValidationError("must be a number from 0 to 1") }
+        return value
+    }
+
     /// Any finite number.
     static func finite(_ text: String) throws -> Double {
         guard let value = Double(text), value.isFinite else { throw ValidationError("must be a finite number") }
@@ -78,10 +84,10 @@ enum Parse {
         return PixelPoint(x: x, y: y)
     }
 
-    /// An output format by name: jpeg (jpg), png or webp.
+    /// An output format by name: jpeg (jpg), png, webp, avif or heic (heif).
     static func formatName(_ text: String) throws -> String {
-        guard EncodingFormat(formatName: text) != nil else { throw ValidationError("must be jpeg, png or webp") }
-        return text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
+        guard let format = EncodingFormat(formatName: text) else { throw ValidationError("must be jpeg, png, webp, avif or heic") }
+        return format.fileExtension
     }
 
     /// An http(s) or file URL; anything without a scheme is a path.

@@ -7,10 +7,53 @@ struct JSONOption: ParsableArguments {
     var json = false
 }
 
-/// `--quality`: for commands that write JPEG or WebP.
-struct QualityOption: ParsableArguments {
-    @Option(help: "JPEG or WebP quality, 1–100.", transform: Parse.quality)
+/// `--quality`, `--speed`, `--palette`, `--dither`: how commands that write images encode them.
+struct EncodingOptions: ParsableArguments {
+    @Option(help: "JPEG, WebP, AVIF or HEIC quality, 1–100 (defaults 85, 80, 50, 50).", transform: Parse.quality)
     var quality: Int?
+
+    @Option(help: "AVIF or HEIC encoder speed, 0 (slowest, smallest) to 9 (fastest).", transform: Parse.integer(0, 9))
+    var speed: Int?
+
+    @Flag(help: "Write PNG indexed, with at most 256 colours chosen by libimagequant (for graphics).")
+    var palette = false
+
+    @Option(help: "With --palette: dithering strength, 0 (none) to 1 (full Floyd–Steinberg, the default).",
+            transform: Parse.fraction)
+    var dither: Double?
+
+    func validate() throws {
+        if dither != nil && !palette { throw ValidationError("--dither applies with --palette only") }
+    }
+
+    /// The encoding a file name's extension asks for, with these settings.
+    func encoding(outputPath path: String) throws -> EncodingFormat {
+        do { return try applied(to: try EncodingFormat(outputPath: path, quality: quality)) } catch let error as InvalidArgumentError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The encoding a format name asks for (already checked by `Parse.formatName`), with these settings.
+    func encoding(formatName name: String) throws -> EncodingFormat {
+        try applied(to: EncodingFormat(formatName: name, quality: quality)!)
+    }
+
+    /// `format` with `--speed` and `--palette` applied, or a usage error when it cannot take them.
+    func applied(to format: EncodingFormat) throws -> EncodingFormat {
+        var format = format
+        if let speed {
+            switch format {
+            case .avif(let quality, _): format = .avif(quality: quality, speed: speed)
+            case .heic(let quality, _): format = .heic(quality: quality, speed: speed)
+            default: throw ValidationError("--speed applies to AVIF and HEIC output, not \(format.fileExtension)")
+            }
+        }
+        if palette {
+            guard case .png = format else { throw ValidationError("--palette applies to PNG output, not \(format.fileExtension)") }
+            format = .palettePNG(dithering: dither ?? 1)
+        }
+        return format
+    }
 }
 
 /// `--keep-profile`: the source's colour profile embedded in the output instead of the pixels
