@@ -55,6 +55,7 @@ let package = Package(
         .target(name: "CTesseraAV", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraHeif", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraSVG", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraPDF", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraTIFF", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraCrypto", linkerSettings: [.linkedLibrary("dl")]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
@@ -66,7 +67,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS", "CTesseraQuant",
+                "CTesseraLCMS", "CTesseraQuant", "CTesseraPDF",
             ],
             swiftSettings: layered
         ),

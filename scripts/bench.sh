@@ -10,6 +10,7 @@ python3 scripts/bench/make_inputs.py bench-out/inputs
 python3 scripts/bench/thumbnail_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/tile_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/colour_bench.py "$tessera" bench-out/inputs
+python3 scripts/bench/format_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/view_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/video_bench.py "$tessera" bench-out/inputs
 # `tessera serve` beside nginx (static tiles) and iipsrv (FastCGI behind nginx), wrk on loopback.

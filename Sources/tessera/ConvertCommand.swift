@@ -23,6 +23,8 @@ struct ConvertCommand: AsyncParsableCommand {
     @Option(help: "Refuse images with more pixels than this (≥ 1).", transform: Parse.integer(1))
     var maxPixels = DecodeOptions.defaultMaximumPixelCount
 
+    @OptionGroup var page: PageOption
+
     func validate() throws {
         _ = try encoding.encoding(outputPath: output)
     }
@@ -30,10 +32,11 @@ struct ConvertCommand: AsyncParsableCommand {
     func run() async throws {
         let failures = FailureLog()
         let encoding = try self.encoding.encoding(outputPath: output)
-        let (input, autoOrient, maxPixels, management) = (self.input, self.autoOrient, self.maxPixels, color.management)
+        let (input, autoOrient, maxPixels, management, pageIndex) = (self.input, self.autoOrient, self.maxPixels, color.management, page.index)
         do {
             let (pixels, profile) = try await WorkExecutor.shared.run { _ in
-                let decoded = try ImageDecoder(options: DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management))
+                let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management, pageIndex: pageIndex)
+                let decoded = try ImageDecoder(options: options)
                     .decode(.file(input))
                 return (autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels, decoded.iccProfile)
             }

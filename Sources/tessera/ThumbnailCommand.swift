@@ -38,6 +38,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(help: "Use an embedded thumbnail when it is at least the requested size.")
     var ifAbsent = false
 
+    @OptionGroup var page: PageOption
+
     @OptionGroup var jobs: JobsOption
 
     @OptionGroup var report: JSONOption
@@ -59,7 +61,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let sizing: ThumbnailOptions.Sizing = fill.map { .box($0, mode: crop ? .centerCrop : .fill) } ?? .fit(maxPixelSize: maxPixelSize)
         return ThumbnailOptions(
             sizing: sizing, createThumbnailWithTransform: !noTransform,
-            embeddedThumbnail: ifAbsent ? .ifAbsent : .fromImageAlways, colorManagement: color.management)
+            embeddedThumbnail: ifAbsent ? .ifAbsent : .fromImageAlways, colorManagement: color.management,
+            pageIndex: page.index)
     }
 
     func run() async throws {

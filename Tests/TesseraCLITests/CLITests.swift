@@ -116,6 +116,23 @@ struct CLITests {
         #expect(try CLI.run(["info", "--json", directory + "/p/jpeg-baseline.png"]).stdout.contains("\"colorModel\":\"palette\""))
     }
 
+    @Test("PDF: info gives the page count and size in points, --page picks the page, a missing page is bad input")
+    func pdfPages() throws {
+        let pdf = CLI.fixture("pdf/two-pages.pdf")
+        let info = try CLI.run(["info", "--json", pdf])
+        for key in ["\"format\":\"pdf\"", "\"pageCount\":2", "\"pageWidth\":612", "\"pageHeight\":792"] {
+            #expect(info.stdout.contains(key), "\(info.stdout)")
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID()).png").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let second = try CLI.run(["thumbnail", pdf, "--page", "2", "--max-pixel-size", "150", "--output", output])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try CLI.run(["info", "--json", output]).stdout.contains("\"width\":150"))
+        let missing = try CLI.run(["convert", pdf, output, "--page", "3"])
+        #expect(missing.status == 65 && missing.stderr.contains("no page 3"), "\(missing.stderr)")
+        #expect(try CLI.run(["convert", pdf, output, "--page", "0"]).status == 64)
+    }
+
     @Test("convert of a broken or oversized file: one line naming it, non-zero exit, no output file")
     func convertFailure() throws {
         for name in ["broken-truncated.jpg", "bomb-40000.png", "broken-corrupt-idat.png"] {

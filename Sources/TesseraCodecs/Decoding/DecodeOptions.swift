@@ -18,17 +18,23 @@ public struct DecodeOptions: Sendable, Hashable {
     /// What happens to pixels an embedded ICC profile describes: converted to sRGB (the default)
     /// or left as they are, tagged with the profile.
     public var colorManagement: ColorManagement
+    /// Which page of a PDF, from 0: probed, decoded and thumbnailed as if it were the only one.
+    /// A page the document lacks is ``ImageDecodingError/noSuchPage(index:count:)``. Other
+    /// formats ignore it.
+    public var pageIndex: Int
 
     public init(
         maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount,
         allowsTruncatedData: Bool = false,
         minimumSize: PixelSize? = nil,
-        colorManagement: ColorManagement = .convertToSRGB
+        colorManagement: ColorManagement = .convertToSRGB,
+        pageIndex: Int = 0
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.allowsTruncatedData = allowsTruncatedData
         self.minimumSize = minimumSize
         self.colorManagement = colorManagement
+        self.pageIndex = pageIndex
     }
 
     /// What one buffer sized from the file may take: ``maximumPixelCount`` pixels, and the bytes of

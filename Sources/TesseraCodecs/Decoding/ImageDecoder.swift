@@ -21,7 +21,7 @@ public struct ImageDecoder: Sendable {
         try Header(source, options: options).properties
     }
 
-    /// Decodes the first frame, as stored (apply ``ImageProperties/orientation`` to turn it upright).
+    /// Decodes the first frame (of a PDF, the page ``DecodeOptions/pageIndex`` names), as stored (apply ``ImageProperties/orientation`` to turn it upright).
     public func decode(_ source: ImageSource) throws(ImageDecodingError) -> DecodedImage {
         try decode(try Header(source, options: options))
     }
@@ -45,6 +45,10 @@ public struct ImageDecoder: Sendable {
             let target = svg.size.scaledToCover(options.minimumSize)
             try options.limits.check(target, header.properties.decodedFormat)
             pixels = try svg.render(at: target)
+        case .pdf(let pdf):
+            let target = pdf.size.scaledToCover(options.minimumSize)
+            try options.limits.check(target, header.properties.decodedFormat)
+            pixels = try pdf.render(at: target)
         case .jpeg, .png, .gif, .tiff:
             preconditionFailure("streamed formats are handled above")
         }
@@ -64,6 +68,7 @@ struct Header {
         case heif(HEIFDecoder)
         case tiff(TIFFFile)
         case svg(SVGDecoder)
+        case pdf(PDFDecoder)
     }
 
     let source: ImageSource
@@ -100,6 +105,9 @@ struct Header {
         case .svg:
             let svg = try SVGDecoder(source)
             (kind, properties) = (.svg(svg), svg.properties(fileByteCount: length))
+        case .pdf:
+            let pdf = try PDFDecoder(source, pageIndex: options.pageIndex)
+            (kind, properties) = (.pdf(pdf), pdf.properties(fileByteCount: length))
         }
     }
 
@@ -110,7 +118,7 @@ struct Header {
         case .png(let header): try PNGScanlineReader(source: source, header: header, profile: properties.iccProfile, options: options)
         case .gif(let header): try GIFScanlineReader(source: source, header: header, options: options)
         case .tiff(let file): try TIFFScanlineReader(file: file, profile: properties.iccProfile, options: options)
-        case .webp, .heif, .svg: nil
+        case .webp, .heif, .svg, .pdf: nil
         }
     }
 }

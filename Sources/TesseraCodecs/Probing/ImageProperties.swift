@@ -31,6 +31,9 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     public var iccProfile: ICCProfile?
     /// What the probe noticed and worked around, one line each (an embedded profile it ignored).
     public var warnings: [String] = []
+    /// A PDF page's size in points (1/72 inch), unrounded; ``size`` is it rounded up, at 72 dpi.
+    /// ``frameCount`` is then the document's page count. Nil for other formats.
+    public var pageSize: PointSize?
 
     /// The upright size in pixels, after orientation.
     public var displaySize: PixelSize { orientation.displaySize(ofStored: size) }
@@ -68,6 +71,7 @@ extension ImageProperties {
     private enum CodingKeys: String, CodingKey {
         case format, width, height, orientation, displayWidth, displayHeight, hasAlpha, bitsPerComponent, colorModel
         case frameCount, progressive, fileBytes, decodedBytes, iccProfile, colorSpace, warnings
+        case pageCount, pageWidth, pageHeight
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,6 +97,10 @@ extension ImageProperties {
         // Only the profile's description travels in JSON, not its bytes.
         iccProfile = nil
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        if let width = try container.decodeIfPresent(Double.self, forKey: .pageWidth),
+           let height = try container.decodeIfPresent(Double.self, forKey: .pageHeight) {
+            pageSize = PointSize(width: width, height: height)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -116,5 +124,11 @@ extension ImageProperties {
             try container.encode(iccProfile.colorSpace, forKey: .colorSpace)
         }
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
+        // A PDF's pages, and the page's size in points.
+        if let pageSize {
+            try container.encode(frameCount, forKey: .pageCount)
+            try container.encode(pageSize.width, forKey: .pageWidth)
+            try container.encode(pageSize.height, forKey: .pageHeight)
+        }
     }
 }

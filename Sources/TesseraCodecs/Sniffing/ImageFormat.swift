@@ -1,6 +1,6 @@
 /// An image file format Tessera reads, identified from content, never from a file name.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
-    case jpeg, png, gif, webp, heic, avif, tiff, svg
+    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf
 
     /// How many leading bytes ``init(sniffing:)`` wants to see (fewer work, with less certainty for SVG).
     public static let sniffLength = 4096
@@ -25,6 +25,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
             self = .tiff
         } else if starts(Array("ftyp".utf8), at: 4), let format = Self.isoBaseMediaFormat(bytes) {
             self = format
+        } else if starts(Array("%PDF-".utf8)) {
+            self = .pdf
         } else if Self.looksLikeSVG(bytes) {
             self = .svg
         } else {

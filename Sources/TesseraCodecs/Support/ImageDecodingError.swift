@@ -23,6 +23,8 @@ public enum ImageDecodingError: TesseraError, Equatable {
     case libraryUnavailable(reason: String)
     /// The task the work ran for was cancelled.
     case cancelled
+    /// The page asked for (from 0) is not in the document, which has `count`.
+    case noSuchPage(index: Int, count: Int)
 
     public var description: String {
         switch self {
@@ -37,6 +39,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .notFound: "no such file"
         case .libraryUnavailable(let reason): "library unavailable: \(reason)"
         case .cancelled: "cancelled"
+        case .noSuchPage(let index, let count): "there is no page \(index + 1): the document has \(count)"
         }
     }
 
@@ -53,6 +56,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .notFound: "notFound"
         case .libraryUnavailable: "libraryUnavailable"
         case .cancelled: "cancelled"
+        case .noSuchPage: "noSuchPage"
         }
     }
 
@@ -66,6 +70,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .notFound: .notFound
         case .libraryUnavailable: .libraryUnavailable
         case .cancelled: .cancelled
+        case .noSuchPage: .badInput
         }
     }
 }

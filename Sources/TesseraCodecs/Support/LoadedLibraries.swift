@@ -1,4 +1,5 @@
 import CTesseraHeif
+import CTesseraPDF
 import CTesseraQuant
 import CTesseraSVG
 import CTesseraTIFF
@@ -17,6 +18,14 @@ enum LibRSVG {
 
     /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraSVG { try loaded.get() }
+}
+
+/// poppler-glib's, cairo's and GLib's function table, loaded on first use (see CTesseraPDF.h).
+enum LibPoppler {
+    private static let loaded = load { tessera_pdf_load($0, $1) }
+
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraPDF { try loaded.get() }
 }
 
 /// libtiff's function table, loaded on first use (see CTesseraTIFF.h).

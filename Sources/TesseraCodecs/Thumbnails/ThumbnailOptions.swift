@@ -35,6 +35,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// space with the profile in ``Thumbnail/iccProfile``. The conversion runs on the thumbnail's
     /// pixels, after shrinking: the cheapest place.
     public var colorManagement: ColorManagement
+    /// Which page of a PDF, from 0 (``DecodeOptions/pageIndex``).
+    public var pageIndex: Int
 
     public init(
         sizing: Sizing,
@@ -42,7 +44,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
         embeddedThumbnail: EmbeddedThumbnailPolicy = .fromImageAlways,
         allowsTruncatedData: Bool = false,
         maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount,
-        colorManagement: ColorManagement = .convertToSRGB
+        colorManagement: ColorManagement = .convertToSRGB,
+        pageIndex: Int = 0
     ) {
         self.sizing = sizing
         self.createThumbnailWithTransform = createThumbnailWithTransform
@@ -50,6 +53,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
         self.allowsTruncatedData = allowsTruncatedData
         self.maximumPixelCount = maximumPixelCount
         self.colorManagement = colorManagement
+        self.pageIndex = pageIndex
     }
 
     /// Aspect-fit with the longest side at most `maxPixelSize` pixels.

@@ -44,7 +44,7 @@ public struct Thumbnailer: Sendable {
         // SVG, decoded whole at about the target size already, convert as they are decoded.
         var decodeOptions = DecodeOptions(
             maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
-            colorManagement: options.colorManagement)
+            colorManagement: options.colorManagement, pageIndex: options.pageIndex)
         let header = try Header(source, options: decodeOptions)
         let properties = header.properties
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
@@ -109,8 +109,8 @@ public struct Thumbnailer: Sendable {
             memory.release(full.byteCount(in: format))
             return (shrinker.result(), 1, false, profile)
         }
-        // libwebp's scaler averages areas (a proper low-pass) and SVG renders at any size, so both
-        // are asked for the target itself; what remains is at most a pixel of rounding.
+        // libwebp's scaler averages areas (a proper low-pass) and SVG and PDF render at any size, so
+        // they are asked for the target itself; what remains is at most a pixel of rounding.
         let decoded = try ImageDecoder(options: decodeOptions).decode(header)
         memory.hold(decoded.pixels.byteCount)
         let shrunk = Self.shrink(decoded.pixels, toward: storedTarget, memory: &memory)

@@ -65,6 +65,15 @@ struct ColorOption: ParsableArguments {
     var management: ColorManagement { keepProfile ? .keepSourceProfile : .convertToSRGB }
 }
 
+/// `--page`: which page of a PDF.
+struct PageOption: ParsableArguments {
+    @Option(help: "The page of a PDF to render, from 1 (other formats ignore it).", transform: Parse.integer(1))
+    var page = 1
+
+    /// The page from 0, as the library counts.
+    var index: Int { page - 1 }
+}
+
 /// `--jobs`: how much runs at once.
 struct JobsOption: ParsableArguments {
     @Option(help: "How many run at once (default: active cores).", transform: Parse.integer(1, 1024))

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TesseraCore
+@testable import TesseraCodecs
+
+/// PDF pages through poppler-glib (Tests/Fixtures/pdf, made by scripts/make-pdf-fixtures.py: solid
+/// shapes whose insides render exactly).
+@Suite("PDF pages")
+struct PDFTests {
+    static let twoPages = Fixtures.path("pdf/two-pages.pdf")
+
+    func rgb(_ pixels: PixelBuffer, _ x: Int, _ y: Int) -> [UInt8] { Array(pixels.pixel(x: x, y: y)) }
+
+    @Test("a probe names the format, the page count and the page's size in points, for any page")
+    func probe() throws {
+        let first = try ImageDecoder().probe(.file(Self.twoPages))
+        #expect(first.format == .pdf && first.frameCount == 2)
+        #expect(first.size == PixelSize(width: 612, height: 792) && first.pageSize == PointSize(width: 612, height: 792))
+        #expect(!first.hasAlpha && first.decodedFormat == .rgb8)
+        let second = try ImageDecoder(options: DecodeOptions(pageIndex: 1)).probe(.file(Self.twoPages))
+        #expect(second.size == PixelSize(width: 300, height: 200) && second.frameCount == 2)
+        #expect(throws: ImageDecodingError.noSuchPage(index: 2, count: 2)) {
+            try ImageDecoder(options: DecodeOptions(pageIndex: 2)).probe(.file(Self.twoPages))
+        }
+        #expect(ImageDecodingError.noSuchPage(index: 2, count: 2).category == .badInput)
+    }
+
+    @Test("page 1 renders at 72 dpi on white paper, each shape in its own colour, y down")
+    func decode() throws {
+        let pixels = try ImageDecoder().decode(.file(Self.twoPages)).pixels
+        #expect(pixels.size == PixelSize(width: 612, height: 792) && pixels.format == .rgb8)
+        // PDF's origin is the lower-left corner: the red quarter is at the bottom left of the image.
+        #expect(rgb(pixels, 100, 700) == [255, 0, 0])
+        #expect(rgb(pixels, 500, 100) == [0, 0, 255])
+        #expect(rgb(pixels, 100, 100) == [255, 255, 255] && rgb(pixels, 500, 700) == [255, 255, 255])
+    }
+
+    @Test("a thumbnail renders the page at the target size, not shrunk from a full-size bitmap")
+    func thumbnail() throws {
+        let options = ThumbnailOptions(sizing: .fit(maxPixelSize: 60), pageIndex: 1)
+        let result = try Thumbnailer().thumbnail(.file(Self.twoPages), options: options)
+        #expect(result.pixels.size == PixelSize(width: 60, height: 40))
+        #expect(result.decodeScale == 5)
+        #expect(result.peakWorkingByteCount < 300 * 200 * 3)
+        // The black box (50…150 × 50…100 pt from the bottom left) is at 10…30 × 20…30 px from the top.
+        #expect(rgb(result.pixels, 20, 25) == [0, 0, 0])
+        #expect(rgb(result.pixels, 50, 10) == [0, 255, 0])
+    }
+
+    @Test("a 40-gigapixel page thumbnails in bounded memory; a full decode is refused before rendering")
+    func hugePage() throws {
+        let path = Fixtures.path("pdf/huge-page.pdf")
+        let result = try Thumbnailer().thumbnail(.file(path), options: ThumbnailOptions(maxPixelSize: 100))
+        #expect(result.pixels.size == PixelSize(width: 100, height: 100))
+        #expect(rgb(result.pixels, 50, 50) == [128, 128, 128])
+        #expect(throws: ImageDecodingError.tooLarge(pixels: 200_000 * 200_000, limit: DecodeOptions.defaultMaximumPixelCount)) {
+            try ImageDecoder().decode(.file(path))
+        }
+    }
+
+    @Test("damaged documents are typed errors, from a file and from memory")
+    func damaged() throws {
+        let truncated = Fixtures.path("pdf/truncated.pdf")
+        #expect(throws: ImageDecodingError.self) { try ImageDecoder().probe(.file(truncated)) }
+        let data = try Data(contentsOf: URL(fileURLWithPath: truncated))
+        #expect {
+            try ImageDecoder().decode(.data(data))
+        } throws: { error in
+            (error as? ImageDecodingError)?.category == .corrupt
+        }
+        #expect(throws: ImageDecodingError.self) { try ImageDecoder().probe(.data(Data("%PDF-1.7\n%%EOF\n".utf8))) }
+    }
+}
