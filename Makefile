@@ -39,6 +39,7 @@ fixtures:
 	python3 scripts/make-fixtures.py
 	python3 scripts/make-video-fixtures.py
 	python3 scripts/make-bomb-fixtures.py
+	python3 scripts/make-pdf-fixtures.py
 	.build/browser-venv/bin/python scripts/make-colour-fixtures.py
 
 # libFuzzer harnesses for every parser of untrusted bytes (Sources/Fuzz), built with AddressSanitizer

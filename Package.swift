@@ -179,6 +179,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodeHEIF", ["TesseraCodecs"]),
         harness("FuzzDecodeTIFF", ["TesseraCodecs", "TesseraCore"]),
         harness("FuzzDecodeSVG", ["TesseraCodecs"]),
+        harness("FuzzDecodePDF", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),

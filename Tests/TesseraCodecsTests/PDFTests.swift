@@ -47,6 +47,19 @@ struct PDFTests {
         #expect(rgb(result.pixels, 50, 10) == [0, 255, 0])
     }
 
+    @Test("vector art is drawn at the size asked for, larger than its nominal size too")
+    func enlarged() throws {
+        let page = try Thumbnailer().thumbnail(.file(Self.twoPages), options: ThumbnailOptions(sizing: .fit(maxPixelSize: 900), pageIndex: 1))
+        #expect(page.pixels.size == PixelSize(width: 900, height: 600))
+        // Sharp, not resampled up: the black box's edge (x = 50 pt = 150 px) is one step wide.
+        #expect(rgb(page.pixels, 149, 400) == [0, 255, 0] && rgb(page.pixels, 150, 400) == [0, 0, 0])
+        let svg = try Thumbnailer().thumbnail(.file(Fixtures.path("svg-size.svg")), options: ThumbnailOptions(maxPixelSize: 500))
+        #expect(svg.pixels.size.longestSide == 500)
+        // Bitmaps are never enlarged.
+        let bitmap = try Thumbnailer().thumbnail(.file(Fixtures.path("photo-400x300.png")), options: ThumbnailOptions(maxPixelSize: 500))
+        #expect(bitmap.pixels.size == PixelSize(width: 400, height: 300))
+    }
+
     @Test("a 40-gigapixel page thumbnails in bounded memory; a full decode is refused before rendering")
     func hugePage() throws {
         let path = Fixtures.path("pdf/huge-page.pdf")

@@ -12,8 +12,9 @@ public struct DecodeOptions: Sendable, Hashable {
     /// decoder fills them). By default truncation is an error, as in Pillow.
     public var allowsTruncatedData: Bool
     /// The smallest size (in stored orientation) the caller needs. Decoders that can shrink while
-    /// decoding (JPEG's DCT scaling, libwebp's scaler, SVG rendering) return the smallest image
-    /// that still covers it; the others decode at full size. Nil means full size.
+    /// decoding (JPEG's DCT scaling, libwebp's scaler) return the smallest image that still covers
+    /// it; vector art (SVG, PDF) is drawn at the size that covers it, larger than its nominal size
+    /// too; the others decode at full size. Nil means full (nominal) size.
     public var minimumSize: PixelSize?
     /// What happens to pixels an embedded ICC profile describes: converted to sRGB (the default)
     /// or left as they are, tagged with the profile.

@@ -42,11 +42,11 @@ public struct ImageDecoder: Sendable {
             try options.limits.check(header.properties.size, header.properties.decodedFormat)
             pixels = try heif.decode(format: header.properties.decodedFormat, expectedSize: header.properties.size)
         case .svg(let svg):
-            let target = svg.size.scaledToCover(options.minimumSize)
+            let target = Self.vectorTarget(svg.size, options.minimumSize)
             try options.limits.check(target, header.properties.decodedFormat)
             pixels = try svg.render(at: target)
         case .pdf(let pdf):
-            let target = pdf.size.scaledToCover(options.minimumSize)
+            let target = Self.vectorTarget(pdf.size, options.minimumSize)
             try options.limits.check(target, header.properties.decodedFormat)
             pixels = try pdf.render(at: target)
         case .jpeg, .png, .gif, .tiff:
@@ -55,6 +55,14 @@ public struct ImageDecoder: Sendable {
         return DecodedImage(
             pixels: pixels, properties: header.properties, profile: header.properties.iccProfile, isTruncated: false,
             colorManagement: options.colorManagement)
+    }
+}
+
+extension ImageDecoder {
+    /// The size vector art of nominal `size` is drawn at: the smallest that covers `minimum`, larger
+    /// than `size` too (nothing is lost by drawing it larger); `size` itself without a minimum.
+    static func vectorTarget(_ size: PixelSize, _ minimum: PixelSize?) -> PixelSize {
+        minimum.map { size.scaled(toward: $0, mode: .fill) } ?? size
     }
 }
 

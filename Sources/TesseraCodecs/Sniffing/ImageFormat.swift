@@ -2,6 +2,10 @@
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf
 
+    /// Vector art (SVG, PDF): rendered at any size, so it is drawn at the size asked for, larger
+    /// than its nominal size too.
+    public var isVector: Bool { self == .svg || self == .pdf }
+
     /// How many leading bytes ``init(sniffing:)`` wants to see (fewer work, with less certainty for SVG).
     public static let sniffLength = 4096
 

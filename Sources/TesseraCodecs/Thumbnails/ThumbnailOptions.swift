@@ -70,11 +70,15 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     /// The size the image is resampled to, for an image whose (upright, if transformed) size is
     /// `size`: aspect kept, sides rounded to the nearest pixel and at least 1, never larger than
-    /// `size`. A centre crop cuts this down to the box afterwards.
-    public func targetSize(for size: PixelSize) -> PixelSize {
+    /// `size` — unless the source is vector art (SVG, PDF), which has no pixels to enlarge and is
+    /// rendered at the size asked for, as vipsthumbnail and pdftoppm do. A centre crop cuts this
+    /// down to the box afterwards.
+    public func targetSize(for size: PixelSize, isVector: Bool = false) -> PixelSize {
         switch sizing {
-        case .fit(let maxPixelSize): maxPixelSize.map { size.fitted(maxPixelSize: $0) } ?? size
-        case .box(let box, let mode): size.scaled(toward: box, mode: mode, allowsUpscaling: false)
+        case .fit(nil): size
+        case .fit(let maxPixelSize?):
+            isVector ? size.scaled(by: Double(max(maxPixelSize, 1)) / Double(size.longestSide)) : size.fitted(maxPixelSize: maxPixelSize)
+        case .box(let box, let mode): size.scaled(toward: box, mode: mode, allowsUpscaling: isVector)
         }
     }
 }

@@ -48,7 +48,7 @@ public struct Thumbnailer: Sendable {
         let header = try Header(source, options: decodeOptions)
         let properties = header.properties
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
-        let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size))
+        let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size), isVector: properties.format.isVector)
         let storedTarget = orientation.swapsDimensions ? target.transposed : target
         decodeOptions.minimumSize = storedTarget
         var memory = WorkingMemory()
