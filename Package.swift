@@ -54,8 +54,10 @@ let package = Package(
         // headers for why).
         .target(name: "CTesseraAV", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraHeif", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraSVG", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraPDF", linkerSettings: [.linkedLibrary("dl")]),
+        // cairo and GLib, loaded on first use for the vector renderers: librsvg (SVG), poppler (PDF).
+        .target(name: "CTesseraCairo", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraSVG", dependencies: ["CTesseraCairo"], linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraPDF", dependencies: ["CTesseraCairo"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraTIFF", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CTesseraCrypto", linkerSettings: [.linkedLibrary("dl")]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
@@ -67,7 +69,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS", "CTesseraQuant", "CTesseraPDF",
+                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF",
             ],
             swiftSettings: layered
         ),

@@ -14,6 +14,7 @@ modules=(
   "libheif:libheif-dev"
   "libtiff-4:libtiff-dev"
   "librsvg-2.0:librsvg2-dev"
+  "poppler-glib:libpoppler-glib-dev"
   "libavformat:libavformat-dev"
   "libavcodec:libavcodec-dev"
   "libavutil:libavutil-dev"
@@ -49,8 +50,6 @@ done
 [ -f /usr/include/gif_lib.h ] || missing+=(libgif-dev)
 # libcrypto (the disk cache's SHA-256) is loaded with dlopen, so only the runtime library is needed.
 ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' || missing+=(libssl3)
-# PDF pages are rendered by poppler-glib, loaded with dlopen: only the runtime library is needed.
-ldconfig -p 2>/dev/null | grep -q 'libpoppler-glib\.so\.8 ' || missing+=(libpoppler-glib8)
 # CMYK without a profile is converted through ghostscript's SWOP profile (see ColorConverter).
 [ -f /usr/share/color/icc/ghostscript/default_cmyk.icc ] || missing+=(libgs-common)
 # curl: the server's tests and `make demo` talk HTTP with it.

@@ -9,31 +9,20 @@ static const TesseraSVG *loaded;
 static char failure[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void ignore(const char *domain, int level, const char *message, void *userData) {
-    (void)domain, (void)level, (void)message, (void)userData;
-}
-
 static void load(void) {
-    // Dependencies first (librsvg needs all three); the ABI majors these prototypes describe.
-    const char *names[] = {"libglib-2.0.so.0", "libgobject-2.0.so.0", "libcairo.so.2", "librsvg-2.so.2"};
-    enum { count = sizeof names / sizeof names[0] };
-    void *handles[count];
-    for (int i = 0; i < count; i++) {
-        handles[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!handles[i]) {
-            snprintf(failure, sizeof failure, "cannot load %s (install librsvg)", names[i]);
-            return;
-        }
+    const char *name = "librsvg-2.so.2";  // the ABI major these prototypes describe
+    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(failure, sizeof failure, "cannot load %s (install librsvg)", name);
+        return;
     }
-#define TESSERA_SVG_RESOLVE(library, result, name, parameters)                           \
-    if (!(*(void **)&table.name = dlsym(handles[library], #name))) {                     \
-        snprintf(failure, sizeof failure, "%s lacks %s", names[library], #name);         \
+#define TESSERA_SVG_RESOLVE(result, function, parameters)                                \
+    if (!(*(void **)&table.function = dlsym(handle, #function))) {                       \
+        snprintf(failure, sizeof failure, "%s lacks %s", name, #function);               \
         return;                                                                          \
     }
     TESSERA_SVG_FUNCTIONS(TESSERA_SVG_RESOLVE)
 #undef TESSERA_SVG_RESOLVE
-    // GLib would print librsvg's warnings on stderr; Tessera reports problems through its errors.
-    table.g_log_set_default_handler(ignore, NULL);
     loaded = &table;
 }
 

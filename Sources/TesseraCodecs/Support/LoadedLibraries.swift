@@ -1,3 +1,4 @@
+import CTesseraCairo
 import CTesseraHeif
 import CTesseraPDF
 import CTesseraQuant
@@ -12,7 +13,15 @@ enum LibHeif {
     static func table() throws(ImageDecodingError) -> TesseraHeif { try loaded.get() }
 }
 
-/// librsvg's, cairo's and GLib's function table, loaded on first use (see CTesseraSVG.h).
+/// cairo's and GLib's function table, loaded on first use (see CTesseraCairo.h).
+enum LibCairo {
+    private static let loaded = load { tessera_cairo_load($0, $1) }
+
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraCairoTable { try loaded.get() }
+}
+
+/// librsvg's function table, loaded on first use (see CTesseraSVG.h).
 enum LibRSVG {
     private static let loaded = load { tessera_svg_load($0, $1) }
 
@@ -20,7 +29,7 @@ enum LibRSVG {
     static func table() throws(ImageDecodingError) -> TesseraSVG { try loaded.get() }
 }
 
-/// poppler-glib's, cairo's and GLib's function table, loaded on first use (see CTesseraPDF.h).
+/// poppler-glib's function table, loaded on first use (see CTesseraPDF.h).
 enum LibPoppler {
     private static let loaded = load { tessera_pdf_load($0, $1) }
 

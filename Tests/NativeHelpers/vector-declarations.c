@@ -1,9 +1,13 @@
-// Compiled (never linked) by SVGDeclarationTests: checks that the prototypes and structs that
-// CTesseraSVG.h writes out by hand match librsvg's, cairo's and GLib's own headers, which that
-// target cannot include (see its header). A mismatch here would be memory corruption at run time.
+// Compiled (never linked) by VectorDeclarationTests: checks that the prototypes and structs that
+// CTesseraCairo.h, CTesseraSVG.h and CTesseraPDF.h write out by hand match cairo's, GLib's,
+// librsvg's and poppler-glib's own headers, which those targets cannot include (see
+// CTesseraCairo.h). A mismatch here would be memory corruption at run time.
 #include <librsvg/rsvg.h>
+#include <poppler.h>
 #include <stddef.h>
 
+#include "CTesseraCairo.h"
+#include "CTesseraPDF.h"
 #include "CTesseraSVG.h"
 
 #define SAME_LAYOUT(ours, theirs, field)                                                           \
@@ -24,20 +28,29 @@ SAME_LAYOUT(TesseraRsvgLength, RsvgLength, length);
 SAME_LAYOUT(TesseraRsvgLength, RsvgLength, unit);
 _Static_assert(sizeof(TesseraGBoolean) == sizeof(gboolean), "gboolean");
 _Static_assert(TESSERA_CAIRO_FORMAT_ARGB32 == CAIRO_FORMAT_ARGB32, "cairo_format_t");
+_Static_assert(TESSERA_CAIRO_FORMAT_RGB24 == CAIRO_FORMAT_RGB24, "cairo_format_t");
 _Static_assert(TESSERA_CAIRO_STATUS_SUCCESS == CAIRO_STATUS_SUCCESS, "cairo_status_t");
+// PDFDecoder tells an encrypted document by this code.
+_Static_assert(POPPLER_ERROR_ENCRYPTED == 1, "PopplerError");
 
 // From here on the Tessera names stand for the real types, so each function-pointer type the
-// table declares can be compared with the real function's type.
+// tables declare can be compared with the real function's type.
 #define TesseraRsvgHandle RsvgHandle
+#define TesseraPopplerDocument PopplerDocument
+#define TesseraPopplerPage PopplerPage
 #define TesseraCairoSurface cairo_surface_t
 #define TesseraCairo cairo_t
+#define TesseraGBytes GBytes
 #define TesseraGError GError
 #define TesseraRsvgRectangle RsvgRectangle
 #define TesseraRsvgLength RsvgLength
 #define TesseraGBoolean gboolean
 #define TesseraGLogFunc GLogFunc
 
-#define SAME_PROTOTYPE(library, result, name, parameters)                                          \
+#define SAME_PROTOTYPE(result, name, parameters)                                                   \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&name), result (*)parameters),          \
                    #name " is declared differently from its library's header");
+#define SAME_PROTOTYPE_IN(library, result, name, parameters) SAME_PROTOTYPE(result, name, parameters)
+TESSERA_CAIRO_FUNCTIONS(SAME_PROTOTYPE_IN)
 TESSERA_SVG_FUNCTIONS(SAME_PROTOTYPE)
+TESSERA_PDF_FUNCTIONS(SAME_PROTOTYPE)
