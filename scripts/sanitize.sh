@@ -27,7 +27,7 @@ for sanitizer in ${SANITIZERS:-address thread}; do
     fi
     built=$(date +%s)
     TESSERA_SANITIZER=$sanitizer SWIFT_BACKTRACE=enable=no \
-        ASAN_OPTIONS=detect_leaks=0 LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp" \
+        ASAN_OPTIONS=detect_leaks=0 LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp print_suppressions=0" \
         TSAN_OPTIONS="halt_on_error=1 suppressions=$root/scripts/tsan.supp" \
         swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" || status=1
     echo "sanitize: $sanitizer: build $((built - start)) s, tests $(($(date +%s) - built)) s" \
