@@ -52,10 +52,17 @@ struct InfoCommand: AsyncParsableCommand {
         ]
     }
 
+    /// The frame count, and for an animation how long one play lasts and how many plays there are.
+    private static func framesCell(_ p: ImageProperties) -> String {
+        guard let animation = p.animation else { return String(p.frameCount) }
+        let plays = animation.loopCount == 0 ? "looping" : animation.loopCount == 1 ? "once" : "\(animation.loopCount) plays"
+        return "\(p.frameCount) (" + String(cFormat: "%.2f s", animation.duration) + ", \(plays))"
+    }
+
     static func tableRow(path: String, _ p: ImageProperties) -> [String] {
         [
             path, p.format.rawValue, p.size.description, String(p.orientation.rawValue), p.displaySize.description,
-            p.hasAlpha ? "yes" : "no", String(p.bitsPerComponent), p.colorModel.rawValue, String(p.frameCount),
+            p.hasAlpha ? "yes" : "no", String(p.bitsPerComponent), p.colorModel.rawValue, framesCell(p),
             p.isProgressive ? "yes" : "no", ByteCount.formatted(p.fileByteCount), ByteCount.formatted(p.decodedByteCount),
         ]
     }

@@ -26,8 +26,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: "The output directory (any number of inputs; names are kept).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg, png, webp, avif or heic (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette).", transform: Parse.formatName)
+    @Option(help: "Output format: jpeg, png, webp, gif, avif or heic (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette). An animated GIF, WebP or APNG stays animated as webp or gif.", transform: Parse.formatName)
     var format: String?
+
+    @Option(help: "Of an animation, this frame only (from 0), composed as it shows, as a still.", transform: Parse.integer(0))
+    var frame: Int?
+
+    @Flag(help: "Of an animation, the first frame only, as a still, whatever the output format.")
+    var firstFrame = false
 
     @OptionGroup var encoding: EncodingOptions
     @OptionGroup var color: ColorOption
@@ -45,6 +51,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @OptionGroup var report: JSONOption
 
     func validate() throws {
+        if frame != nil && firstFrame { throw ValidationError("give --frame N or --first-frame, not both") }
         guard maxPixelSize != nil || fill != nil else { throw ValidationError("give --max-pixel-size N or --fill WxH") }
         if output != nil && inputs.count > 1 { throw ValidationError("--output takes one input; use --output-dir for many") }
         if output == nil && outputDir == nil { throw ValidationError("give --output FILE or --output-dir DIR") }
@@ -77,15 +84,13 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 group.addTask {
                     let start = ContinuousClock.now
                     do {
-                        let thumbnail = try await Thumbnailer().thumbnail(.file(input), options: options)
-                        let (path, encoding) = destination(for: input, hasAlpha: thumbnail.pixels.format.hasAlpha)
-                        try ImageEncoder.encode(thumbnail.pixels, as: encoding, iccProfile: thumbnail.iccProfile).write(to: URL(fileURLWithPath: path), options: .atomic)
+                        let (path, line, summary) = try await make(input, options: options)
                         progress.clear()
                         if json {
-                            printJSON(["input": .string(input), "output": .string(path)], thumbnail.summary,
+                            printJSON(["input": .string(input), "output": .string(path)], summary,
                                       ["ms": .double((ContinuousClock.now - start).milliseconds)])
                         } else {
-                            print(Self.summaryLine(input: input, output: path, thumbnail))
+                            print(line)
                         }
                     } catch {
                         progress.clear()
@@ -100,6 +105,59 @@ struct ThumbnailCommand: AsyncParsableCommand {
         }
         progress.finish()
         try failures.exit()
+    }
+
+    /// Makes and writes one thumbnail: animated when the source is an animation, the output format
+    /// holds one and no single frame is asked for; else a still (of `--frame`, or the first).
+    private func make(_ input: String, options: ThumbnailOptions) async throws -> (path: String, line: String, ThumbnailSummary) {
+        let source = ImageSource.file(input)
+        let thumbnailer = Thumbnailer()
+        if frame == nil && !firstFrame, let animatedEncoding = animatedEncoding(for: input),
+           try await WorkExecutor.shared.run(priority: .normal, { _ in try AnimatedImage(source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount)).isAnimated }) {
+            let animation: AnimatedThumbnail
+            do {
+                animation = try await thumbnailer.animatedThumbnail(source, options: options, encoding: animatedEncoding)
+            } catch let error as ImageDecodingError {
+                // Too many frames of too large a canvas to compose: the first frame, still, as
+                // browsers show an animation they will not play.
+                guard case .tooLarge(let pixels, let limit) = error else { throw error }
+                writeToStandardError(
+                    "tessera: \(oneLine(input)): animation not kept: its frames are \(pixels) pixels to compose, over the limit of \(limit); first frame only\n")
+                return try await still(input, source: source, options: options)
+            }
+            let (path, _) = destination(for: input, hasAlpha: true)
+            try animation.data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            let line = "\(input) → \(path)  \(animation.sourceProperties.size) → \(animation.size)  (\(animation.frameCount) frames, "
+                + String(cFormat: "%.2f s", animation.sourceProperties.animation?.duration ?? 0) + ")"
+            return (path, line, animation.summary)
+        }
+        return try await still(input, source: source, options: options)
+    }
+
+    /// A still thumbnail: of `--frame`, or the first frame.
+    private func still(_ input: String, source: ImageSource, options: ThumbnailOptions) async throws -> (path: String, line: String, ThumbnailSummary) {
+        let thumbnailer = Thumbnailer()
+        let thumbnail: Thumbnail
+        if let frame {
+            thumbnail = try await WorkExecutor.shared.run(priority: .normal) { _ in
+                try thumbnailer.thumbnail(source, options: options, frameIndex: frame)
+            }
+        } else {
+            thumbnail = try await thumbnailer.thumbnail(source, options: options)
+        }
+        let (path, encoding) = destination(for: input, hasAlpha: thumbnail.pixels.format.hasAlpha)
+        try ImageEncoder.encode(thumbnail.pixels, as: encoding, iccProfile: thumbnail.iccProfile).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return (path, Self.summaryLine(input: input, output: path, thumbnail), thumbnail.summary)
+    }
+
+    /// The encoding an animated thumbnail of `input` would be written in: the output's, when it is
+    /// WebP or GIF; nil when it cannot hold an animation.
+    private func animatedEncoding(for input: String) -> EncodingFormat? {
+        let encoding = destination(for: input, hasAlpha: true).encoding
+        switch encoding {
+        case .webp, .webpLossless, .gif: return encoding
+        default: return nil
+        }
     }
 
     /// `--output`, or the input's name in `--output-dir` with the extension of `--format`, else of

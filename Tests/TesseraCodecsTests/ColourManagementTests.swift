@@ -154,6 +154,18 @@ struct ColourManagementTests {
         #expect(try ImageDecoder().decode(.file(path)).pixels.size == properties.size)
     }
 
+    /// A fuzzer's AVIF whose clean-aperture box crops the image to nothing: libheif reports a 0×N
+    /// image, which used to reach a zero-sized pixel buffer (a trap); now it is corrupt, probed or decoded.
+    @Test func anAVIFCroppedToNothingIsCorrupt() {
+        let source = ImageSource.file(Fixtures.path("fuzz/avif-clap-crops-to-nothing.avif"))
+        for attempt in [{ _ = try ImageDecoder().probe(source) }, { _ = try ImageDecoder().decode(source) }] as [() throws -> Void] {
+            #expect { try attempt() } throws: { error in
+                guard case ImageDecodingError.corrupt(let reason) = error else { return false }
+                return reason.hasPrefix("a HEIF image of ")
+            }
+        }
+    }
+
     /// A profile kept rather than applied travels with the untouched pixels, byte for byte.
     @Test func keptProfilesTravelWithTheSourcePixels() throws {
         let entry = try #require(Self.entries.first { $0.file == "p3.jpg" })

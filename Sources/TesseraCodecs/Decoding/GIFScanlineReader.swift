@@ -138,14 +138,14 @@ final class GIFScanlineReader: ScanlineReader {
         if status == GIF_ERROR { throw Self.failure(gif.pointee.Error) }
     }
 
-    private static func failure(_ code: Int32) -> ImageDecodingError {
+    static func failure(_ code: Int32) -> ImageDecodingError {
         let message = GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
         return code == D_GIF_ERR_READ_FAILED ? .truncated(reason: message) : .corrupt(reason: message)
     }
 }
 
 /// giflib pulls bytes through a callback; this serves them from the file or the memory copy.
-private final class GIFInput {
+final class GIFInput {
     private let stream: ByteStream
 
     init(_ source: ImageSource) throws(ImageDecodingError) { stream = try source.openStream() }
@@ -157,7 +157,7 @@ private final class GIFInput {
     }
 }
 
-private let gifRead: InputFunc = { gif, destination, count in
+let gifRead: InputFunc = { gif, destination, count in
     guard let gif, let destination, count > 0, let context = gif.pointee.UserData else { return 0 }
     return Int32(Unmanaged<GIFInput>.fromOpaque(context).takeUnretainedValue().read(into: destination, count: Int(count)))
 }

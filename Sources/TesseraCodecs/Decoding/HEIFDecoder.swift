@@ -34,6 +34,9 @@ final class HEIFDecoder {
         self.data = data
         guard error.code == heif_error_Ok, let handle else { throw Self.failure(error) }
         imageHandle = CHandle(handle) { heif.heif_image_handle_release($0) }
+        // A clean-aperture box can crop the image to nothing (found by FuzzDecodeHEIF).
+        let width = heif.heif_image_handle_get_width(handle), height = heif.heif_image_handle_get_height(handle)
+        guard width > 0, height > 0 else { throw .corrupt(reason: "a HEIF image of \(width)×\(height) pixels") }
     }
 
     func properties(format: ImageFormat, fileByteCount: Int) -> ImageProperties {

@@ -22,6 +22,10 @@ public enum EncodingFormat: Sendable, Hashable {
     /// Floyd–Steinberg strength (0: none, 1: full, pngquant's default); it hides banding in
     /// gradients at the cost of noise and size. For graphics whose colours fit in 256.
     case palettePNG(dithering: Double = 1)
+    /// GIF: at most 256 colours per frame chosen by libimagequant, `dithering` as for
+    /// ``palettePNG(dithering:)``, alpha reduced to one transparent index. Animations keep their
+    /// frames (``AnimationEncoder``); GIF carries no colour profile, so pixels are converted to sRGB.
+    case gif(dithering: Double = 1)
 
     /// The encoding a file extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, `heic`, `heif`),
     /// with `quality` applied where the format has one. Nil for an extension Tessera does not write.
@@ -32,15 +36,16 @@ public enum EncodingFormat: Sendable, Hashable {
         case "webp": self = .webp(quality: quality ?? 80)
         case "avif": self = .avif(quality: quality ?? 50)
         case "heic", "heif": self = .heic(quality: quality ?? 50)
+        case "gif": self = .gif()
         default: return nil
         }
     }
 
     /// The extensions ``init(fileExtension:quality:)`` knows, as a message lists them.
-    public static let writtenExtensions = ".jpg, .png, .webp, .avif or .heic"
+    public static let writtenExtensions = ".jpg, .png, .webp, .gif, .avif or .heic"
 
     /// The encoding a format name or extension asks for (`jpeg`, `jpg`, `png`, `webp`, `avif`,
-    /// `heic`, any case).
+    /// `heic`, `gif`, any case).
     public init?(formatName: String, quality: Int? = nil) {
         self.init(fileExtension: formatName, quality: quality)
     }
@@ -78,6 +83,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .webp, .webpLossless: "webp"
         case .avif: "avif"
         case .heic: "heic"
+        case .gif: "gif"
         }
     }
 
@@ -89,6 +95,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .webp, .webpLossless: "image/webp"
         case .avif: "image/avif"
         case .heic: "image/heic"
+        case .gif: "image/gif"
         }
     }
 }

@@ -3,7 +3,7 @@ import CWebP
 public import FoundationEssentials
 public import TesseraCore
 
-/// Encodes a ``PixelBuffer`` to JPEG, PNG (full colour or indexed), WebP, AVIF or HEIC bytes.
+/// Encodes a ``PixelBuffer`` to JPEG, PNG (full colour or indexed), WebP, GIF, AVIF or HEIC bytes.
 public enum ImageEncoder {
     /// - Parameter iccProfile: the profile `pixels` are in (``DecodedImage/iccProfile``), embedded in
     ///   the output (JPEG APP2, PNG iCCP, WebP ICCP, HEIF colr) byte for byte. Nil: the pixels are sRGB and the
@@ -36,6 +36,10 @@ public enum ImageEncoder {
             return try HEIFEncoder.encode(pixels, as: encoding, quality: quality, speed: speed, profile: profile)
         case .palettePNG(let dithering):
             return try PalettePNGEncoder.encode(pixels, dithering: dithering, profile: profile)
+        case .gif:
+            let encoder = try AnimationEncoder(size: pixels.size, format: encoding, loopCount: 1)
+            try encoder.add(pixels, duration: 0)
+            return try encoder.finish()
         }
     }
 
@@ -44,7 +48,7 @@ public enum ImageEncoder {
         switch (encoding, profile.colorSpace) {
         // These write RGB whatever the pixels: only an RGB profile describes what they hold.
         case (.webp, .rgb), (.webpLossless, .rgb), (.avif, .rgb), (.heic, .rgb), (.palettePNG, .rgb): true
-        case (.webp, _), (.webpLossless, _), (.avif, _), (.heic, _), (.palettePNG, _): false
+        case (.webp, _), (.webpLossless, _), (.avif, _), (.heic, _), (.palettePNG, _), (.gif, _): false
         case (_, .rgb): !format.isGray
         case (_, .gray): format.isGray
         default: false

@@ -49,7 +49,7 @@ enum PalettePNGEncoder {
     }
 
     /// The palette libimagequant chose and one index per pixel.
-    private static func quantize(
+    static func quantize(
         _ rgba: PixelBuffer, dithering: Double, _ quant: TesseraQuant
     ) throws(ImageEncodingError) -> ([liq_color], [UInt8]) {
         guard let attributes = quant.liq_attr_create() else { throw .encoderFailed("libimagequant could not start") }

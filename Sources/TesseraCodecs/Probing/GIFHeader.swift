@@ -9,6 +9,11 @@ struct GIFHeader {
     var firstFrameHasTransparency = false
     var firstFrameCoversScreen = true
     var firstFrameIsInterlaced = false
+    /// Each frame's delay as stored, in hundredths of a second (0 without a graphic control extension).
+    var frameDelays: [Int] = []
+    /// The NETSCAPE2.0 (or ANIMEXTS1.0) loop count as stored: repetitions after the first play,
+    /// 0 forever; nil without the extension (play once).
+    var storedLoopCount: Int?
 
     /// - Parameter limits: what a screen its first frame does not cover is held to.
     init(reading stream: ByteStream, limits: AllocationLimits) throws(ImageDecodingError) {
@@ -21,15 +26,28 @@ struct GIFHeader {
         size = PixelSize(width: width, height: height)
         if flags & 0x80 != 0 { stream.skip(3 << (Int(flags & 0x07) + 1)) }
         var pendingTransparency = false
+        var pendingDelay = 0
         var firstFrame = (size: PixelSize(width: 0, height: 0), dataByteCount: 0)
         walking: while let introducer = try? stream.readUInt8() {
             switch introducer {
             case 0x21:
                 let label = try stream.readUInt8()
-                if label == 0xF9, frameCount == 0 {
-                    let start = stream.offset
-                    let block = stream.read(2)  // block size (4), then the packed flags
-                    pendingTransparency = block.count == 2 && block[0] == 4 && block[1] & 0x01 != 0
+                let start = stream.offset
+                if label == 0xF9 {
+                    let block = stream.read(4)  // block size (4), the packed flags, the delay
+                    if frameCount == 0 {
+                        pendingTransparency = block.count >= 2 && block[0] == 4 && block[1] & 0x01 != 0
+                    }
+                    pendingDelay = block.count == 4 && block[0] == 4 ? Int(block[2]) | Int(block[3]) << 8 : 0
+                    stream.seek(to: start)
+                } else if label == 0xFF {
+                    // The application identifier, then the loop sub-block: 3, 1, count (little-endian).
+                    let block = stream.read(17)
+                    if block.count == 17, block[0] == 11,
+                        Array(block[1..<12]) == Array("NETSCAPE2.0".utf8) || Array(block[1..<12]) == Array("ANIMEXTS1.0".utf8),
+                        block[12] == 3, block[13] == 1 {
+                        storedLoopCount = Int(block[14]) | Int(block[15]) << 8
+                    }
                     stream.seek(to: start)
                 }
                 _ = try Self.skipSubBlocks(stream)
@@ -47,6 +65,8 @@ struct GIFHeader {
                     firstFrame.size = PixelSize(width: frameWidth, height: frameHeight)
                 }
                 frameCount += 1
+                frameDelays.append(pendingDelay)
+                pendingDelay = 0
                 if descriptor[8] & 0x80 != 0 { stream.skip(3 << (Int(descriptor[8] & 0x07) + 1)) }
                 stream.skip(1)  // LZW minimum code size
                 let dataByteCount = try Self.skipSubBlocks(stream)
@@ -85,10 +105,19 @@ struct GIFHeader {
 
     var decodedFormat: PixelFormat { hasAlpha ? .rgba8 : .rgb8 }
 
+    /// How many times the animation plays (0: forever), as browsers read the loop extension: absent,
+    /// once; 0, forever; otherwise the stored count of repetitions plus the first play.
+    var loopCount: Int { storedLoopCount.map { $0 == 0 ? 0 : $0 + 1 } ?? 1 }
+
     func properties(fileByteCount: Int) -> ImageProperties {
-        ImageProperties(
+        var properties = ImageProperties(
             format: .gif, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: 8,
             colorModel: .palette, frameCount: frameCount, isProgressive: firstFrameIsInterlaced,
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
+        if frameCount > 1 {
+            properties.animation = AnimationTiming(
+                frameDurations: frameDelays.map { AnimationTiming.displayedDuration(milliseconds: $0 * 10) }, loopCount: loopCount)
+        }
+        return properties
     }
 }

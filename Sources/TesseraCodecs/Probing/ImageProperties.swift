@@ -34,6 +34,9 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// A PDF page's size in points (1/72 inch), unrounded; ``size`` is it rounded up, at 72 dpi.
     /// ``frameCount`` is then the document's page count. Nil for other formats.
     public var pageSize: PointSize?
+    /// For an animated GIF, WebP or APNG (more than one frame): each frame's duration and the loop
+    /// count. Nil for a still image.
+    public var animation: AnimationTiming?
 
     /// The upright size in pixels, after orientation.
     public var displaySize: PixelSize { orientation.displaySize(ofStored: size) }
@@ -72,6 +75,7 @@ extension ImageProperties {
         case format, width, height, orientation, displayWidth, displayHeight, hasAlpha, bitsPerComponent, colorModel
         case frameCount, progressive, fileBytes, decodedBytes, iccProfile, colorSpace, warnings
         case pageCount, pageWidth, pageHeight
+        case duration, loopCount, frameDurations
     }
 
     public init(from decoder: any Decoder) throws {
@@ -101,6 +105,10 @@ extension ImageProperties {
            let height = try container.decodeIfPresent(Double.self, forKey: .pageHeight) {
             pageSize = PointSize(width: width, height: height)
         }
+        if let loopCount = try container.decodeIfPresent(Int.self, forKey: .loopCount) {
+            animation = AnimationTiming(
+                frameDurations: try container.decode([Double].self, forKey: .frameDurations), loopCount: loopCount)
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -129,6 +137,13 @@ extension ImageProperties {
             try container.encode(frameCount, forKey: .pageCount)
             try container.encode(pageSize.width, forKey: .pageWidth)
             try container.encode(pageSize.height, forKey: .pageHeight)
+        }
+        // An animation's play: its length in seconds, how many times it plays (0: forever), and
+        // each frame's duration in seconds.
+        if let animation {
+            try container.encode(animation.duration, forKey: .duration)
+            try container.encode(animation.loopCount, forKey: .loopCount)
+            try container.encode(animation.frameDurations, forKey: .frameDurations)
         }
     }
 }

@@ -14,6 +14,11 @@ struct PNGHeader {
     var hasTransparencyChunk = false
     var orientation: Orientation = .up
     var frameCount = 1
+    /// APNG: acTL's play count (0 forever), each fcTL's delay in milliseconds, and whether the
+    /// default image (IDAT) is the animation's first frame rather than a still for other viewers.
+    var playCount = 0
+    var frameDelays: [Int] = []
+    var defaultImageIsFrame = false
     /// The inflated profile of the iCCP chunk; nil without one. A chunk that does not inflate
     /// gives bytes that fail validation (and so a warning).
     var iccProfileData: [UInt8]?
@@ -61,6 +66,7 @@ struct PNGHeader {
             let dataStart = stream.offset
             switch String(decoding: type, as: UTF8.self) {
             case "IDAT":
+                if imageDataByteCount == 0 { defaultImageIsFrame = !frameDelays.isEmpty }
                 imageDataByteCount += min(length, stream.length - dataStart)
             // A damaged ancillary chunk is dropped, as libpng drops it.
             case "tRNS":
@@ -97,6 +103,14 @@ struct PNGHeader {
                         throw .corrupt(reason: "an APNG whose acTL chunk claims \(frames) frames")
                     }
                     frameCount = frames
+                    playCount = Self.bigEndian32(control[4..<8])
+                }
+            case "fcTL":
+                // Sequence, size, offset (4 bytes each), delay numerator and denominator (2 each), ops.
+                if let control = Self.readChunk(type, length: length, from: stream), control.count == 26 {
+                    let numerator = Int(control[20]) << 8 | Int(control[21])
+                    let denominator = Int(control[22]) << 8 | Int(control[23])
+                    frameDelays.append(numerator * 1000 / (denominator == 0 ? 100 : denominator))
                 }
             case "IEND":
                 reachedEnd = true
@@ -117,6 +131,9 @@ struct PNGHeader {
         }
     }
 
+    /// An APNG browsers animate: more than one frame, and a frame control chunk for each.
+    var isAnimated: Bool { frameCount > 1 && frameDelays.count == frameCount }
+
     var hasAlpha: Bool { colorType == 4 || colorType == 6 || hasTransparencyChunk }
 
     var decodedFormat: PixelFormat {
@@ -130,6 +147,13 @@ struct PNGHeader {
             colorModel: colorType == 3 ? .palette : (colorType == 0 || colorType == 4) ? .gray : .rgb,
             frameCount: frameCount, isProgressive: isInterlaced, fileByteCount: fileByteCount,
             decodedFormat: decodedFormat)
+        if isAnimated {
+            properties.animation = AnimationTiming(
+                frameDurations: frameDelays.map(AnimationTiming.displayedDuration(milliseconds:)), loopCount: playCount)
+        } else if frameCount > 1 {
+            properties.frameCount = 1
+            properties.warnings.append("APNG whose acTL announces \(frameCount) frames has \(frameDelays.count) fcTL chunks: shown as a still, as browsers do")
+        }
         let isGray = colorType == 0 || colorType == 4
         if let codePoints {
             do throws(CodedColorSpace.Unsupported) {

@@ -14,6 +14,10 @@ struct WebPHeader {
     var orientation: Orientation = .up
     /// The ICCP chunk's profile; nil without one.
     var iccProfileData: [UInt8]?
+    /// Each animation frame's duration as stored, in milliseconds.
+    var frameDurations: [Int] = []
+    /// The ANIM chunk's loop count: how many times the animation plays, 0 forever.
+    var loopCount = 0
 
     /// libwebp's bound on a canvas, in pixels (`MAX_IMAGE_AREA`): a larger one is refused.
     static let canvasAreaLimit = 1 << 32
@@ -73,6 +77,11 @@ struct WebPHeader {
                 }
                 if frameCount == 0 { firstFrameCoversCanvas = frame == canvas }
                 frameCount += 1
+                frameDurations.append(try stream.readLittleEndian24())
+            case "ANIM":
+                guard length >= 6 else { throw .corrupt(reason: "a WebP ANIM chunk of \(length) bytes") }
+                stream.skip(4)  // the background colour, which browsers ignore (libwebp's decoder too)
+                loopCount = try stream.readLittleEndian16()
             case "EXIF":
                 if let block = stream.readMetadata(length) { orientation = EXIFMetadata(block).orientation }
             case "ICCP" where iccProfileData == nil:
@@ -108,6 +117,10 @@ struct WebPHeader {
             bitsPerComponent: 8, colorModel: .rgb, frameCount: frameCount, isProgressive: false,
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
         properties.attachProfile(iccProfileData)
+        if isAnimated && frameCount > 1 {
+            properties.animation = AnimationTiming(
+                frameDurations: frameDurations.map(AnimationTiming.displayedDuration(milliseconds:)), loopCount: loopCount)
+        }
         return properties
     }
 }

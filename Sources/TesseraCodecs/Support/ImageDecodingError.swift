@@ -25,6 +25,8 @@ public enum ImageDecodingError: TesseraError, Equatable {
     case cancelled
     /// The page asked for (from 0) is not in the document, which has `count`.
     case noSuchPage(index: Int, count: Int)
+    /// The animation frame asked for (from 0) is not in the image, which has `count`.
+    case noSuchFrame(index: Int, count: Int)
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .libraryUnavailable(let reason): "library unavailable: \(reason)"
         case .cancelled: "cancelled"
         case .noSuchPage(let index, let count): "there is no page \(index + 1): the document has \(count)"
+        case .noSuchFrame(let index, let count): "there is no frame \(index): the image has \(count) (numbered from 0)"
         }
     }
 
@@ -57,6 +60,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .libraryUnavailable: "libraryUnavailable"
         case .cancelled: "cancelled"
         case .noSuchPage: "noSuchPage"
+        case .noSuchFrame: "noSuchFrame"
         }
     }
 
@@ -70,7 +74,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .notFound: .notFound
         case .libraryUnavailable: .libraryUnavailable
         case .cancelled: .cancelled
-        case .noSuchPage: .badInput
+        case .noSuchPage, .noSuchFrame: .badInput
         }
     }
 }

@@ -42,6 +42,8 @@ public struct ThumbnailSummary: Sendable, Hashable, Codable {
     public var height: Int
     /// Full stored width ÷ decoded width (see ``Thumbnail/decodeScale``).
     public var decodeScale: Double
-    /// Bytes the result occupies.
+    /// Bytes the result occupies (of one frame, for an animation).
     public var decodedBytes: Int
+    /// Frames in an animated result; nil for a still.
+    public var frameCount: Int? = nil
 }

@@ -37,6 +37,11 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var colorManagement: ColorManagement
     /// Which page of a PDF, from 0 (``DecodeOptions/pageIndex``).
     public var pageIndex: Int
+    /// The most canvas pixels an animated thumbnail may compose, all frames counted (frames ×
+    /// canvas area): each frame is composed and shrunk at full canvas size, so time follows this.
+    /// A 92 KB GIF can hold 4000 frames of 2048×2048, 16.8 gigapixels of work. The default,
+    /// 2³⁰, is 100 frames of 3200×3200, or 500 of 1920×1080.
+    public var maximumAnimationPixelCount = 1 << 30
 
     public init(
         sizing: Sizing,

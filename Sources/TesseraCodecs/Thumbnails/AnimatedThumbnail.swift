@@ -1,0 +1,138 @@
+public import FoundationEssentials
+public import TesseraCore
+
+/// A display-sized animation, encoded, and how it was made.
+public struct AnimatedThumbnail: Sendable {
+    /// The encoded animation (animated WebP or GIF).
+    public var data: Data
+    public var encoding: EncodingFormat
+    /// Every frame's size, in pixels.
+    public var size: PixelSize
+    public var frameCount: Int
+    /// The source's header facts; ``ImageProperties/animation`` holds its timing, which the
+    /// thumbnail keeps.
+    public var sourceProperties: ImageProperties
+    /// The most bytes Tessera's own buffers held at once: the source's frame decoding
+    /// (``AnimatedImage/workingByteCount``) and one shrunk frame on its way to the encoder.
+    public var peakWorkingByteCount: Int
+
+    /// What was made, as `tessera thumbnail --json` prints it.
+    public var summary: ThumbnailSummary {
+        ThumbnailSummary(
+            sourceWidth: sourceProperties.size.width, sourceHeight: sourceProperties.size.height,
+            width: size.width, height: size.height, decodeScale: 1, decodedBytes: size.byteCount(in: .rgba8),
+            frameCount: frameCount)
+    }
+}
+
+extension Thumbnailer {
+    /// Shrinks every frame of an animated GIF, WebP or APNG as it is decoded and encodes the frames
+    /// as they come into an animation of `encoding` (``EncodingFormat/webp(quality:)``,
+    /// ``EncodingFormat/webpLossless`` or ``EncodingFormat/gif(dithering:)``), keeping each frame's
+    /// duration and the loop count. Frames are never all held: memory is bounded by the source's
+    /// canvas (see ``AnimatedImage/workingByteCount``), not its length. A still source gives an
+    /// animation of one frame.
+    ///
+    /// - Throws: ``ImageDecodingError/tooLarge(pixels:limit:)`` when the frames' canvas pixels add up
+    ///   to more than ``ThumbnailOptions/maximumAnimationPixelCount``: a still of the first frame
+    ///   (``thumbnail(_:options:)``) is the usual answer.
+    ///
+    /// Runs on the ``WorkExecutor``; cancelling the task stops it between frames.
+    public func animatedThumbnail(
+        _ source: ImageSource, options: ThumbnailOptions, encoding: EncodingFormat, priority: WorkPriority = .normal,
+        executor: WorkExecutor = .shared
+    ) async throws -> AnimatedThumbnail {
+        try await executor.run(priority: priority) { context in
+            do {
+                return try animatedThumbnail(source, options: options, encoding: encoding, context: context)
+            } catch ImageDecodingError.cancelled {
+                throw CancellationError()
+            }
+        }
+    }
+
+    /// Makes the animated thumbnail on the calling thread.
+    /// - Throws: ``ImageDecodingError`` or ``ImageEncodingError``.
+    public func animatedThumbnail(
+        _ source: ImageSource, options: ThumbnailOptions, encoding: EncodingFormat
+    ) throws -> AnimatedThumbnail {
+        try animatedThumbnail(source, options: options, encoding: encoding, context: .uncancellable)
+    }
+
+    func animatedThumbnail(
+        _ source: ImageSource, options: ThumbnailOptions, encoding: EncodingFormat, context: WorkContext
+    ) throws -> AnimatedThumbnail {
+        let animation = try AnimatedImage(source, options: decodeOptions(options))
+        try checkWork(animation, frames: animation.frameCount, options: options)
+        let shrinker = FrameShrinker(animation.properties, options: options)
+        let encoder = try AnimationEncoder(
+            size: shrinker.outputSize, format: encoding, loopCount: animation.properties.animation?.loopCount ?? 1)
+        let reader = try animation.makeFrameReader()
+        var frameCount = 0
+        while let frame = try reader.next() {
+            if context.isCancelled { throw ImageDecodingError.cancelled }
+            try encoder.add(shrinker.shrink(frame.pixels), duration: frame.duration)
+            frameCount += 1
+        }
+        return AnimatedThumbnail(
+            data: try encoder.finish(), encoding: encoding, size: shrinker.outputSize, frameCount: frameCount,
+            sourceProperties: animation.properties,
+            peakWorkingByteCount: animation.workingByteCount + 2 * shrinker.outputSize.byteCount(in: .rgba8))
+    }
+
+    /// A still thumbnail of frame `index` (from 0) of an animation, the frames before it decoded on
+    /// the way one at a time. Frame 0 of a still image is the image.
+    /// - Throws: ``ImageDecodingError``; ``ImageDecodingError/noSuchFrame(index:count:)`` past the last frame.
+    public func thumbnail(_ source: ImageSource, options: ThumbnailOptions, frameIndex: Int) throws(ImageDecodingError) -> Thumbnail {
+        let animation = try AnimatedImage(source, options: decodeOptions(options))
+        try checkWork(animation, frames: min(frameIndex + 1, animation.frameCount), options: options)
+        let frame = try animation.frame(at: frameIndex)
+        let pixels = FrameShrinker(animation.properties, options: options).shrink(frame.pixels)
+        return Thumbnail(
+            pixels: pixels, sourceProperties: animation.properties, decodeScale: 1, usedEmbeddedThumbnail: false,
+            peakWorkingByteCount: animation.workingByteCount + pixels.byteCount, isTruncated: false, iccProfile: nil)
+    }
+
+    /// Throws ``ImageDecodingError/tooLarge(pixels:limit:)`` when composing `frames` frames would
+    /// be over ``ThumbnailOptions/maximumAnimationPixelCount``.
+    private func checkWork(_ animation: AnimatedImage, frames: Int, options: ThumbnailOptions) throws(ImageDecodingError) {
+        let (pixels, overflow) = animation.size.area.multipliedReportingOverflow(by: frames)
+        guard !overflow, pixels <= options.maximumAnimationPixelCount else {
+            throw .tooLarge(pixels: overflow ? .max : pixels, limit: options.maximumAnimationPixelCount)
+        }
+    }
+
+    private func decodeOptions(_ options: ThumbnailOptions) -> DecodeOptions {
+        DecodeOptions(
+            maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
+            colorManagement: .convertToSRGB)
+    }
+}
+
+/// Brings a composed frame to the thumbnail's size: box filter, then Lanczos-3, upright, cropped.
+private struct FrameShrinker {
+    let orientation: Orientation
+    let storedTarget: PixelSize
+    let crop: PixelSize?
+
+    init(_ properties: ImageProperties, options: ThumbnailOptions) {
+        orientation = options.createThumbnailWithTransform ? properties.orientation : .up
+        let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size))
+        storedTarget = orientation.swapsDimensions ? target.transposed : target
+        if case .box(let box, .centerCrop) = options.sizing { crop = box } else { crop = nil }
+    }
+
+    var outputSize: PixelSize {
+        let upright = orientation.swapsDimensions ? storedTarget.transposed : storedTarget
+        guard let crop else { return upright }
+        return PixelSize(width: min(crop.width, upright.width), height: min(crop.height, upright.height))
+    }
+
+    func shrink(_ frame: PixelBuffer) -> PixelBuffer {
+        var pixels = BoxShrinker.reduce(frame, toward: storedTarget)
+        if pixels.size != storedTarget { pixels = LanczosResampler.resize(pixels, to: storedTarget) }
+        if orientation != .up { pixels = orientation.apply(to: pixels) }
+        if let crop { pixels = pixels.centerCropped(to: crop) }
+        return pixels
+    }
+}
