@@ -126,9 +126,49 @@ final class ImageService: Sendable {
         let resolved = try request.resolved(imageSize: properties.displaySize, limits: configuration.limits)
         if let stored = storedTile(resolved, of: source, properties: properties) { return (stored, resolved) }
         let body = try await answer("iiif|" + resolved.canonicalPath, source: source) {
-            try await self.render(resolved, of: source, properties: properties)
+            if Self.answersAnimated(resolved, properties: properties) {
+                return try await self.renderAnimation(resolved, of: source, properties: properties)
+            }
+            return try await self.render(resolved, of: source, properties: properties)
         }
         return (body, resolved)
+    }
+
+    /// The most canvas pixels an animated answer composes, all frames counted (as
+    /// ``ThumbnailOptions/maximumAnimationPixelCount``); a longer animation is answered with its
+    /// first frame.
+    static let maximumAnimationPixelCount = 1 << 30
+
+    /// Whether the answer is an animation: an animated GIF, WebP or APNG asked for as WebP, within
+    /// ``maximumAnimationPixelCount``.
+    static func answersAnimated(_ request: ResolvedIIIFRequest, properties: ImageProperties) -> Bool {
+        guard properties.animation != nil, request.format == .webp else { return false }
+        let (pixels, overflow) = properties.size.area.multipliedReportingOverflow(by: properties.frameCount)
+        return !overflow && pixels <= maximumAnimationPixelCount
+    }
+
+    /// An animated WebP of every frame, each cut, scaled, turned and converted as the request asks,
+    /// with the source's durations and loop count. Frames are composed one at a time: memory is
+    /// a few canvases (``AnimatedImage/workingByteCount``) and the encoder's output.
+    private func renderAnimation(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
+        let quality = max(configuration.jpegQuality, 80)
+        let options = decodeOptions
+        return try await executor.run { context in
+            let animation = try AnimatedImage(.file(source.path), options: options)
+            let reader = try animation.makeFrameReader()
+            var encoder: AnimationEncoder?
+            while let frame = try reader.next() {
+                try context.checkCancellation()
+                let upright = properties.orientation.apply(to: frame.pixels)
+                let finished = RegionRenderer.finish(upright.cropped(to: request.region) ?? upright, request: request)
+                let frames = try encoder ?? AnimationEncoder(
+                    size: finished.size, format: .webp(quality: quality), loopCount: animation.properties.animation?.loopCount ?? 0)
+                try frames.add(finished, duration: frame.duration)
+                encoder = frames
+            }
+            guard let encoder else { throw ServerError(.internal, "an animation without frames") }
+            return ByteBuffer(bytes: try encoder.finish())
+        }
     }
 
     /// An aligned tile of a pyramid already built: the stored file's bytes, read on the calling

@@ -163,6 +163,40 @@ struct IIIFRouteTests {
         }
     }
 
+    /// An animated source asked for as WebP is answered animated: every frame cut and scaled as
+    /// asked, the durations and loop count kept; other formats get the first frame.
+    @Test func animatedSourcesAnswerAnimatedWebP() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let name = "apng-dispose-blend.png"
+        try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/animation/" + name, toPath: sandbox.root + "/" + name)
+        let source = try AnimatedImage(.file(ServerSandbox.fixtures + "/animation/" + name))
+        try await sandbox.server().test { client in
+            let response = try await client.execute(uri: "/iiif/3/\(name)/8,4,32,32/16,/90/default.webp", method: .get)
+            #expect(response.status == .ok && response.headers[.contentType] == "image/webp")
+            let answer = try AnimatedImage(.data(Data(response.body.readableBytesView)))
+            #expect(answer.isAnimated && answer.frameCount == source.frameCount)
+            #expect(answer.size == PixelSize(width: 16, height: 16))
+            #expect(answer.properties.animation == source.properties.animation)
+            // Each frame is the source's frame cut, scaled and turned (lossy WebP: close, not exact).
+            let sourceFrames = try source.makeFrameReader(), answerFrames = try answer.makeFrameReader()
+            while let expected = try sourceFrames.next(), let frame = try answerFrames.next() {
+                let cut = try #require(expected.pixels.cropped(x: 8, y: 4, width: 32, height: 32))
+                let reference = Orientation(mirrored: false, clockwiseQuarterTurns: 1)
+                    .apply(to: LanczosResampler.resize(cut, to: PixelSize(width: 16, height: 16)))
+                // Colour as it shows (scaled by alpha): WebP does not keep the colour of transparent pixels.
+                func shown(_ pixels: PixelBuffer) -> PixelBuffer {
+                    var bytes = pixels.bytes
+                    for index in bytes.indices where index % 4 != 3 { bytes[index] = UInt8(Int(bytes[index]) * Int(bytes[index - index % 4 + 3]) / 255) }
+                    return PixelBuffer(width: pixels.width, height: pixels.height, format: .rgba8, bytes: bytes)
+                }
+                #expect(meanDifference(shown(frame.pixels), shown(reference)) < 6, "frame \(frame.index)")
+            }
+            let still = try await client.execute(uri: "/iiif/3/\(name)/full/max/0/default.png", method: .get)
+            #expect(try ImageDecoder().probe(.data(Data(still.body.readableBytesView))).animation == nil)
+        }
+    }
+
     @Test func linkHeadersAndCanonicalForm() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }

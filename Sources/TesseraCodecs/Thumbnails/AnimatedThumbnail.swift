@@ -62,22 +62,20 @@ extension Thumbnailer {
     func animatedThumbnail(
         _ source: ImageSource, options: ThumbnailOptions, encoding: EncodingFormat, context: WorkContext
     ) throws -> AnimatedThumbnail {
-        let animation = try AnimatedImage(source, options: decodeOptions(options))
-        try checkWork(animation, frames: animation.frameCount, options: options)
-        let shrinker = FrameShrinker(animation.properties, options: options)
+        let frames = try thumbnailFrames(source, options: options)
+        let animation = frames.animation
         let encoder = try AnimationEncoder(
-            size: shrinker.outputSize, format: encoding, loopCount: animation.properties.animation?.loopCount ?? 1)
-        let reader = try animation.makeFrameReader()
+            size: frames.size, format: encoding, loopCount: animation.properties.animation?.loopCount ?? 1)
         var frameCount = 0
-        while let frame = try reader.next() {
+        while let frame = try frames.next() {
             if context.isCancelled { throw ImageDecodingError.cancelled }
-            try encoder.add(shrinker.shrink(frame.pixels), duration: frame.duration)
+            try encoder.add(frame.pixels, duration: frame.duration)
             frameCount += 1
         }
         return AnimatedThumbnail(
-            data: try encoder.finish(), encoding: encoding, size: shrinker.outputSize, frameCount: frameCount,
+            data: try encoder.finish(), encoding: encoding, size: frames.size, frameCount: frameCount,
             sourceProperties: animation.properties,
-            peakWorkingByteCount: animation.workingByteCount + 2 * shrinker.outputSize.byteCount(in: .rgba8))
+            peakWorkingByteCount: animation.workingByteCount + 2 * frames.size.byteCount(in: .rgba8))
     }
 
     /// A still thumbnail of frame `index` (from 0) of an animation, the frames before it decoded on
@@ -93,6 +91,16 @@ extension Thumbnailer {
             peakWorkingByteCount: animation.workingByteCount + pixels.byteCount, isTruncated: false, iccProfile: nil)
     }
 
+    /// An animation's frames, each shrunk (and turned and cropped) as ``thumbnail(_:options:)``
+    /// shrinks a still, decoded in order as ``ThumbnailFrameReader/next()`` asks.
+    /// - Throws: ``ImageDecodingError``; ``ImageDecodingError/tooLarge(pixels:limit:)`` as for
+    ///   ``animatedThumbnail(_:options:encoding:)``.
+    public func thumbnailFrames(_ source: ImageSource, options: ThumbnailOptions) throws(ImageDecodingError) -> ThumbnailFrameReader {
+        let animation = try AnimatedImage(source, options: decodeOptions(options))
+        try checkWork(animation, frames: animation.frameCount, options: options)
+        return ThumbnailFrameReader(animation, reader: try animation.makeFrameReader(), options: options)
+    }
+
     /// Throws ``ImageDecodingError/tooLarge(pixels:limit:)`` when composing `frames` frames would
     /// be over ``ThumbnailOptions/maximumAnimationPixelCount``.
     private func checkWork(_ animation: AnimatedImage, frames: Int, options: ThumbnailOptions) throws(ImageDecodingError) {
@@ -106,6 +114,30 @@ extension Thumbnailer {
         DecodeOptions(
             maximumPixelCount: options.maximumPixelCount, allowsTruncatedData: options.allowsTruncatedData,
             colorManagement: .convertToSRGB)
+    }
+}
+
+/// An animation's frames at a thumbnail's size, decoded in order, one per ``next()``
+/// (``Thumbnailer/thumbnailFrames(_:options:)``). Not for sharing between tasks.
+public final class ThumbnailFrameReader {
+    public let animation: AnimatedImage
+    private let reader: AnimationFrameReader
+    private let shrinker: FrameShrinker
+
+    init(_ animation: AnimatedImage, reader: AnimationFrameReader, options: ThumbnailOptions) {
+        self.animation = animation
+        self.reader = reader
+        shrinker = FrameShrinker(animation.properties, options: options)
+    }
+
+    /// Every frame's size, in pixels.
+    public var size: PixelSize { shrinker.outputSize }
+
+    /// The next frame, shrunk, or nil after the last.
+    public func next() throws(ImageDecodingError) -> AnimationFrame? {
+        guard var frame = try reader.next() else { return nil }
+        frame.pixels = shrinker.shrink(frame.pixels)
+        return frame
     }
 }
 
