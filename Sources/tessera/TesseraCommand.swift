@@ -12,8 +12,8 @@ struct TesseraCommand: ParsableCommand {
         abstract: "Big images and video, cheap to show.",
         version: tesseraVersion,
         subcommands: [
-            InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, TileCommand.self, LoadCommand.self, RenderCommand.self,
-            StripCommand.self, TrimmerCommand.self, TrimCommand.self, ServeCommand.self,
+            InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, RenditionsCommand.self, TileCommand.self, LoadCommand.self,
+            RenderCommand.self, StripCommand.self, TrimmerCommand.self, TrimCommand.self, ServeCommand.self,
         ]
     )
 
