@@ -118,7 +118,7 @@ public final class ImagePipeline: Sendable {
 
     // MARK: - Work
 
-    private struct LoadedData: Sendable {
+    struct LoadedData: Sendable {
         enum Location: Sendable {
             case file(URL)
             case memory(Data)
@@ -197,7 +197,7 @@ public final class ImagePipeline: Sendable {
         return DecodedResult(pixels: pixels, source: loaded.source, decodeDuration: seconds(since: start))
     }
 
-    private func data(for request: ImageRequest) async throws -> (value: LoadedData, coalesced: Bool) {
+    func data(for request: ImageRequest) async throws -> (value: LoadedData, coalesced: Bool) {
         let usesDisk = request.cachePolicy != .memoryOnly ? configuration.dataCache : nil
         let readsDisk = request.cachePolicy != .reloadIgnoringCaches
         return try await dataTasks.value(for: Self.dataTaskKey(for: request), priority: request.priority) { ticket, priority in
