@@ -3,8 +3,8 @@ public import TesseraCodecs
 import TesseraCore
 
 /// Everything Tessera does with the bytes of an image file, run on one input: probe, full decode,
-/// thumbnail and streamed rows, each with limits low enough that a decompression bomb fails (or is
-/// thumbnailed) at the cost of a small image.
+/// thumbnail, animation frames and streamed rows, each with limits low enough that a decompression
+/// bomb fails (or is thumbnailed) at the cost of a small image.
 public enum ImageHarness {
     /// 2048 × 2048 pixels, 32 MiB at the widest pixel: what one buffer sized from a fuzz input may
     /// take. A header may claim anything; past this the decoders must refuse it before allocating.
@@ -27,6 +27,14 @@ public enum ImageHarness {
             ? .fit(maxPixelSize: 64) : .box(PixelSize(width: 48, height: 32), mode: .centerCrop)
         let options = ThumbnailOptions(sizing: sizing, embeddedThumbnail: .ifAbsent, maximumPixelCount: maximumPixelCount)
         _ = try? Thumbnailer().thumbnail(source, options: options)
+
+        // Animations composed frame by frame and shrunk (at most 16 frames, so an input of thousands
+        // stays cheap; the work limit still applies to all of them).
+        var animationOptions = options
+        animationOptions.maximumAnimationPixelCount = 64 * maximumPixelCount
+        if let frames = try? Thumbnailer().thumbnailFrames(source, options: animationOptions) {
+            for _ in 0..<16 where (try? frames.next()) != nil {}
+        }
 
         if let rows = try? ImageRowReader(source, options: DecodeOptions(maximumPixelCount: maximumPixelCount)) {
             try? rows.forEachRow { _ in }

@@ -71,6 +71,14 @@ struct AnimationCanvas {
         }
     }
 
+    /// Row `frameRow` of a frame at `rect` (clipped), for writing in place: `rect.width` RGBA
+    /// pixels, 4 bytes each, at offsets that are multiples of 4 from a word-aligned allocation (so
+    /// a pixel may be stored as one `UInt32` with `storeBytes`).
+    mutating func withRow(_ frameRow: Int, in rect: FrameRect, _ body: (UnsafeMutableRawPointer) -> Void) {
+        let start = (rect.y + frameRow) * pixels.bytesPerRow + rect.x * 4
+        pixels.bytes.withUnsafeMutableBytes { canvas in body(canvas.baseAddress! + start) }
+    }
+
     /// `source` over `destination`, straight alpha, with Pillow's `alpha_composite` arithmetic
     /// (7 extra bits of precision, divisions by 255 rounded) so the results match it exactly.
     @inline(__always)

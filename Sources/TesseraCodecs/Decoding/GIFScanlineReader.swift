@@ -20,7 +20,7 @@ final class GIFScanlineReader: ScanlineReader {
     private let allowsTruncatedData: Bool
     private let limits: AllocationLimits
     private var frame = (x: 0, y: 0, width: 0, height: 0)
-    private var palette = [UInt8](repeating: 0, count: 256 * 3)
+    private var palette: [UInt32] = []
     private var transparentIndex = -1
     private var interlacedIndices: ZeroedBuffer<UInt8>?
     private var lineIndices: ZeroedBuffer<UInt8>?
@@ -34,49 +34,20 @@ final class GIFScanlineReader: ScanlineReader {
         outputFormat = header.decodedFormat
         var error: Int32 = 0
         guard let gif = DGifOpen(Unmanaged.passUnretained(reader).toOpaque(), gifRead, &error) else {
-            throw Self.failure(error)
+            throw GIFRecords.failure(error)
         }
         handle = CHandle(gif) { DGifCloseFile($0, nil) }
         try readUpToFirstFrame()
     }
 
     private func readUpToFirstFrame() throws(ImageDecodingError) {
-        while true {
-            var record = UNDEFINED_RECORD_TYPE
-            try check(DGifGetRecordType(gif, &record))
-            switch record {
-            case EXTENSION_RECORD_TYPE:
-                var code: Int32 = 0
-                var block: UnsafeMutablePointer<GifByteType>?
-                try check(DGifGetExtension(gif, &code, &block))
-                if code == GRAPHICS_EXT_FUNC_CODE, let block, block[0] >= 4, block[1] & 1 != 0 {
-                    transparentIndex = Int(block[4])
-                }
-                while block != nil { try check(DGifGetExtensionNext(gif, &block)) }
-            case IMAGE_DESC_RECORD_TYPE:
-                try check(DGifGetImageDesc(gif))
-                let image = gif.pointee.Image
-                frame = (Int(image.Left), Int(image.Top), Int(image.Width), Int(image.Height))
-                guard frame.width > 0, frame.height > 0 else { throw .corrupt(reason: "GIF frame of zero size") }
-                if let colorMap = image.ColorMap ?? gif.pointee.SColorMap {
-                    for index in 0..<Int(min(colorMap.pointee.ColorCount, 256)) {
-                        let color = colorMap.pointee.Colors[index]
-                        palette[index * 3] = color.Red
-                        palette[index * 3 + 1] = color.Green
-                        palette[index * 3 + 2] = color.Blue
-                    }
-                } else {
-                    for index in 0..<256 { palette[index * 3...index * 3 + 2] = [UInt8(index), UInt8(index), UInt8(index)] }
-                }
-                lineIndices = try limits.zeroedBuffer(width: frame.width, rows: 1, elementsPerPixel: 1)
-                if image.Interlace { try readInterlacedFrame() }
-                return
-            case TERMINATE_RECORD_TYPE:
-                throw .corrupt(reason: "GIF without an image")
-            default:
-                throw .corrupt(reason: "unknown GIF record")
-            }
-        }
+        guard let control = try GIFRecords.nextImage(gif) else { throw .corrupt(reason: "GIF without an image") }
+        transparentIndex = control.transparentIndex
+        let image = gif.pointee.Image
+        frame = (Int(image.Left), Int(image.Top), Int(image.Width), Int(image.Height))
+        palette = GIFRecords.palette(gif, transparentIndex: transparentIndex)
+        lineIndices = try limits.zeroedBuffer(width: frame.width, rows: 1, elementsPerPixel: 1)
+        if image.Interlace { try readInterlacedFrame() }
     }
 
     private func readInterlacedFrame() throws(ImageDecodingError) {
@@ -113,11 +84,12 @@ final class GIFScanlineReader: ScanlineReader {
                     let x = frame.x + frameX
                     guard x < outputSize.width else { break }
                     let index = Int(lineIndices[frameX])
-                    let pixel = destination + x * channels
                     if index == transparentIndex { continue }
-                    pixel[0] = palette[index * 3]
-                    pixel[1] = palette[index * 3 + 1]
-                    pixel[2] = palette[index * 3 + 2]
+                    let color = UInt32(littleEndian: palette[index])
+                    let pixel = destination + x * channels
+                    pixel[0] = UInt8(truncatingIfNeeded: color)
+                    pixel[1] = UInt8(truncatingIfNeeded: color >> 8)
+                    pixel[2] = UInt8(truncatingIfNeeded: color >> 16)
                     if channels == 4 { pixel[3] = 255 }
                 }
             }
@@ -128,20 +100,12 @@ final class GIFScanlineReader: ScanlineReader {
 
     /// True when truncation is allowed (the rest stays transparent); throws otherwise.
     private func acceptTruncation() throws(ImageDecodingError) -> Bool {
-        let error = Self.failure(gif.pointee.Error)
+        let error = GIFRecords.failure(gif.pointee.Error)
         guard case .truncated = error, allowsTruncatedData else { throw error }
         isTruncated = true
         return true
     }
 
-    private func check(_ status: Int32) throws(ImageDecodingError) {
-        if status == GIF_ERROR { throw Self.failure(gif.pointee.Error) }
-    }
-
-    static func failure(_ code: Int32) -> ImageDecodingError {
-        let message = GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
-        return code == D_GIF_ERR_READ_FAILED ? .truncated(reason: message) : .corrupt(reason: message)
-    }
 }
 
 /// giflib pulls bytes through a callback; this serves them from the file or the memory copy.

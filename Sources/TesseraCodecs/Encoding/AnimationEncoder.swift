@@ -36,6 +36,10 @@ public final class AnimationEncoder {
             var options = WebPAnimEncoderOptions()
             guard WebPAnimEncoderOptionsInit(&options) != 0 else { throw .encoderFailed("libwebp version mismatch") }
             options.anim_params.loop_count = Int32(loopCount)
+            // No forced key frames (as libvips sets it): each frame is then encoded as the
+            // rectangle that changed, once, instead of also whole as a key-frame candidate.
+            options.kmin = Int32.max - 1
+            options.kmax = Int32.max
             var config = WebPConfig()
             guard WebPConfigInit(&config) != 0 else { throw .encoderFailed("libwebp version mismatch") }
             if case .webp(let quality) = format {

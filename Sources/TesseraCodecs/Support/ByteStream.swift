@@ -103,11 +103,33 @@ final class FileByteStream: ByteStream {
     func read(_ count: Int) -> [UInt8] {
         let wanted = min(max(count, 0), length - offset)
         guard wanted > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: wanted)
-        fseeko(file, off_t(offset), SEEK_SET)
-        let got = bytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, wanted, file) }
-        offset += got
-        return got == wanted ? bytes : Array(bytes.prefix(got))
+        // Small reads (header walks, giflib's sub-blocks of at most 255 bytes) come from a window
+        // of the file read once; seeking the `FILE` for each would drop stdio's buffer and read it
+        // again, a system call or two per read.
+        if wanted <= Self.windowByteCount / 4 {
+            if offset < windowStart || offset + wanted > windowStart + window.count {
+                window = readFile(at: offset, count: min(Self.windowByteCount, length - offset))
+                windowStart = offset
+            }
+            let start = offset - windowStart
+            let got = min(wanted, window.count - start)
+            offset += got
+            return Array(window[start..<start + got])
+        }
+        let bytes = readFile(at: offset, count: wanted)
+        offset += bytes.count
+        return bytes
+    }
+
+    private static let windowByteCount = 64 << 10
+    private var window: [UInt8] = []
+    private var windowStart = 0
+
+    private func readFile(at position: Int, count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        fseeko(file, off_t(position), SEEK_SET)
+        let got = bytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, count, file) }
+        return got == count ? bytes : Array(bytes.prefix(got))
     }
 
     /// Positions the underlying `FILE` at the start, for a C library that reads it from there.

@@ -62,20 +62,22 @@ extension Thumbnailer {
     func animatedThumbnail(
         _ source: ImageSource, options: ThumbnailOptions, encoding: EncodingFormat, context: WorkContext
     ) throws -> AnimatedThumbnail {
-        let frames = try thumbnailFrames(source, options: options)
-        let animation = frames.animation
+        let animation = try AnimatedImage(source, options: decodeOptions(options))
+        try checkWork(animation, frames: animation.frameCount, options: options)
+        let shrinker = FrameShrinker(animation.properties, options: options)
         let encoder = try AnimationEncoder(
-            size: frames.size, format: encoding, loopCount: animation.properties.animation?.loopCount ?? 1)
+            size: shrinker.outputSize, format: encoding, loopCount: animation.properties.animation?.loopCount ?? 1)
         var frameCount = 0
-        while let frame = try frames.next() {
-            if context.isCancelled { throw ImageDecodingError.cancelled }
-            try encoder.add(frame.pixels, duration: frame.duration)
+        // Frames are decoded and composed on a second thread when one is idle, shrunk and encoded here.
+        try AnimationFramePipeline(try animation.makeFrameReader()).forEachFrame(context: context) { frame in
+            try encoder.add(shrinker.shrink(frame.pixels), duration: frame.duration)
             frameCount += 1
         }
         return AnimatedThumbnail(
-            data: try encoder.finish(), encoding: encoding, size: frames.size, frameCount: frameCount,
+            data: try encoder.finish(), encoding: encoding, size: shrinker.outputSize, frameCount: frameCount,
             sourceProperties: animation.properties,
-            peakWorkingByteCount: animation.workingByteCount + 2 * frames.size.byteCount(in: .rgba8))
+            peakWorkingByteCount: animation.workingByteCount + 2 * animation.size.byteCount(in: .rgba8)
+                + 2 * shrinker.outputSize.byteCount(in: .rgba8))
     }
 
     /// A still thumbnail of frame `index` (from 0) of an animation, the frames before it decoded on
@@ -161,7 +163,17 @@ private struct FrameShrinker {
     }
 
     func shrink(_ frame: PixelBuffer) -> PixelBuffer {
-        var pixels = BoxShrinker.reduce(frame, toward: storedTarget)
+        // The box filter takes every whole factor (to within 1–2× of the target, not the 2–4× a
+        // still gets): a frame is small and about to be encoded lossily, and the Lanczos pass over
+        // a frame 4× the target cost three times the rest of the frame's work.
+        var pixels = frame
+        var box = BoxShrinker(
+            inputSize: frame.size, format: frame.format, factorX: max(1, frame.width / storedTarget.width),
+            factorY: max(1, frame.height / storedTarget.height))
+        if box.reduces {
+            for y in 0..<frame.height { frame.withRow(y) { box.append(row: $0) } }
+            pixels = box.result()
+        }
         if pixels.size != storedTarget { pixels = LanczosResampler.resize(pixels, to: storedTarget) }
         if orientation != .up { pixels = orientation.apply(to: pixels) }
         if let crop { pixels = pixels.centerCropped(to: crop) }
