@@ -49,12 +49,14 @@ enum PalettePNGEncoder {
     }
 
     /// The palette libimagequant chose and one index per pixel.
+    /// - Parameter speed: libimagequant's 1 (slowest, best palette) to 10; 4 is its default.
     static func quantize(
-        _ rgba: PixelBuffer, dithering: Double, _ quant: TesseraQuant
+        _ rgba: PixelBuffer, dithering: Double, speed: Int = 4, _ quant: TesseraQuant
     ) throws(ImageEncodingError) -> ([liq_color], [UInt8]) {
         guard let attributes = quant.liq_attr_create() else { throw .encoderFailed("libimagequant could not start") }
         defer { quant.liq_attr_destroy(attributes) }
         _ = quant.liq_set_max_colors(attributes, 256)
+        _ = quant.liq_set_speed(attributes, Int32(speed))
         var indices = [UInt8](repeating: 0, count: rgba.width * rgba.height)
         let palette = rgba.bytes.withUnsafeBufferPointer { bytes -> [liq_color]? in
             // Gamma 0: libimagequant's default, sRGB's.
