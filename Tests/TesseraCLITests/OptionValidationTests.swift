@@ -22,7 +22,7 @@ struct OptionValidationTests {
         (["render", "x.dzi", "--viewport", "100x100", "--zoom", "abc", "--output", out + ".png"], "--zoom"),
         (["render", "x.dzi", "--viewport", "100x100", "--center", "1", "--output", out + ".png"], "--center"),
         (["render", "x.dzi", "--viewport", "100x100", "--bias", "inf", "--output", out + ".png"], "--bias"),
-        (["render", "x.dzi", "--viewport", "100x100", "--output", out + ".gif"], ".gif"),
+        (["render", "x.dzi", "--viewport", "100x100", "--output", out + ".bmp"], ".bmp"),
         // load
         (["load", "a.jpg", "--size", "100x100", "--scale", "0"], "--scale"),
         (["load", "a.jpg", "--size", "-1x100"], "--size"),
@@ -59,7 +59,7 @@ struct OptionValidationTests {
         (["tile", image, "--output", out, "--overlap", "-1"], "--overlap"),
         (["tile", image, "--output", out, "--quality", "0"], "--quality"),
         (["tile", image, "--output", out, "--jobs", "0"], "--jobs"),
-        (["tile", image, "--output", out, "--format", "gif"], "--format"),
+        (["tile", image, "--output", out, "--format", "bmp"], "--format"),
         (["tile", image, "--output", out, "--layout", "iiif", "--base-url", "not a url"], "--base-url"),
         // strip
         (["strip", video, "--frames", "0", "--output", out + ".jpg"], "--frames"),
