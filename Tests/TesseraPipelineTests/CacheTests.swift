@@ -115,6 +115,13 @@ struct CacheTests {
         #expect(FetchedData.cacheControl("no-store").noStore)
         #expect(FetchedData.cacheControl("no-cache").maxAge == 0)
         #expect(FetchedData.cacheControl(nil).maxAge == nil)
+        // delta-seconds are digits: anything else makes the response stale (FuzzCacheHeaders found
+        // `max-age=nan` losing the stored response); a huge value is capped at 2³¹.
+        #expect(FetchedData.cacheControl("max-age=\"90\"").maxAge == 90)
+        for invalid in ["nan", "inf", "-5", "1e3", "+60", "6.5", "٣"] {
+            #expect(FetchedData.cacheControl("max-age=\(invalid)").maxAge == 0, "\(invalid)")
+        }
+        #expect(FetchedData.cacheControl("max-age=99999999999999999999").maxAge == TimeInterval(1 << 31))
     }
 
     @Test("cache keys separate sizes, content modes and processors")

@@ -53,11 +53,20 @@ public struct FetchedData: Sendable {
             case "no-store": noStore = true
             case "no-cache": maxAge = 0
             case "max-age" where parts.count == 2:
-                maxAge = TimeInterval(parts[1].trimmed("\" "))
+                maxAge = deltaSeconds(parts[1].trimmed("\" "))
             default: break
             }
         }
         return (noStore, maxAge)
+    }
+
+    /// A `max-age` value as RFC 9111 (§1.2.2) reads it: digits only, anything over 2³¹ counting as
+    /// 2³¹. An invalid value (a sign, a fraction, `nan`, `inf`: found by FuzzCacheHeaders, where
+    /// `max-age=nan` became a NaN lifetime that lost the stored response) makes the response stale,
+    /// as §4.2.1 asks: 0.
+    static func deltaSeconds(_ text: Substring) -> TimeInterval {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isWholeNumber }) else { return 0 }
+        return TimeInterval(Int(text).map { min($0, 1 << 31) } ?? 1 << 31)
     }
 }
 
