@@ -52,6 +52,11 @@ int tessera_png_decoder_init(TesseraPNGDecoder *decoder) {
             png_error(decoder->png, "out of memory");
         }
         png_set_read_fn(decoder->png, decoder, decoder_read);
+        // Metadata Tessera reads itself (eXIf, in PNGHeader) or not at all is skipped unread: libpng
+        // allocates an eXIf chunk whole at the length it claims, however large (found by
+        // FuzzDecodePNG: a 128-byte file asking for 688 MB).
+        static const png_byte ignored[] = "eXIf\0tEXt\0zTXt\0iTXt\0sPLT";
+        png_set_keep_unknown_chunks(decoder->png, PNG_HANDLE_CHUNK_NEVER, ignored, 5);
     });
 }
 

@@ -166,6 +166,26 @@ struct ColourManagementTests {
         }
     }
 
+    /// A fuzzer's 128-byte PNG whose eXIf chunk claims 688 MB: libpng allocated the claim whole
+    /// inside png_read_info before the file's end showed; now libpng skips the chunk unread (the
+    /// header reader caps metadata at 1 MB), and the file is the truncated PNG it is. The fuzz
+    /// smoke, with its 256 MB allocation limit, runs it from the corpus too.
+    @Test func aPNGWhoseEXIFClaimsHundredsOfMegabytesIsJustTruncated() {
+        let source = ImageSource.file(Fixtures.path("fuzz/png-exif-claims-688mb.png"))
+        #expect { try ImageDecoder().decode(source) } throws: { error in
+            guard case ImageDecodingError.truncated = error else { return false }
+            return true
+        }
+        // With truncation allowed, what libpng gets to: the image at its size, or a typed error.
+        var options = DecodeOptions()
+        options.allowsTruncatedData = true
+        do {
+            #expect(try ImageDecoder(options: options).decode(source).pixels.size == PixelSize(width: 32, height: 48))
+        } catch {
+            #expect(error is ImageDecodingError)
+        }
+    }
+
     /// A profile kept rather than applied travels with the untouched pixels, byte for byte.
     @Test func keptProfilesTravelWithTheSourcePixels() throws {
         let entry = try #require(Self.entries.first { $0.file == "p3.jpg" })
