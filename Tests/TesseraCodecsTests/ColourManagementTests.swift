@@ -179,10 +179,9 @@ struct ColourManagementTests {
         // With truncation allowed, what libpng gets to: the image at its size, or a typed error.
         var options = DecodeOptions()
         options.allowsTruncatedData = true
-        do {
-            #expect(try ImageDecoder(options: options).decode(source).pixels.size == PixelSize(width: 32, height: 48))
-        } catch {
-            #expect(error is ImageDecodingError)
+        // (decode's errors are typed, so only the size needs checking.)
+        if let decoded = try? ImageDecoder(options: options).decode(source) {
+            #expect(decoded.pixels.size == PixelSize(width: 32, height: 48))
         }
     }
 

@@ -4,7 +4,8 @@ import TesseraCore
 
 /// HEIC and AVIF through libheif. libheif applies the container's rotation and mirroring (irot,
 /// imir) as the HEIF standard requires, so sizes here are already upright and orientation is `.up`.
-/// libheif is loaded on first use; without it these files fail with `.unsupported`.
+/// libheif is loaded on first use; without it these files fail with `.unsupported`. Derived images'
+/// canvases are checked against the limits first (``HEIFDerivedCanvases``).
 final class HEIFDecoder {
     private let heif: TesseraHeif
     private let contextHandle: CHandle<OpaquePointer>
@@ -13,7 +14,12 @@ final class HEIFDecoder {
     private var handle: OpaquePointer { imageHandle.pointer }
     private let data: Data?  // libheif reads in-memory input without copying; keep it alive
 
-    init(_ source: ImageSource) throws(ImageDecodingError) {
+    private let derivedCanvases: HEIFDerivedCanvases
+    private let limits: AllocationLimits
+
+    init(_ source: ImageSource, limits: AllocationLimits) throws(ImageDecodingError) {
+        derivedCanvases = HEIFDerivedCanvases(reading: try source.openStream())
+        self.limits = limits
         let heif = try LibHeif.table()
         self.heif = heif
         guard let context = heif.heif_context_alloc() else { throw .unsupported(reason: "libheif could not start") }
@@ -137,6 +143,8 @@ final class HEIFDecoder {
         _ handle: OpaquePointer, format: PixelFormat, expectedSize: PixelSize,
         _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
+        // Probing reports what the file claims; only a decode allocates the canvases.
+        try derivedCanvases.check(limits)
         var image: OpaquePointer?
         let chroma = format == .rgba8 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
         let error = heif.heif_decode_image(handle, &image, heif_colorspace_RGB, chroma, nil)

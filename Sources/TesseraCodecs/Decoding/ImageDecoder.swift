@@ -105,7 +105,7 @@ struct Header {
             let header = try WebPHeader(reading: stream, limits: options.limits)
             (kind, properties) = (.webp(header), header.properties(fileByteCount: length))
         case .heic, .avif:
-            let heif = try HEIFDecoder(source)
+            let heif = try HEIFDecoder(source, limits: options.limits)
             (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
         case .tiff:
             let tiff = try TIFFFile(source, fileByteCount: length, limits: options.limits)
