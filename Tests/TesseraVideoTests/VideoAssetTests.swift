@@ -148,4 +148,21 @@ struct VideoAssetTests {
         }
         _ = try await VideoAsset.load(path: VideoFixtures.path("fragmented.mp4"))
     }
+
+    /// FuzzVideo's 33 KB MPEG-TS stream whose timestamps sit near the ends of the 64-bit range: their
+    /// differences overflowed in the tick-to-seconds conversion (a trap). Seconds are now computed in
+    /// floating point and ticks saturate; every sampling mode gives a strip or a typed error.
+    @Test(arguments: FrameSamplingMode.allCases)
+    func timestampsNearTheEndsOfTheirRangeDoNotOverflow(_ mode: FrameSamplingMode) async throws {
+        let path = VideoFixtures.directory.deletingLastPathComponent().appendingPathComponent("fuzz/video-ts-timestamps-overflow.ts").path
+        let asset = try await VideoAsset.load(path: path)
+        #expect(asset.duration.isFinite)
+        let request = FrameStripRequest(frameCount: 3, sizing: .height(16), mode: mode)
+        do {
+            let strip = try await FrameStripGenerator(cacheByteLimit: 0).strip(asset: asset, request: request)
+            #expect(strip.frames.allSatisfy { $0.time.isFinite })
+        } catch {
+            #expect(ErrorCategory(of: error) != .internal, "\(error)")
+        }
+    }
 }

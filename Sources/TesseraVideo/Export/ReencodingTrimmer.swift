@@ -71,7 +71,9 @@ final class ReencodingTrimmer {
                     try mapping.write(packet, stream: packet.pointee.stream_index, origin: timestamp, to: container)
                 }
             }
-            frame.pointee.pts = timestamp - origin!
+            let (moved, overflow) = timestamp.subtractingReportingOverflow(origin!)
+            guard !overflow else { throw .corrupt(reason: "a frame's timestamp is out of range") }
+            frame.pointee.pts = moved
             end = max(end, time + asset.frameDuration)
             try encoder.encode(frame) { packet throws(VideoError) in try container.write(packet) }
         }

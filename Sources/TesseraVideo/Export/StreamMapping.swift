@@ -42,7 +42,7 @@ struct StreamMapping {
         let video = input.videoStream.pointee
         let start = video.start_time == LibAV.noTimestamp ? 0 : video.start_time
         let inVideoTicks = av.av_rescale_q(timestamp, input.streams[Int(index)].pointee.time_base, video.time_base)
-        return Double(inVideoTicks - start) * video.time_base.value
+        return (Double(inVideoTicks) - Double(start)) * video.time_base.value
     }
 
     /// A packet duration of stream `index`, in seconds.
@@ -55,8 +55,11 @@ struct StreamMapping {
         guard let output = outputs[index] else { return }
         let sourceBase = input.streams[Int(index)].pointee.time_base
         let shift = av.av_rescale_q(origin, input.videoStream.pointee.time_base, sourceBase)
-        if packet.pointee.pts != LibAV.noTimestamp { packet.pointee.pts -= shift }
-        if packet.pointee.dts != LibAV.noTimestamp { packet.pointee.dts -= shift }
+        for timestamp in [\AVPacket.pts, \AVPacket.dts] where packet.pointee[keyPath: timestamp] != LibAV.noTimestamp {
+            let (moved, overflow) = packet.pointee[keyPath: timestamp].subtractingReportingOverflow(shift)
+            guard !overflow else { throw .corrupt(reason: "a packet's timestamp is out of range") }
+            packet.pointee[keyPath: timestamp] = moved
+        }
         av.av_packet_rescale_ts(packet, sourceBase, output.pointee.time_base)
         packet.pointee.stream_index = output.pointee.index
         packet.pointee.pos = -1

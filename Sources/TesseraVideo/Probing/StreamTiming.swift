@@ -22,12 +22,24 @@ struct StreamTiming: Sendable {
         frameRate = rate.value
     }
 
-    /// Seconds from the first frame for a presentation timestamp in stream ticks.
-    func seconds(_ tick: Int64) -> Double { Double(tick - startTick) * timeBase.value }
+    /// Seconds from the first frame for a presentation timestamp in stream ticks. In floating
+    /// point: a file's ticks may be anything, and their difference can overflow 64 bits (found by
+    /// FuzzVideo).
+    func seconds(_ tick: Int64) -> Double { (Double(tick) - Double(startTick)) * timeBase.value }
 
-    /// Stream ticks for a time in seconds from the first frame, rounded to the nearest tick.
+    /// Stream ticks for a time in seconds from the first frame, rounded to the nearest tick, and
+    /// held within 64 bits (a hostile time base makes any time a huge number of ticks).
     func tick(_ seconds: Double) -> Int64 {
-        startTick + Int64((seconds / timeBase.value).rounded())
+        Self.clamped(Double(startTick) + (seconds / timeBase.value).rounded())
+    }
+
+    /// `value` as an Int64, saturating at the ends of its range; 0 for NaN.
+    static func clamped(_ value: Double) -> Int64 {
+        guard !value.isNaN else { return 0 }
+        // 2⁶³ as a Double; every Double below it converts exactly.
+        if value >= 9_223_372_036_854_775_808.0 { return .max }
+        if value <= -9_223_372_036_854_775_808.0 { return .min }
+        return Int64(value)
     }
 
     /// The stream's duration in seconds; falls back to the container's, then to frames ÷ rate.
@@ -58,12 +70,12 @@ struct StreamTiming: Sendable {
         let indexesEveryFrame = format.hasPrefix("mov,") || format == "avi"
         let stated = stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : indexesEveryFrame && count > 0 ? count : nil
         guard count > 0, let first = av.avformat_index_get_entry(stream, 0) else { return ([], stated, false) }
-        let decodeDelay = startTick - first.pointee.timestamp
+        let decodeDelay = Double(startTick) - Double(first.pointee.timestamp)
         var times: [Double] = []
         for index in 0..<count {
             guard let entry = av.avformat_index_get_entry(stream, Int32(index)),
                   entry.pointee.flags & AVINDEX_KEYFRAME != 0 else { continue }
-            times.append(seconds(entry.pointee.timestamp + decodeDelay))
+            times.append((Double(entry.pointee.timestamp) + decodeDelay - Double(startTick)) * timeBase.value)
         }
         return (times.sorted(), stated, indexesEveryFrame)
     }

@@ -106,8 +106,8 @@ public struct VideoAsset: Sendable, Hashable {
         guard count > 0, let last = av.avformat_index_get_entry(stream, count - 1),
               let size = FileIdentity(path: input.path).map({ Int64($0.byteCount) })
         else { return }
-        let end = last.pointee.pos + Int64(last.pointee.size)
-        if last.pointee.pos >= 0, end > size {
+        let (end, overflow) = last.pointee.pos.addingReportingOverflow(Int64(last.pointee.size))
+        if last.pointee.pos >= 0, overflow || end > size {
             throw .truncated(reason: "frames up to byte \(end) are indexed, the file has \(size)")
         }
     }
