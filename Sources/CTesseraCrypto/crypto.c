@@ -7,6 +7,8 @@
 typedef struct EVPMD EVPMD; // EVP_MD, opaque
 
 static int (*digest_function)(const void *, size_t, unsigned char *, unsigned int *, const EVPMD *, void *);
+static unsigned char *(*hmac_function)(const EVPMD *, const void *, int, const unsigned char *, size_t, unsigned char *,
+                                       unsigned int *);
 static const EVPMD *sha256;
 static char failure[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -22,9 +24,11 @@ static void load(void) {
     }
     const EVPMD *(*sha256_function)(void) = (const EVPMD *(*)(void))dlsym(library, "EVP_sha256");
     *(void **)&digest_function = dlsym(library, "EVP_Digest");
-    if (!sha256_function || !digest_function) {
-        snprintf(failure, sizeof failure, "libcrypto lacks EVP_sha256 or EVP_Digest");
+    *(void **)&hmac_function = dlsym(library, "HMAC");
+    if (!sha256_function || !digest_function || !hmac_function) {
+        snprintf(failure, sizeof failure, "libcrypto lacks EVP_sha256, EVP_Digest or HMAC");
         digest_function = NULL;
+        hmac_function = NULL;
         return;
     }
     sha256 = sha256_function();
@@ -37,5 +41,17 @@ int tessera_sha256(const void *data, size_t length, uint8_t digest[32], char *me
     if (digest_function && sha256 && digest_function(data ? data : empty, length, digest, &size, sha256, NULL) == 1 && size == 32)
         return 0;
     if (message && capacity) snprintf(message, capacity, "%s", digest_function ? "SHA-256 failed" : failure);
+    return -1;
+}
+
+int tessera_hmac_sha256(const void *key, size_t keyLength, const void *data, size_t length, uint8_t digest[32],
+                        char *message, size_t capacity) {
+    pthread_once(&once, load);
+    unsigned int size = 0;
+    static const unsigned char empty[1];
+    if (hmac_function && sha256 && keyLength <= 0x7fffffff &&
+        hmac_function(sha256, key, (int)keyLength, data ? data : empty, length, digest, &size) && size == 32)
+        return 0;
+    if (message && capacity) snprintf(message, capacity, "%s", hmac_function ? "HMAC-SHA256 failed" : failure);
     return -1;
 }

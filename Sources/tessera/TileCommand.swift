@@ -16,8 +16,13 @@ struct TileCommand: AsyncParsableCommand {
     @Option(help: "dzi, iiif, xyz or th.")
     var layout: Layout = .dzi
 
-    @Option(help: "The directory to write into.")
+    @Option(help: ArgumentHelp(
+        "The directory to write into, or s3://BUCKET/PREFIX.",
+        discussion: "For s3://, credentials, region and endpoint come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL."))
     var output: String
+
+    @Option(help: "Files uploaded at once to an s3:// output, 1–64.", transform: Parse.integer(1, 64))
+    var uploads = 8
 
     @Option(help: "The pyramid's name (default: the input's name without extension).")
     var name: String?
@@ -65,8 +70,16 @@ struct TileCommand: AsyncParsableCommand {
         let failures = FailureLog()
         let start = ContinuousClock.now
         do {
-            let summary = try await PyramidBuilder.build(
-                .file(input), name: pyramidName, outputDirectory: output, options: options, progress: progress)
+            let summary: PyramidSummary
+            if S3Configuration.isS3Location(output) {
+                let store = try S3ObjectStore(S3Configuration(location: output, environment: ProcessInfo.processInfo.environment))
+                summary = try await PyramidBuilder.build(
+                    .file(input), name: pyramidName, store: store, prefix: "", options: options, uploadConcurrency: uploads,
+                    progress: progress)
+            } else {
+                summary = try await PyramidBuilder.build(
+                    .file(input), name: pyramidName, outputDirectory: output, options: options, progress: progress)
+            }
             bar.finish()
             let milliseconds = (ContinuousClock.now - start).milliseconds
             if json {

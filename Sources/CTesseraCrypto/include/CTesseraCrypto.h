@@ -1,13 +1,15 @@
 #ifndef C_TESSERA_CRYPTO_H
 #define C_TESSERA_CRYPTO_H
 
-// SHA-256 from the system's OpenSSL libcrypto, loaded with dlopen on first use.
+// SHA-256 and HMAC-SHA256 from the system's OpenSSL libcrypto, loaded with dlopen on first use.
 //
-// Why: the disk cache names files by the SHA-256 of their keys. swift-crypto would do it, but its
+// Why: the disk cache names files by the SHA-256 of their keys, and the S3 client signs requests
+// with AWS Signature Version 4 (SHA-256 and HMAC-SHA256). swift-crypto would do it, but its
 // `Crypto` module imports all of Foundation on Linux, and a process that links Foundation pays
 // about 4 MB of resident memory at start (CoreFoundation's initialisers and ICU), measured, even
 // when it never hashes — every `tessera thumbnail` did. Loaded on demand, only processes that
-// use a disk cache load libcrypto. EVP_Digest and EVP_sha256 are OpenSSL's stable C ABI (1.1 and 3).
+// use a disk cache or object storage load libcrypto. EVP_Digest, EVP_sha256 and HMAC are OpenSSL's
+// stable C ABI (1.1 and 3).
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,5 +19,10 @@
 /// Thread-safe; loads once.
 int tessera_sha256(const void *_Nullable data, size_t length, uint8_t digest[_Nonnull 32],
                    char *_Nullable message, size_t capacity);
+
+/// Writes the HMAC-SHA256 of `length` bytes at `data` under the `keyLength`-byte `key` into
+/// `digest`. Returns 0, or -1 as `tessera_sha256` does. Thread-safe; loads once.
+int tessera_hmac_sha256(const void *_Nonnull key, size_t keyLength, const void *_Nullable data, size_t length,
+                        uint8_t digest[_Nonnull 32], char *_Nullable message, size_t capacity);
 
 #endif

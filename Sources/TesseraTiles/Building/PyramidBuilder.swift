@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import TesseraCodecs
 public import TesseraCore
+public import TesseraPipeline
 
 /// Options for building a pyramid.
 public struct PyramidOptions: Sendable {
@@ -109,18 +110,19 @@ public enum PyramidBuilder {
     ) throws -> PyramidSummary {
         let rows = try ImageRowReader(
             source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount, colorManagement: options.colorManagement))
-        let size = rows.properties.size
-        let layout = options.layout.layout(imageSize: size, name: name)
-        let fileExtension = options.layout.fileExtension(for: options.encoding)
+        let layout = options.layout.layout(imageSize: rows.properties.size, name: name)
         let output = URL(fileURLWithPath: outputDirectory)
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         let staging = output.appendingPathComponent(".tessera-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
-            let summary = try write(rows, layout: layout, fileExtension: fileExtension, into: staging,
-                                    options: options, progress: progress, context: context, executor: executor)
+            let sink = DirectorySink(root: staging)
+            let (summary, descriptors) = try write(
+                rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+            for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
             try moveIntoPlace(layout.outputEntries, from: staging, to: output)
             try? FileManager.default.removeItem(at: staging)
+            progress?.finish()
             return summary
         } catch {
             try? FileManager.default.removeItem(at: staging)
@@ -128,13 +130,53 @@ public enum PyramidBuilder {
         }
     }
 
+    /// Builds the pyramid into an object store, under `prefix` (the same paths a directory would
+    /// hold), uploading `uploadConcurrency` files at once while decoding goes on.
+    ///
+    /// All or nothing, as in a directory: the descriptors of any pyramid already there are deleted
+    /// first, so it stops being visible; tiles are uploaded next; the descriptors go up last, once
+    /// every tile is stored. A failed or cancelled build deletes what it uploaded.
+    /// - Throws: as ``build(_:name:outputDirectory:options:progress:priority:executor:)``, and
+    ///   ``ObjectStorageError``.
+    public static func build(
+        _ source: ImageSource, name: String, store: any ObjectStoring, prefix: String, options: PyramidOptions,
+        uploadConcurrency: Int = 8, progress: WorkProgress? = nil, priority: WorkPriority = .normal,
+        executor: WorkExecutor = .shared
+    ) async throws -> PyramidSummary {
+        try await executor.run(priority: priority) { context in
+            let rows = try ImageRowReader(
+                source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount, colorManagement: options.colorManagement))
+            let layout = options.layout.layout(imageSize: rows.properties.size, name: name)
+            let sink = ObjectStoreSink(store: store, prefix: prefix, concurrency: uploadConcurrency, context: context)
+            let fileExtension = options.layout.fileExtension(for: options.encoding)
+            try sink.removeBlocking(layout.descriptors(fileExtension: fileExtension).map { sink.key($0.path) })
+            do {
+                let (summary, descriptors) = try write(
+                    rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+                try sink.drain()
+                for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
+                try sink.drain()
+                progress?.finish()
+                return summary
+            } catch {
+                try? sink.drain()
+                try? sink.removeBlocking(sink.storedKeys)
+                if case ImageDecodingError.cancelled = error { throw CancellationError() }
+                throw error
+            }
+        }
+    }
+
+    /// Streams the rows through the levels into `sink`; returns the summary and the descriptors,
+    /// which the caller stores last.
     private static func write(
-        _ rows: ImageRowReader, layout: any TileLayout, fileExtension: String, into staging: URL,
+        _ rows: ImageRowReader, layout: any TileLayout, to sink: any TileSink,
         options: PyramidOptions, progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
-    ) throws -> PyramidSummary {
+    ) throws -> (PyramidSummary, [(path: String, contents: Data)]) {
         let size = layout.imageSize
+        let fileExtension = options.layout.fileExtension(for: options.encoding)
         let writer = TileWriter(
-            root: staging, encoding: options.encoding, iccProfile: rows.outputProfile, jobs: options.jobs, executor: executor)
+            sink: sink, encoding: options.encoding, iccProfile: rows.outputProfile, jobs: options.jobs, executor: executor)
         let padded = layout.paddedTileSize
         let format = rows.format
         let top = PyramidLevel(reduction: 0, layout: layout, format: format, levelCount: layout.levelCount) {
@@ -162,14 +204,9 @@ public enum PyramidBuilder {
             throw error
         }
         try writer.finish()
-        for descriptor in layout.descriptors(fileExtension: fileExtension) {
-            let url = staging.appendingPathComponent(descriptor.path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try descriptor.contents.write(to: url)
-        }
-        progress?.finish()
-        return PyramidSummary(layout: options.layout.name, imageSize: size, levels: layout.levelCount,
-                              tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
+        let summary = PyramidSummary(layout: options.layout.name, imageSize: size, levels: layout.levelCount,
+                                     tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
+        return (summary, layout.descriptors(fileExtension: fileExtension).map { ($0.path, $0.contents) })
     }
 
     /// A tile placed at the top-left of a `size` canvas of background (white, transparent if there is alpha).

@@ -5,10 +5,11 @@ import TesseraCore
 /// Encodes and writes tiles while the builder goes on decoding: each tile goes to a thread of the
 /// ``WorkExecutor`` that is idle at the time (at most `jobs` at once), or is encoded on the
 /// builder's own thread when none is, so memory stays bounded however fast rows arrive and a
-/// build never waits in the queue behind other work.
+/// build never waits in the queue behind other work. Files go to a ``TileSink``: a directory or an
+/// object store.
 final class TileWriter: @unchecked Sendable {
-    // @unchecked: the counters, the directory set and the failure are only touched under `lock`.
-    private let root: URL
+    // @unchecked: the counters and the failure are only touched under `lock`.
+    private let sink: any TileSink
     private let encoding: EncodingFormat
     /// Embedded in every tile: the profile the tiles' pixels are in (nil: sRGB).
     private let iccProfile: ICCProfile?
@@ -16,13 +17,12 @@ final class TileWriter: @unchecked Sendable {
     private let executor: WorkExecutor
     private let lock = ConditionLock()
     private var inFlight = 0
-    private var directories: Set<String> = []
     private var failure: (any Error)?
     private var tiles = 0
     private var bytes = 0
 
-    init(root: URL, encoding: EncodingFormat, iccProfile: ICCProfile? = nil, jobs: Int, executor: WorkExecutor = .shared) {
-        self.root = root
+    init(sink: any TileSink, encoding: EncodingFormat, iccProfile: ICCProfile? = nil, jobs: Int, executor: WorkExecutor = .shared) {
+        self.sink = sink
         self.encoding = encoding
         self.iccProfile = iccProfile
         self.jobs = max(1, jobs)
@@ -67,11 +67,7 @@ final class TileWriter: @unchecked Sendable {
     private func write(_ pixels: PixelBuffer, paths: [String]) {
         do {
             let data = try ImageEncoder.encode(pixels, as: encoding, iccProfile: iccProfile)
-            for path in paths {
-                let url = root.appendingPathComponent(path)
-                try makeDirectory(url.deletingLastPathComponent())
-                try data.write(to: url)
-            }
+            for path in paths { try sink.store(data, at: path) }
             lock.withLock {
                 tiles += paths.count
                 bytes += data.count * paths.count
@@ -79,12 +75,5 @@ final class TileWriter: @unchecked Sendable {
         } catch {
             lock.withLock { if failure == nil { failure = error } }
         }
-    }
-
-    private func makeDirectory(_ url: URL) throws {
-        let path = url.path
-        if lock.withLock({ directories.contains(path) }) { return }
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        lock.withLock { _ = directories.insert(path) }
     }
 }
