@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TesseraCore
 @testable import TesseraPipeline
@@ -123,6 +124,12 @@ struct ObjectStorageTests {
         #expect(leftovers == [])
     }
 
+    @Test func leasesOnTheFileStore() async throws {
+        let root = NSTemporaryDirectory() + "tessera-leases-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await ObjectLeaseContract.check(FileObjectStore(root: root))
+    }
+
     @Test func xmlTextIsUnescaped() {
         #expect(S3XML.unescape("a &amp; b &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x263A; &bogus; &") == "a & b <c> \"d\" 'e' é☺ &bogus; &")
         #expect(S3XML.element("Key", in: "<Contents><Key>x&amp;y</Key></Contents>") == "x&y")
@@ -174,5 +181,82 @@ enum ObjectStoreContract {
             try await store.delete(name)
         }
         #expect(try await store.listAll(prefix: base + "/").isEmpty)
+    }
+}
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let state: Mutex<Bool>
+    init(_ value: Bool) { state = Mutex(value) }
+    var value: Bool {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+}
+
+/// What leases must do on every store.
+enum ObjectLeaseContract {
+    static func check(_ store: some ObjectStoring, name base: String = "lease-" + UUID().uuidString) async throws {
+        // One holder at a time; the other learns who holds it.
+        let a = ObjectLeases(store: store, duration: .seconds(30), owner: "a")
+        let b = ObjectLeases(store: store, duration: .seconds(30), owner: "b")
+        guard case .acquired(let first) = try await a.acquire(base) else { Issue.record("a did not acquire"); return }
+        #expect(try await b.acquire(base) == .held(owner: "a"))
+        // Released, it is free at once.
+        try await a.release(first)
+        guard case .acquired(let second) = try await b.acquire(base) else { Issue.record("b did not acquire"); return }
+        try await b.release(second)
+
+        // A holder that stops renewing loses the lease once others have seen it stand `duration`.
+        let quick = base + "-lapse"
+        let holder = ObjectLeases(store: store, duration: .milliseconds(300), owner: "holder")
+        let taker = ObjectLeases(store: store, duration: .milliseconds(300), owner: "taker")
+        guard case .acquired(let stale) = try await holder.acquire(quick) else { Issue.record("holder did not acquire"); return }
+        #expect(try await taker.acquire(quick) == .held(owner: "holder"), "first sight starts the taker's clock")
+        try await Task.sleep(for: .milliseconds(350))
+        guard case .acquired(let taken) = try await taker.acquire(quick) else { Issue.record("no takeover"); return }
+        #expect(taken.generation == stale.generation + 1)
+        await #expect(throws: ObjectLeaseError.lost(name: quick)) { _ = try await holder.renew(stale) }
+        try await taker.release(taken)
+
+        // A live holder renews in time, so a watcher never takes over; after, it can.
+        let live = base + "-live"
+        // (Generous, so a loaded machine that delays a renewal by a second still renews in time.)
+        let owner = ObjectLeases(store: store, duration: .seconds(2), owner: "owner")
+        let watcher = ObjectLeases(store: store, duration: .seconds(2), owner: "watcher")
+        guard case .acquired(let held) = try await owner.acquire(live) else { Issue.record("owner did not acquire"); return }
+        let bodyRunning = Flag(true)
+        let watching = Task {
+            var takeovers = 0, polls = 0
+            while bodyRunning.value {
+                if case .acquired = try await watcher.acquire(live) { takeovers += 1 }
+                polls += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return (takeovers, polls)
+        }
+        let value = try await owner.holding(held) {
+            try await Task.sleep(for: .milliseconds(3000))
+            bodyRunning.value = false
+            return 42
+        }
+        #expect(value == 42)
+        let (takeovers, polls) = try await watching.value
+        #expect(takeovers == 0 && polls >= 3, "a renewed lease is never taken over (\(polls) polls)")
+        guard case .acquired(let after) = try await watcher.acquire(live) else { Issue.record("not released"); return }
+        try await watcher.release(after)
+
+        // Many racing for a free name: exactly one wins.
+        let race = base + "-race"
+        let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    if case .acquired = try await ObjectLeases(store: store, owner: "racer\(index)").acquire(race) { return true }
+                    return false
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
     }
 }

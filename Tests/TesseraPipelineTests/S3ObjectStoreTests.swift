@@ -14,6 +14,10 @@ struct S3ObjectStoreTests {
         try await ObjectStoreContract.check(store, pageSize: 3)
     }
 
+    @Test func leasesHoldBetweenProcessesSharingTheStore() async throws {
+        try await ObjectLeaseContract.check(try await server.store(bucket: "leases"))
+    }
+
     @Test func aPrefixIsPrependedToEveryKeyAndHiddenFromListings() async throws {
         let prefixed = try await server.store(bucket: "prefixed", prefix: "some/prefix/")
         try await prefixed.put("a/b.txt", Data("hello".utf8))
