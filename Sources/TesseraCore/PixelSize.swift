@@ -37,12 +37,16 @@ public struct PointSize: Hashable, Sendable, Codable {
     }
 
     /// The pixels needed to fill this size on a screen of `scale` (a 100×100-point cell at 3x needs
-    /// 300×300 pixels). Fractions round up, so the bitmap never falls short of the screen.
+    /// 300×300 pixels). Fractions round up, so the bitmap never falls short of the screen. Sizes
+    /// past `Int.max` pixels (a width of 1e300 points) saturate there, and NaN or negative ones are
+    /// 0, so callers' range checks refuse them instead of the conversion trapping.
     public func pixels(at scale: DisplayScale) -> PixelSize {
-        PixelSize(
-            width: Int((width * scale.value).rounded(.up)),
-            height: Int((height * scale.value).rounded(.up))
-        )
+        PixelSize(width: Self.saturating((width * scale.value).rounded(.up)), height: Self.saturating((height * scale.value).rounded(.up)))
+    }
+
+    private static func saturating(_ value: Double) -> Int {
+        guard value > 0 else { return 0 }  // also NaN
+        return value >= 9_223_372_036_854_775_807.0 ? .max : Int(value)
     }
 }
 

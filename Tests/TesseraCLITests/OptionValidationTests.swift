@@ -69,6 +69,8 @@ struct OptionValidationTests {
         (["strip", video, "--frames", "4", "--layout", "sprite", "--columns", "0", "--output", out + ".jpg"], "--columns"),
         // trimmer
         (["trimmer", video, "--size", "0x40", "--lower", "0", "--upper", "1", "--output", out + ".png"], "--size"),
+        // 1e300 points used to trap converting to pixels; now it is over the 16384-pixel bound.
+        (["trimmer", video, "--size", "1e300x40", "--lower", "0", "--upper", "1", "--output", out + ".png"], "--size"),
         (["trimmer", video, "--size", "300x40", "--scale", "0", "--lower", "0", "--upper", "1", "--output", out + ".png"], "--scale"),
         (["trimmer", video, "--size", "300x40", "--lower", "-1", "--upper", "1", "--output", out + ".png"], "--lower"),
         (["trimmer", video, "--size", "300x40", "--lower", "0", "--upper", "nan", "--output", out + ".png"], "--upper"),
