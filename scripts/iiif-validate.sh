@@ -76,7 +76,7 @@ else
 fi
 if ! validator_ok "$py"; then
   # python-magic (imported by the validator's test modules) needs libmagic.so.1.
-  if ! ldconfig -p 2>/dev/null | grep -q 'libmagic\.so\.1' && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+  if ! ldconfig -p 2>/dev/null | grep 'libmagic\.so\.1' >/dev/null && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     echo "iiif-validate: installing libmagic1" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q libmagic1 >/dev/null 2>&1 ||
       { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q libmagic1 >/dev/null 2>&1; }

@@ -184,16 +184,6 @@ enum ObjectStoreContract {
     }
 }
 
-/// A flag one task sets and another reads.
-final class Flag: Sendable {
-    private let state: Mutex<Bool>
-    init(_ value: Bool) { state = Mutex(value) }
-    var value: Bool {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
-}
-
 /// What leases must do on every store.
 enum ObjectLeaseContract {
     static func check(_ store: some ObjectStoring, name base: String = "lease-" + UUID().uuidString) async throws {
@@ -219,32 +209,47 @@ enum ObjectLeaseContract {
         await #expect(throws: ObjectLeaseError.lost(name: quick)) { _ = try await holder.renew(stale) }
         try await taker.release(taken)
 
-        // A live holder renews in time, so a watcher never takes over; after, it can.
+        // A renewal restarts the watcher's clock: however long it then waits, it has not seen the
+        // new generation stand for `duration` until it has seen it (no timing bound: sleeps only
+        // guarantee a minimum).
+        let renewed = base + "-renewed"
+        guard case .acquired(let before) = try await holder.acquire(renewed) else { Issue.record("holder did not acquire"); return }
+        #expect(try await taker.acquire(renewed) == .held(owner: "holder"))
+        let after = try await holder.renew(before)
+        try await Task.sleep(for: .milliseconds(350))
+        #expect(try await taker.acquire(renewed) == .held(owner: "holder"), "first sight of the renewed generation")
+        try await Task.sleep(for: .milliseconds(350))
+        guard case .acquired(let takenAfter) = try await taker.acquire(renewed) else { Issue.record("no takeover"); return }
+        #expect(takenAfter.generation == after.generation + 1)
+
+        // `holding` renews while its body runs (the body waits, boundedly, to see two renewals),
+        // and releases after.
         let live = base + "-live"
-        // (Generous, so a loaded machine that delays a renewal by a second still renews in time.)
-        let owner = ObjectLeases(store: store, duration: .seconds(2), owner: "owner")
-        let watcher = ObjectLeases(store: store, duration: .seconds(2), owner: "watcher")
+        let owner = ObjectLeases(store: store, duration: .milliseconds(300), owner: "owner")
         guard case .acquired(let held) = try await owner.acquire(live) else { Issue.record("owner did not acquire"); return }
-        let bodyRunning = Flag(true)
-        let watching = Task {
-            var takeovers = 0, polls = 0
-            while bodyRunning.value {
-                if case .acquired = try await watcher.acquire(live) { takeovers += 1 }
-                polls += 1
-                try await Task.sleep(for: .milliseconds(100))
+        let renewals = try await owner.holding(held) {
+            for _ in 0..<400 {
+                let generations = try await store.listAll(prefix: live + ".lease/").compactMap { Int($0.key.split(separator: "/").last ?? "") }
+                if let newest = generations.max(), newest >= held.generation + 2 { return newest - held.generation }
+                try await Task.sleep(for: .milliseconds(50))
             }
-            return (takeovers, polls)
+            return 0
         }
-        let value = try await owner.holding(held) {
-            try await Task.sleep(for: .milliseconds(3000))
-            bodyRunning.value = false
-            return 42
+        #expect(renewals >= 2)
+        guard case .acquired(let free) = try await taker.acquire(live) else { Issue.record("not released"); return }
+        try await taker.release(free)
+
+        // A holder whose lease is taken over learns it at its next renewal: its body is cancelled.
+        let lost = base + "-lost"
+        guard case .acquired(let doomed) = try await owner.acquire(lost) else { Issue.record("owner did not acquire"); return }
+        await #expect(throws: ObjectLeaseError.lost(name: lost)) {
+            _ = try await owner.holding(doomed) {
+                // Another server creates the next generation, as a takeover would.
+                #expect(try await store.create(lost + ".lease/" + String(format: "%012d", doomed.generation + 1), Data("thief".utf8), contentType: nil))
+                try await Task.sleep(for: .seconds(3600))  // cancelled by the failed renewal
+                return 0
+            }
         }
-        #expect(value == 42)
-        let (takeovers, polls) = try await watching.value
-        #expect(takeovers == 0 && polls >= 3, "a renewed lease is never taken over (\(polls) polls)")
-        guard case .acquired(let after) = try await watcher.acquire(live) else { Issue.record("not released"); return }
-        try await watcher.release(after)
 
         // Many racing for a free name: exactly one wins.
         let race = base + "-race"
