@@ -11,7 +11,7 @@ AFTER more are let through, when `after=AFTER` is given):
     GET /__fault?mode=drop&count=2              close the connection without answering
     GET /__fault?mode=stall&seconds=5&count=1   wait, then forward
     GET /__fault?mode=none                      clear
-    GET /__stats                                {"forwarded": n, "faulted": n} as JSON
+    GET /__stats                                {"forwarded", "faulted", "bytes" (of bodies relayed)}
 
 Binds 127.0.0.1 only. Stdlib only.
 """
@@ -26,7 +26,7 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-state = {"mode": "none", "count": 0, "after": 0, "code": 503, "seconds": 0.0, "forwarded": 0, "faulted": 0}
+state = {"mode": "none", "count": 0, "after": 0, "code": 503, "seconds": 0.0, "forwarded": 0, "faulted": 0, "bytes": 0}
 lock = threading.Lock()
 upstream = None
 
@@ -46,7 +46,7 @@ class Handler(BaseHTTPRequestHandler):
                 state["code"] = int(parameters.get("code", "503"))
                 state["seconds"] = float(parameters.get("seconds", "0"))
                 state["after"] = int(parameters.get("after", "0"))
-            body = json.dumps({"forwarded": state["forwarded"], "faulted": state["faulted"]}).encode()
+            body = json.dumps({k: state[k] for k in ("forwarded", "faulted", "bytes")}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -95,6 +95,8 @@ class Handler(BaseHTTPRequestHandler):
         connection.endheaders(body)
         response = connection.getresponse()
         data = response.read()
+        with lock:
+            state["bytes"] += len(data)
         self.send_response(response.status)
         for name, value in response.getheaders():
             if name.lower() not in ("transfer-encoding", "connection", "content-length"):

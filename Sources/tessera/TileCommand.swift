@@ -10,7 +10,7 @@ struct TileCommand: AsyncParsableCommand {
 
     enum Layout: String, ExpressibleByArgument, CaseIterable { case dzi, iiif, xyz, th }
 
-    @Argument(help: "The image to tile.")
+    @Argument(help: "The image to tile: a file, or s3://BUCKET/KEY (read in ranges).")
     var input: String
 
     @Option(help: "dzi, iiif, xyz or th.")
@@ -70,15 +70,23 @@ struct TileCommand: AsyncParsableCommand {
         let failures = FailureLog()
         let start = ContinuousClock.now
         do {
+            let environment = ProcessInfo.processInfo.environment
+            let source: ImageSource
+            if S3Configuration.isS3Location(input) {
+                let (configuration, key) = try S3Configuration.object(location: input, environment: environment)
+                source = .ranged(try await ObjectByteRange(store: S3ObjectStore(configuration), key: key))
+            } else {
+                source = .file(input)
+            }
             let summary: PyramidSummary
             if S3Configuration.isS3Location(output) {
-                let store = try S3ObjectStore(S3Configuration(location: output, environment: ProcessInfo.processInfo.environment))
+                let store = try S3ObjectStore(S3Configuration(location: output, environment: environment))
                 summary = try await PyramidBuilder.build(
-                    .file(input), name: pyramidName, store: store, prefix: "", options: options, uploadConcurrency: uploads,
+                    source, name: pyramidName, store: store, prefix: "", options: options, uploadConcurrency: uploads,
                     progress: progress)
             } else {
                 summary = try await PyramidBuilder.build(
-                    .file(input), name: pyramidName, outputDirectory: output, options: options, progress: progress)
+                    source, name: pyramidName, outputDirectory: output, options: options, progress: progress)
             }
             bar.finish()
             let milliseconds = (ContinuousClock.now - start).milliseconds

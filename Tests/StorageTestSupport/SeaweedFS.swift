@@ -65,10 +65,10 @@ public final class SeaweedFS: Sendable {
         _ = try Self.curl(proxyEndpoint.absoluteString + "/__fault?" + query)
     }
 
-    /// Requests the proxy forwarded and faulted so far.
-    public func proxyStats() throws -> (forwarded: Int, faulted: Int) {
+    /// Requests the proxy forwarded and faulted so far, and the bytes of the bodies it relayed back.
+    public func proxyStats() throws -> (forwarded: Int, faulted: Int, bytes: Int) {
         let stats = try JSONDecoder().decode([String: Int].self, from: Self.curl(proxyEndpoint.absoluteString + "/__stats"))
-        return (stats["forwarded"] ?? 0, stats["faulted"] ?? 0)
+        return (stats["forwarded"] ?? 0, stats["faulted"] ?? 0, stats["bytes"] ?? 0)
     }
 
     /// The body of a GET to the proxy's control paths (Foundation on Linux reads no http URLs).

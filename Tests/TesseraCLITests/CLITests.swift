@@ -151,6 +151,17 @@ struct CLITests {
             #expect(!FileManager.default.fileExists(atPath: output))
         }
     }
+
+    @Test("tile into an output that is a file, or to s3:// without credentials: one line, I/O (74) and bad input (65)")
+    func tileOutputFailures() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID())").path
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let onFile = try CLI.run(["tile", CLI.fixture("photo-400x300.png"), "--output", file])
+        #expect(onFile.status == 74, "a file system error is I/O, not internal: \(onFile.stderr)")
+        let unsigned = try CLI.run(["tile", CLI.fixture("photo-400x300.png"), "--output", "s3://tiles/x"], environment: ["AWS_ACCESS_KEY_ID": ""])
+        #expect(unsigned.status == 65 && unsigned.stderr.contains("AWS_ACCESS_KEY_ID"), "\(unsigned.stderr)")
+    }
 }
 
 #if canImport(Glibc)

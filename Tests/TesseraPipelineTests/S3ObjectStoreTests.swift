@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraCodecs
 import TesseraCore
 @testable import TesseraPipeline
 import StorageTestSupport
@@ -16,6 +17,43 @@ struct S3ObjectStoreTests {
 
     @Test func leasesHoldBetweenProcessesSharingTheStore() async throws {
         try await ObjectLeaseContract.check(try await server.store(bucket: "leases"))
+    }
+
+    /// Images read from S3 in ranges decode to the same pixels as from disk, every format, and a
+    /// probe of a JPEG of a few megabytes costs a HEAD and one 256 KB range, not the file.
+    @Test func imagesStreamFromTheStoreInRanges() async throws {
+        let store = try await server.store(bucket: "sources", throughProxy: true)
+        let fixtures = SeaweedFS.root.appendingPathComponent("Tests/Fixtures")
+        let names = ["jpeg-progressive.jpg", "png-adam7-rgba-8.png", "gif-animated.gif", "webp-animated.webp", "heic-basic.heic",
+                     "tiff-rgba-deflate.tif"]
+        for name in names { try await store.put(name, Data(contentsOf: fixtures.appendingPathComponent(name))) }
+        var state: UInt32 = 1
+        let noise = PixelBuffer(width: 1200, height: 1200, format: .rgb8, bytes: (0..<(1200 * 1200 * 3)).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        })
+        let big = try ImageEncoder.encode(noise, as: .jpeg(quality: 95))
+        #expect(big.count > 4 * 256 << 10)
+        try await store.put("big.jpg", big)
+        let before = try server.proxyStats()
+        let reader = try await ObjectByteRange(store: store, key: "big.jpg")
+        let probed = try await WorkExecutor.shared.run { _ in try ImageDecoder().probe(.ranged(reader)) }
+        #expect(probed.size == PixelSize(width: 1200, height: 1200))
+        let after = try server.proxyStats()
+        #expect(after.forwarded - before.forwarded == 2, "a HEAD and one range")
+        #expect(after.bytes - before.bytes == 256 << 10, "of a \(big.count)-byte file")
+        let options = ThumbnailOptions(maxPixelSize: 64)
+        for name in names {
+            let local = try await Thumbnailer().thumbnail(.file(fixtures.appendingPathComponent(name).path), options: options)
+            let remote = try await Thumbnailer().thumbnail(.ranged(try await ObjectByteRange(store: store, key: name)), options: options)
+            #expect(remote.pixels == local.pixels, "\(name)")
+        }
+        // A missing object, and a store that stops answering mid-read: typed errors, no trap.
+        await #expect(throws: ObjectStorageError.notFound(key: "nope.jpg")) { _ = try await ObjectByteRange(store: store, key: "nope.jpg") }
+        let broken = try await ObjectByteRange(store: store, key: "jpeg-progressive.jpg")
+        try server.fault("mode=status&code=500&count=100")
+        await #expect(throws: ImageDecodingError.self) { _ = try await Thumbnailer().thumbnail(.ranged(broken), options: options) }
+        try server.fault("mode=none")
     }
 
     @Test func aPrefixIsPrependedToEveryKeyAndHiddenFromListings() async throws {

@@ -104,4 +104,15 @@ int tessera_png_write_palette_header(TesseraPNGEncoder *encoder, unsigned int wi
 int tessera_png_write_row(TesseraPNGEncoder *encoder, const unsigned char *row);
 int tessera_png_finish(TesseraPNGEncoder *encoder);
 
+// MARK: - Reading through callbacks
+
+// A read-only `FILE` whose reads and seeks call back into Swift (glibc's fopencookie, which
+// Swift's Glibc module does not show), so libjpeg and libpng can stream a source kept elsewhere.
+// `read` returns the bytes copied (0 at the end, -1 on failure); `seek` moves to `*offset` from
+// `whence` and stores the new position there; `close` is called once, by fclose.
+typedef long (*tessera_reader_read)(void *cookie, char *buffer, size_t size);
+typedef int (*tessera_reader_seek)(void *cookie, long long *offset, int whence);
+typedef int (*tessera_reader_close)(void *cookie);
+FILE *tessera_open_reader(void *cookie, tessera_reader_read read, tessera_reader_seek seek, tessera_reader_close close);
+
 #endif

@@ -48,7 +48,7 @@ final class TIFFFile {
             input = nil
             opened = tessera_tiff_open_file(path, Int64(limits.maximumByteCount), messages)
         } else {
-            let input = try LibraryInput(source)
+            let input = try LibraryInput(source, inMemory: true)
             self.input = input
             opened = input.withBytes { tessera_tiff_open_memory($0, $1, Int64(limits.maximumByteCount), messages) }
         }

@@ -138,3 +138,48 @@ final class FileByteStream: ByteStream {
         fseeko(file, 0, SEEK_SET)
     }
 }
+
+/// Reads a ``ByteRangeReading`` source in windows of 256 KB: header walks and codec reads of a few
+/// kilobytes at a time cost one ranged request per window, not one each. A failed read ends the
+/// stream there (the decoder then reports it truncated) and is kept in ``failure``.
+final class RangedByteStream: ByteStream {
+    private let reader: any ByteRangeReading
+    let length: Int
+    var offset = 0
+    /// The first read that failed, if any.
+    private(set) var failure: ImageDecodingError?
+    private var window: [UInt8] = []
+    private var windowStart = 0
+
+    static let windowByteCount = 256 << 10
+
+    init(reader: any ByteRangeReading) {
+        self.reader = reader
+        length = reader.byteCount
+    }
+
+    func read(_ count: Int) -> [UInt8] {
+        let wanted = min(max(count, 0), length - offset)
+        guard wanted > 0, failure == nil else { return [] }
+        if offset >= windowStart, offset + wanted <= windowStart + window.count {
+            let start = offset - windowStart
+            offset += wanted
+            return Array(window[start..<start + wanted])
+        }
+        do {
+            if wanted >= Self.windowByteCount / 4 {
+                let bytes = try reader.read(at: offset, count: wanted)
+                offset += bytes.count
+                return bytes
+            }
+            window = try reader.read(at: offset, count: min(Self.windowByteCount, length - offset))
+            windowStart = offset
+            let got = min(wanted, window.count)
+            offset += got
+            return Array(window[0..<got])
+        } catch {
+            failure = error
+            return []
+        }
+    }
+}

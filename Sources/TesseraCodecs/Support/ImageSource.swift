@@ -1,11 +1,13 @@
 public import FoundationEssentials
 
 /// Where encoded image bytes come from: a file on disk (read on demand, so a huge file is never
-/// loaded whole) or bytes already in memory.
+/// loaded whole), bytes already in memory, or bytes held elsewhere and read in ranges on demand
+/// (an object in S3).
 public struct ImageSource: Sendable {
     enum Storage: Sendable {
         case file(String)
         case data(Data)
+        case ranged(any ByteRangeReading)
     }
 
     let storage: Storage
@@ -15,6 +17,14 @@ public struct ImageSource: Sendable {
 
     /// Bytes in memory.
     public static func data(_ data: Data) -> ImageSource { ImageSource(storage: .data(data)) }
+
+    /// Bytes read in ranges as the decoder asks for them: JPEG, PNG and GIF stream from it (a probe
+    /// reads the header's few kilobytes); the formats whose libraries want the whole file (TIFF,
+    /// HEIF, WebP, SVG, PDF) read it all into memory first.
+    ///
+    /// The reader may block (a network request), so decode such sources on the ``WorkExecutor``
+    /// (as ``Thumbnailer`` and the pyramid builder do), not on the concurrency pool's threads.
+    public static func ranged(_ reader: any ByteRangeReading) -> ImageSource { ImageSource(storage: .ranged(reader)) }
 
     var filePath: String? {
         if case .file(let path) = storage { return path }
@@ -26,6 +36,7 @@ public struct ImageSource: Sendable {
         switch storage {
         case .file(let path): try FileByteStream(path: path)
         case .data(let data): DataByteStream(data: data)
+        case .ranged(let reader): RangedByteStream(reader: reader)
         }
     }
 
@@ -33,6 +44,15 @@ public struct ImageSource: Sendable {
     func loadData() throws(ImageDecodingError) -> Data {
         switch storage {
         case .data(let data):
+            return data
+        case .ranged(let reader):
+            var data = Data(capacity: reader.byteCount)
+            let chunk = 8 << 20
+            while data.count < reader.byteCount {
+                let bytes = try reader.read(at: data.count, count: min(chunk, reader.byteCount - data.count))
+                guard !bytes.isEmpty else { throw .truncated(reason: "the source ended at byte \(data.count) of \(reader.byteCount)") }
+                data.append(contentsOf: bytes)
+            }
             return data
         case .file(let path):
             do {
@@ -42,4 +62,13 @@ public struct ImageSource: Sendable {
             }
         }
     }
+}
+
+/// Random access to encoded bytes kept elsewhere: what ``ImageSource/ranged(_:)`` reads from.
+public protocol ByteRangeReading: Sendable {
+    /// The length of the whole, in bytes.
+    var byteCount: Int { get }
+    /// Up to `count` bytes from `offset`; fewer only at the end. May block.
+    /// - Throws: ``ImageDecodingError`` (`.unreadable` for a failed transfer, `.notFound`).
+    func read(at offset: Int, count: Int) throws(ImageDecodingError) -> [UInt8]
 }

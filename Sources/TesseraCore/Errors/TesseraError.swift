@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What kind of failure an error is, in the one vocabulary every host maps from: the CLI to an
 /// exit status, the server to an HTTP status. Stable: hosts and scripts rely on the raw values.
 public enum ErrorCategory: String, Sendable, Codable, CaseIterable {
@@ -38,11 +40,15 @@ public protocol TesseraError: Error, Sendable, CustomStringConvertible {
 
 extension ErrorCategory {
     /// The category of any error: a ``TesseraError``'s own, ``cancelled`` for Swift's
-    /// `CancellationError`, ``internal`` for anything else.
+    /// `CancellationError`, ``io`` (or ``notFound``) for the file system's errors as Foundation
+    /// reports them (a pyramid's output directory that is a file), ``internal`` for anything else.
     public init(of error: any Error) {
         switch error {
         case let error as any TesseraError: self = error.category
         case is CancellationError: self = .cancelled
+        case let error as CocoaError where error.isFileError:
+            self = error.code == .fileNoSuchFile || error.code == .fileReadNoSuchFile ? .notFound : .io
+        case is POSIXError: self = .io
         default: self = .internal
         }
     }

@@ -87,6 +87,15 @@ public struct S3Configuration: Sendable, Equatable {
             addressing: addressing)
     }
 
+    /// `s3://bucket/path/to/object` as a store on the bucket (no prefix) and the object's key.
+    public static func object(location: String, environment: [String: String]) throws(ObjectStorageError) -> (S3Configuration, key: String) {
+        let configuration = try S3Configuration(location: location, environment: environment)
+        guard !configuration.prefix.isEmpty else { throw .badConfiguration("\(location) names a bucket but no object") }
+        var bucketOnly = configuration
+        bucketOnly.prefix = ""
+        return (bucketOnly, configuration.prefix)
+    }
+
     /// S3's bucket naming rules: 3 to 63 lowercase letters, digits, dots and hyphens.
     static func isValidBucket(_ name: String) -> Bool {
         (3...63).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == ".") }

@@ -99,22 +99,15 @@ final class ObjectStoreSink: TileSink, @unchecked Sendable {
     func removeBlocking(_ keys: [String]) throws {
         guard !keys.isEmpty else { return }
         let store = self.store, limit = concurrency
-        let outcome = BlockingResult<Void>()
-        Task {
-            do {
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for (index, key) in keys.enumerated() {
-                        if index >= limit { try await group.next() }
-                        group.addTask { try await store.delete(key) }
-                    }
-                    try await group.waitForAll()
+        try BlockingResult<Void>.run {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, key) in keys.enumerated() {
+                    if index >= limit { try await group.next() }
+                    group.addTask { try await store.delete(key) }
                 }
-                outcome.set(.success(()))
-            } catch {
-                outcome.set(.failure(error))
+                try await group.waitForAll()
             }
         }
-        try outcome.wait()
     }
 
     /// The media type stored with a tile or descriptor, from its extension.
@@ -128,27 +121,6 @@ final class ObjectStoreSink: TileSink, @unchecked Sendable {
         case "json": "application/json"
         case "dzi", "xml": "application/xml"
         default: nil
-        }
-    }
-}
-
-/// A result that one thread waits for and a task sets.
-private final class BlockingResult<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: `result` is only touched under `lock`.
-    private let lock = ConditionLock()
-    private var result: Result<Value, any Error>?
-
-    func set(_ result: Result<Value, any Error>) {
-        lock.withLock {
-            self.result = result
-            lock.broadcast()
-        }
-    }
-
-    func wait() throws -> Value {
-        try lock.withLock { () throws -> Value in
-            while result == nil { lock.wait() }
-            return try result!.get()
         }
     }
 }
