@@ -86,8 +86,7 @@ public struct S3ObjectStore: ObjectStoring {
 
     public func list(prefix: String, continuation: String?) async throws -> ObjectListing {
         try ObjectKey.validate(prefix: prefix)
-        var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", configuration.objectKey(prefix))]
-        if configuration.prefix.isEmpty { query[2].1 = prefix }
+        var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", configuration.objectKey(prefix))]  // objectKey("") is the prefix itself
         if let continuation { query.append(("continuation-token", continuation)) }
         let response = try await send(.GET, key: nil, query: query, accepting: [200])
         let text = String(decoding: response.body, as: UTF8.self)
