@@ -52,7 +52,19 @@ struct S3ObjectStoreTests {
         await #expect(throws: ObjectStorageError.notFound(key: "nope.jpg")) { _ = try await ObjectByteRange(store: store, key: "nope.jpg") }
         let broken = try await ObjectByteRange(store: store, key: "jpeg-progressive.jpg")
         try server.fault("mode=status&code=500&count=100")
-        await #expect(throws: ImageDecodingError.self) { _ = try await Thumbnailer().thumbnail(.ranged(broken), options: options) }
+        await #expect(performing: { try await Thumbnailer().thumbnail(.ranged(broken), options: options) }, throws: { error in
+            // The transfer's failure, not a truncated or corrupt file.
+            guard case ImageDecodingError.transferFailed = error else { return false }
+            return ErrorCategory(of: error) == .network
+        })
+        try server.fault("mode=none")
+        // Failing after the header's range: libjpeg's reads through the FILE fail mid-image.
+        let bigReader = try await ObjectByteRange(store: store, key: "big.jpg")
+        try server.fault("mode=status&code=500&count=100&after=1")
+        await #expect(performing: { try await Thumbnailer().thumbnail(.ranged(bigReader), options: options) }, throws: { error in
+            guard case ImageDecodingError.transferFailed = error else { return false }
+            return true
+        })
         try server.fault("mode=none")
     }
 

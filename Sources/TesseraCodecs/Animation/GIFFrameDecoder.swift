@@ -73,7 +73,7 @@ final class GIFFrameDecoder: AnimationFrameDecoding {
         for (start, step) in rows {
             for frameRow in stride(from: start, to: rect.height, by: step) {
                 if DGifGetLine(gif, line, Int32(rect.width)) == GIF_ERROR {
-                    let error = GIFRecords.failure(gif.pointee.Error)
+                    let error = GIFRecords.failure(of: gif)
                     // A frame cut short keeps the rows it has, and is the last one.
                     guard case .truncated = error, allowsTruncatedData, frameIndex > 0 || frameRow > 0 else { throw error }
                     ended = true

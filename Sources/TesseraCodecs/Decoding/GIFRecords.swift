@@ -59,7 +59,18 @@ enum GIFRecords {
     }
 
     static func check(_ status: Int32, _ gif: UnsafeMutablePointer<GifFileType>) throws(ImageDecodingError) {
-        if status == GIF_ERROR { throw failure(gif.pointee.Error) }
+        if status == GIF_ERROR { throw failure(of: gif) }
+    }
+
+    /// The failure giflib reports for `gif`; a read that failed because a ranged source's transfer
+    /// did is that failure, not truncation.
+    static func failure(of gif: UnsafeMutablePointer<GifFileType>) -> ImageDecodingError {
+        if gif.pointee.Error == D_GIF_ERR_READ_FAILED, let input = gif.pointee.UserData,
+            let failure = Unmanaged<GIFInput>.fromOpaque(input).takeUnretainedValue().readFailure
+        {
+            return failure
+        }
+        return failure(gif.pointee.Error)
     }
 
     static func failure(_ code: Int32) -> ImageDecodingError {

@@ -100,7 +100,7 @@ final class GIFScanlineReader: ScanlineReader {
 
     /// True when truncation is allowed (the rest stays transparent); throws otherwise.
     private func acceptTruncation() throws(ImageDecodingError) -> Bool {
-        let error = GIFRecords.failure(gif.pointee.Error)
+        let error = GIFRecords.failure(of: gif)
         guard case .truncated = error, allowsTruncatedData else { throw error }
         isTruncated = true
         return true
@@ -113,6 +113,9 @@ final class GIFInput {
     private let stream: ByteStream
 
     init(_ source: ImageSource) throws(ImageDecodingError) { stream = try source.openStream() }
+
+    /// Why a ranged source stopped early, if it did.
+    var readFailure: ImageDecodingError? { stream.readFailure }
 
     func read(into destination: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
         let bytes = stream.read(count)

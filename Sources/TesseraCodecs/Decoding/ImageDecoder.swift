@@ -90,7 +90,7 @@ struct Header {
         let stream = try source.openStream()
         let length = stream.length
         guard length > 0 else { throw .empty }
-        guard let format = ImageFormat(sniffing: stream.read(ImageFormat.sniffLength)) else { throw .unknownFormat }
+        guard let format = ImageFormat(sniffing: stream.read(ImageFormat.sniffLength)) else { throw stream.readFailure ?? .unknownFormat }
         switch format {
         case .jpeg:
             let header = try JPEGHeader(reading: stream)

@@ -111,6 +111,7 @@ final class JPEGScanlineReader: ScanlineReader {
 
     private func checkTruncation() throws(ImageDecodingError) {
         guard decoder.pointee.reachedEndOfInput != 0 else { return }
+        if let failure = input.readFailure { throw failure }
         if allowsTruncatedData {
             isTruncated = true
         } else {
@@ -120,6 +121,7 @@ final class JPEGScanlineReader: ScanlineReader {
 
     private func check(_ status: Int32) throws(ImageDecodingError) {
         guard status != 0 else { return }
+        if let failure = input.readFailure { throw failure }  // libjpeg saw the failed transfer as the end
         let message = cMessage(decoder.pointee.message)
         if decoder.pointee.reachedEndOfInput != 0 { throw .truncated(reason: message) }
         if decoder.pointee.error.msg_code == Int32(JERR_NO_BACKING_STORE.rawValue) {

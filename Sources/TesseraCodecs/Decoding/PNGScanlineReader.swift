@@ -134,6 +134,7 @@ final class PNGScanlineReader: ScanlineReader {
     /// Truncation is an error unless allowed; when allowed, rows from the cut on stay blank
     /// (zeros: transparent where there is alpha, black otherwise).
     private func acceptTruncation() throws(ImageDecodingError) {
+        if let failure = input.readFailure { throw failure }
         guard allowsTruncatedData else { throw .truncated(reason: "the PNG data ends before the last row") }
         isTruncated = true
     }
@@ -144,6 +145,7 @@ final class PNGScanlineReader: ScanlineReader {
 
     private func failure() -> ImageDecodingError {
         let message = cMessage(decoder.pointee.message)
+        if let failure = input.readFailure { return failure }
         return decoder.pointee.reachedEndOfInput != 0 ? .truncated(reason: message) : .corrupt(reason: message)
     }
 }

@@ -13,11 +13,17 @@ protocol ByteStream: AnyObject {
     var length: Int { get }
     /// The position of the next read.
     var offset: Int { get set }
-    /// Up to `count` bytes from the current position; fewer only at the end of the input.
+    /// Up to `count` bytes from the current position; fewer only at the end of the input, or after
+    /// a read failed (``readFailure``).
     func read(_ count: Int) -> [UInt8]
+    /// Why the input ended early when it was not its end (a ranged source whose transfer failed);
+    /// nil for files and memory.
+    var readFailure: ImageDecodingError? { get }
 }
 
 extension ByteStream {
+    var readFailure: ImageDecodingError? { nil }
+
     func seek(to position: Int) { offset = min(max(position, 0), length) }
 
     func skip(_ count: Int) { seek(to: offset + count) }
@@ -27,7 +33,7 @@ extension ByteStream {
     /// Exactly `count` bytes, or a truncation error.
     func readExactly(_ count: Int) throws(ImageDecodingError) -> [UInt8] {
         let bytes = read(count)
-        guard bytes.count == count else { throw .truncated(reason: "the file ends inside its header") }
+        guard bytes.count == count else { throw readFailure ?? .truncated(reason: "the file ends inside its header") }
         return bytes
     }
 
@@ -141,13 +147,13 @@ final class FileByteStream: ByteStream {
 
 /// Reads a ``ByteRangeReading`` source in windows of 256 KB: header walks and codec reads of a few
 /// kilobytes at a time cost one ranged request per window, not one each. A failed read ends the
-/// stream there (the decoder then reports it truncated) and is kept in ``failure``.
+/// stream there and is kept in ``readFailure``, which the readers throw instead of truncation.
 final class RangedByteStream: ByteStream {
     private let reader: any ByteRangeReading
     let length: Int
     var offset = 0
     /// The first read that failed, if any.
-    private(set) var failure: ImageDecodingError?
+    private(set) var readFailure: ImageDecodingError?
     private var window: [UInt8] = []
     private var windowStart = 0
 
@@ -160,7 +166,7 @@ final class RangedByteStream: ByteStream {
 
     func read(_ count: Int) -> [UInt8] {
         let wanted = min(max(count, 0), length - offset)
-        guard wanted > 0, failure == nil else { return [] }
+        guard wanted > 0, readFailure == nil else { return [] }
         if offset >= windowStart, offset + wanted <= windowStart + window.count {
             let start = offset - windowStart
             offset += wanted
@@ -178,7 +184,7 @@ final class RangedByteStream: ByteStream {
             offset += got
             return Array(window[0..<got])
         } catch {
-            failure = error
+            readFailure = error
             return []
         }
     }

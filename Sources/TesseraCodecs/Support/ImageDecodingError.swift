@@ -19,6 +19,8 @@ public enum ImageDecodingError: TesseraError, Equatable {
     case unreadable(reason: String)
     /// There is no file at the path.
     case notFound
+    /// A source kept elsewhere (``ImageSource/ranged(_:)``: an object in S3) could not be fetched.
+    case transferFailed(reason: String)
     /// A system library the format needs (libheif, librsvg, libtiff) is not installed.
     case libraryUnavailable(reason: String)
     /// The task the work ran for was cancelled.
@@ -39,6 +41,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
             "too large: a full decode needs \(pixels) pixels, over the limit of \(limit)"
         case .unreadable(let reason): "cannot read: \(reason)"
         case .notFound: "no such file"
+        case .transferFailed(let reason): "could not fetch: \(reason)"
         case .libraryUnavailable(let reason): "library unavailable: \(reason)"
         case .cancelled: "cancelled"
         case .noSuchPage(let index, let count): "there is no page \(index + 1): the document has \(count)"
@@ -57,6 +60,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .tooLarge: "tooLarge"
         case .unreadable: "unreadable"
         case .notFound: "notFound"
+        case .transferFailed: "transferFailed"
         case .libraryUnavailable: "libraryUnavailable"
         case .cancelled: "cancelled"
         case .noSuchPage: "noSuchPage"
@@ -72,6 +76,7 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .tooLarge: .tooLarge
         case .unreadable: .io
         case .notFound: .notFound
+        case .transferFailed: .network
         case .libraryUnavailable: .libraryUnavailable
         case .cancelled: .cancelled
         case .noSuchPage, .noSuchFrame: .badInput

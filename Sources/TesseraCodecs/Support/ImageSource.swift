@@ -69,6 +69,6 @@ public protocol ByteRangeReading: Sendable {
     /// The length of the whole, in bytes.
     var byteCount: Int { get }
     /// Up to `count` bytes from `offset`; fewer only at the end. May block.
-    /// - Throws: ``ImageDecodingError`` (`.unreadable` for a failed transfer, `.notFound`).
+    /// - Throws: ``ImageDecodingError`` (`.transferFailed`, `.notFound`).
     func read(at offset: Int, count: Int) throws(ImageDecodingError) -> [UInt8]
 }

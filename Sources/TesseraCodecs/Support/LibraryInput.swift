@@ -14,6 +14,7 @@ import FoundationEssentials
 final class LibraryInput {
     private let fileStream: FileByteStream?
     private let cookieFile: UnsafeMutablePointer<FILE>?
+    private let rangedStream: RangedByteStream?
     private let bytes: UnsafeMutableRawBufferPointer?
 
     /// - Parameter inMemory: the library reads only from memory (libtiff here): a ranged source is
@@ -26,17 +27,21 @@ final class LibraryInput {
             fileStream = try FileByteStream(path: path)
             fileStream?.rewindForLibrary()
             cookieFile = nil
+            rangedStream = nil
             bytes = nil
         case .data(let data):
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(data.count, 1), alignment: 16)
             _ = data.copyBytes(to: copy.bindMemory(to: UInt8.self))
             fileStream = nil
             cookieFile = nil
+            rangedStream = nil
             bytes = UnsafeMutableRawBufferPointer(rebasing: copy[0..<data.count])
         case .ranged(let reader):
             fileStream = nil
             bytes = nil
-            cookieFile = Self.openCookie(RangedByteStream(reader: reader))
+            let stream = RangedByteStream(reader: reader)
+            rangedStream = stream
+            cookieFile = Self.openCookie(stream)
             guard cookieFile != nil else { throw .unreadable(reason: "fopencookie failed") }
         }
     }
@@ -45,6 +50,10 @@ final class LibraryInput {
         bytes?.deallocate()
         if let cookieFile { fclose(cookieFile) }
     }
+
+    /// Why a ranged source's transfer failed, if it did: the readers throw it rather than report
+    /// the file truncated.
+    var readFailure: ImageDecodingError? { rangedStream?.readFailure }
 
     /// Calls `body` with the open file, or returns nil for in-memory input.
     func withFile<Result>(_ body: (UnsafeMutablePointer<FILE>) -> Result) -> Result? {
@@ -66,7 +75,7 @@ final class LibraryInput {
             { cookie, buffer, size in
                 let stream = Unmanaged<RangedByteStream>.fromOpaque(cookie!).takeUnretainedValue()
                 let bytes = stream.read(size)
-                if bytes.isEmpty, stream.failure != nil { return -1 }
+                if bytes.isEmpty, stream.readFailure != nil { return -1 }
                 bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer!).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
                 return bytes.count
             },

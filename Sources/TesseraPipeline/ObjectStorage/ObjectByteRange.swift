@@ -34,7 +34,7 @@ public struct ObjectByteRange: ByteRangeReading {
             return try BlockingResult<[UInt8]>.run { [UInt8](try await store.get(key, range: range)) }
         } catch {
             if case ObjectStorageError.notFound = error { throw .notFound }
-            throw .unreadable(reason: String(describing: error))
+            throw .transferFailed(reason: String(describing: error))
         }
     }
 }
