@@ -187,7 +187,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
-        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraServer"]),
+        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraPipeline", "TesseraServer"]),
     ]
     // The fuzz build makes the harnesses and nothing else, so one `swift build` makes them all, and no
     // other executable is linked from instrumented objects.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import FuzzSupport
 import TesseraCore
+import TesseraPipeline
 @testable import TesseraServer
 
 #if canImport(Glibc)

@@ -259,37 +259,23 @@ public struct S3ObjectStore: ObjectStoring {
 
     // MARK: - Dates
 
-    /// `2026-11-24T05:01:02.000Z` (listings).
+    /// `2026-11-24T05:01:02.000Z` (listings), read as the HTTP date of the same moment.
     static func isoDate(_ text: String) -> Date? {
         let digits = text.unicodeScalars.filter { $0.properties.numericType != nil }.map { Int($0.value) - 48 }
         guard digits.count >= 14 else { return nil }
-        func number(_ range: Range<Int>) -> Int { digits[range].reduce(0) { $0 * 10 + $1 } }
-        return date(year: number(0..<4), month: number(4..<6), day: number(6..<8),
-                    hour: number(8..<10), minute: number(10..<12), second: number(12..<14))
+        func number(_ range: Range<Int>, _ width: Int) -> String {
+            let value = digits[range].reduce(0) { $0 * 10 + $1 }
+            return String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+        }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard let month = Int(number(4..<6, 2)), (1...12).contains(month) else { return nil }
+        // The weekday is not checked by HTTPDate; any name fills its place.
+        return httpDate("Mon, \(number(6..<8, 2)) \(months[month - 1]) \(number(0..<4, 4)) \(number(8..<10, 2)):\(number(10..<12, 2)):\(number(12..<14, 2)) GMT")
     }
 
     /// `Tue, 24 Nov 2026 05:01:02 GMT` (`Last-Modified`).
     static func httpDate(_ text: String) -> Date? {
-        let parts = text.split(separator: " ")
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard parts.count == 6, let day = Int(parts[1]), let month = months.firstIndex(of: String(parts[2])),
-            let year = Int(parts[3])
-        else { return nil }
-        let time = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard time.count == 3 else { return nil }
-        return date(year: year, month: month + 1, day: day, hour: time[0], minute: time[1], second: time[2])
-    }
-
-    /// Days from civil (Howard Hinnant's algorithm), so no calendar or time zone is involved.
-    private static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146097 + dayOfEra - 719468
-        return Date(timeIntervalSince1970: Double(days * 86400 + hour * 3600 + minute * 60 + second))
+        HTTPDate.seconds(from: text).map { Date(timeIntervalSince1970: Double($0)) }
     }
 }
 

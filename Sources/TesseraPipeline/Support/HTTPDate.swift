@@ -5,9 +5,10 @@ import Darwin
 #endif
 
 /// HTTP dates (RFC 9110's IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), through the C library's
-/// `strftime` and `strptime` in the C locale.
-enum HTTPDate {
-    static func string(fromSeconds seconds: Int64) -> String {
+/// `strftime` and `timegm` in the C locale. Shared by the S3 client (`Last-Modified`) and the
+/// server (`Last-Modified`, `If-Modified-Since`).
+package enum HTTPDate {
+    package static func string(fromSeconds seconds: Int64) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
@@ -18,7 +19,7 @@ enum HTTPDate {
 
     /// Seconds since 1970 of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); nil for anything
     /// else (RFC 9110 lets a recipient ignore the obsolete forms, and If-Modified-Since then does nothing).
-    static func seconds(from text: String) -> Int64? {
+    package static func seconds(from text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[25...] == Array(" GMT".utf8)[...] else { return nil }
         func number(_ range: Range<Int>) -> Int32? {
