@@ -130,23 +130,62 @@ struct VideoAssetTests {
         #expect(outcomes.keys.contains { $0.hasPrefix("strip ") && $0 != "strip ok" })
     }
 
-    /// A fuzzer's fragmented MP4 (fragmented.mp4 with one byte changed) whose 504-byte 'trun' box
-    /// claims 14.7 million samples: libavformat allocated 374 MB opening it. It is refused before
-    /// ffmpeg sees it, and the intact file still opens.
-    @Test func aTrackRunClaimingMoreSamplesThanItsBoxHoldsIsRefusedBeforeOpening() async throws {
-        let path = VideoFixtures.directory.deletingLastPathComponent().appendingPathComponent("fuzz/video-trun-claims-14m-samples.mp4").path
+    /// Two fuzzer finds, each a fragmented MP4 whose 504-byte 'trun' box claims 14.7 million
+    /// samples (libavformat allocated 374 MB opening them). In the second, the 'traf' holding the
+    /// run is one byte longer than its 'moof': libavformat cuts it at the parent's end and reads the
+    /// run anyway, so the check must too. Both are refused before ffmpeg sees them; the intact file
+    /// still opens.
+    @Test(arguments: ["video-trun-claims-14m-samples.mp4", "video-traf-overruns-moof-trun-14m-samples.mp4"])
+    func aTrackRunClaimingMoreSamplesThanItsBoxHoldsIsRefusedBeforeOpening(_ name: String) async throws {
+        let path = VideoFixtures.directory.deletingLastPathComponent().appendingPathComponent("fuzz/\(name)").path
         do {
             _ = try await VideoAsset.load(path: path)
             Issue.record("the file opened")
         } catch {
             // Not `catch .corrupt(let reason)`: that pattern crashes Swift 6.3 in an async function.
             if case .corrupt(let reason) = error {
-                #expect(reason.contains("'trun' box of 504 bytes claims 14680124 samples"), "\(reason)")
+                #expect(reason.contains("'trun' box of 504 bytes claims 14680124 entries"), "\(reason)")
             } else {
                 Issue.record("\(error)")
             }
         }
         _ = try await VideoAsset.load(path: VideoFixtures.path("fragmented.mp4"))
+    }
+
+    /// The movie's own sample tables are sized from their counts the same way: each table of
+    /// short.mp4 in turn gets a count of 2^28 (a 3 GB 'stsc' array, for one) and is refused by name
+    /// before ffmpeg opens the file.
+    @Test(arguments: ["stts", "stss", "ctts", "stsc", "stsz", "stco", "elst"])
+    func aMovieTableClaimingMoreEntriesThanItsBoxHoldsIsRefused(_ table: String) async throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: VideoFixtures.path("short.mp4"))))
+        let boxStart = try #require(bytes.indices.dropLast(4).first { Array(bytes[$0..<$0 + 4]) == Array(table.utf8) }) - 4
+        // The count follows version and flags, and for 'stsz' the constant sample size as well.
+        let countAt = boxStart + 12 + (table == "stsz" ? 4 : 0)
+        bytes.replaceSubrange(countAt..<countAt + 4, with: [0x10, 0, 0, 0])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("table-\(table)-\(UUID().uuidString).mp4").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try await VideoAsset.load(path: path)
+            Issue.record("the file opened")
+        } catch {
+            if case .corrupt(let reason) = error {
+                #expect(reason.contains("'\(table)' box of") && reason.contains("claims 268435456 entries"), "\(reason)")
+            } else {
+                Issue.record("\(error)")
+            }
+        }
+    }
+
+    /// No committed video that ffmpeg reads is refused by the check.
+    @Test func everyIntactFixturePassesTheTableCheck() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: VideoFixtures.directory.path)
+            .filter { [".mp4", ".m4a"].contains(where: $0.hasSuffix) && !["not-a-video.mp4", "zero-length.mp4"].contains($0) }
+        #expect(names.count >= 6)
+        for name in names {
+            let file = try Data(contentsOf: URL(fileURLWithPath: VideoFixtures.path(name)))
+            #expect(ContainerDiagnosis.implausibleSampleTable(file) == nil, "\(name)")
+        }
     }
 
     /// FuzzVideo's 33 KB MPEG-TS stream whose timestamps sit near the ends of the 64-bit range: their

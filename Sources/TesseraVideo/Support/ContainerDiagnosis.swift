@@ -58,55 +58,99 @@ enum ContainerDiagnosis {
         return sawMovie ? nil : "no 'moov' box (the file's index was never written)"
     }
 
-    /// A movie fragment's track run (`moof`/`traf`/`trun`) that claims more samples than its box
-    /// can list, or, when its samples carry no fields of their own, than the file has bytes. Checked
-    /// before ffmpeg opens the file: libavformat 59 sizes its index from the claim before checking
-    /// it, so 504 bytes claiming 14.7 million samples made it allocate 374 MB (a fuzzer's find).
-    static func implausibleTrackRun(_ file: Data) -> String? {
-        let fileSize = UInt64(file.count)
+    /// A sample table that claims more entries than its box can list: a fragment's track run
+    /// (`trun`), or one of the movie's tables (`stsz`, `stz2`, `stsc`, `stco`, `co64`, `stss`,
+    /// `stps`, `stts`, `ctts`, `elst`, `sbgp`). Checked before ffmpeg opens the file: libavformat 59
+    /// sizes its arrays from the claim before it reads the entries, so 504 bytes claiming 14.7
+    /// million samples made it allocate 374 MB (a fuzzer's find).
+    ///
+    /// Boxes are walked as libavformat walks them: a child that runs past its parent is cut at the
+    /// parent's end rather than skipped, so a box one byte too long cannot hide what it holds.
+    static func implausibleSampleTable(_ file: Data) -> String? {
         var found: String?
-        forEachBox(in: file, from: 0, to: fileSize) { type, start, end in
-            guard type.elementsEqual("moof".utf8) else { return }
-            forEachBox(in: file, from: start + 8, to: end) { type, start, end in
-                guard type.elementsEqual("traf".utf8) else { return }
-                forEachBox(in: file, from: start + 8, to: end) { type, start, end in
-                    guard found == nil, type.elementsEqual("trun".utf8), end - start >= 16 else { return }
-                    let header = [UInt8](file[file.startIndex + Int(start) + 8..<file.startIndex + Int(start) + 16])
-                    let flags = header[1..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                    let count = UInt64(header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-                    // data-offset and first-sample-flags, then per sample: duration, size, flags, time offset.
-                    let optional = UInt64((flags & 0x001 != 0 ? 4 : 0) + (flags & 0x004 != 0 ? 4 : 0))
-                    let perSample = UInt64([0x100, 0x200, 0x400, 0x800].filter { flags & $0 != 0 }.count * 4)
-                    let room = end - start >= 16 + optional ? end - start - 16 - optional : 0
-                    let limit = perSample > 0 ? room / perSample : fileSize
-                    if count > limit {
-                        found = "a 'trun' box of \(end - start) bytes claims \(count) samples (it can hold \(limit))"
-                    }
+        func visit(from start: UInt64, to end: UInt64) {
+            forEachBox(in: file, from: start, to: end) { type, start, payload, end in
+                guard found == nil else { return }
+                let name = String(decoding: type, as: UTF8.self)
+                if containers.contains(name) {
+                    visit(from: payload, to: end)
+                } else if let claim = tableClaim(name, in: file, from: payload, to: end), claim.count > claim.capacity {
+                    found = "a '\(name)' box of \(end - start) bytes claims \(claim.count) entries (it can hold \(claim.capacity))"
                 }
             }
         }
+        visit(from: 0, to: UInt64(file.count))
         return found
     }
 
-    /// Calls `body` with the type and byte range of each box from `start` up to `end`, stopping at
-    /// one that does not fit.
+    /// The boxes on the way from the top level to a sample table.
+    private static let containers: Set<String> = ["moov", "trak", "edts", "mdia", "minf", "stbl", "moof", "traf"]
+
+    /// The entry count a table box's payload (`start..<end`, after the box header) claims, and how
+    /// many entries the payload has room for; nil for a box that is not a table or has no count.
+    private static func tableClaim(_ type: String, in file: Data, from start: UInt64, to end: UInt64)
+        -> (count: UInt64, capacity: UInt64)?
+    {
+        func word(_ at: UInt64) -> UInt64? {
+            guard at + 4 <= end else { return nil }
+            let first = file.startIndex + Int(at)
+            return UInt64(file[first..<first + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        }
+        // Bytes before the count (after version and flags), and bytes per entry; 0 per entry means
+        // the entries carry nothing, so any count fits.
+        guard let versionAndFlags = word(start) else { return nil }
+        let version = versionAndFlags >> 24, flags = versionAndFlags & 0xFF_FFFF
+        let fields: (before: UInt64, bitsPerEntry: UInt64)
+        switch type {
+        case "trun":
+            // The count comes first; data-offset and first-sample-flags follow it, then per sample
+            // duration, size, flags and time offset, each when its flag is set.
+            let optional = UInt64((flags & 0x001 != 0 ? 4 : 0) + (flags & 0x004 != 0 ? 4 : 0))
+            let perSample = UInt64([0x100, 0x200, 0x400, 0x800].filter { flags & $0 != 0 }.count * 32)
+            guard let count = word(start + 4) else { return nil }
+            let payload = start + 8 + optional <= end ? end - start - 8 - optional : 0
+            return (count, perSample > 0 ? payload * 8 / perSample : UInt64(file.count))
+        case "stsz":
+            guard let sampleSize = word(start + 4) else { return nil }
+            fields = (4, sampleSize == 0 ? 32 : 0)
+        case "stz2":
+            guard let sizeField = word(start + 4) else { return nil }
+            fields = (4, sizeField & 0xFF)
+        case "stsc": fields = (0, 96)
+        case "stco", "stss", "stps": fields = (0, 32)
+        case "co64", "stts", "ctts": fields = (0, 64)
+        case "elst": fields = (0, version == 1 ? 160 : 96)
+        case "sbgp": fields = (version == 1 ? 8 : 4, 64)
+        default: return nil
+        }
+        guard let count = word(start + 4 + fields.before) else { return nil }
+        let payload = end - (start + 8 + fields.before)
+        return (count, fields.bitsPerEntry > 0 ? payload * 8 / fields.bitsPerEntry : UInt64(file.count))
+    }
+
+    /// Calls `body` with the type, start, payload start (after the 8- or 16-byte header) and end of
+    /// each box from `start` up to `end`. A box that claims more than is left is cut at `end`, as
+    /// libavformat reads it.
     private static func forEachBox(
-        in file: Data, from start: UInt64, to end: UInt64, _ body: (ArraySlice<UInt8>, UInt64, UInt64) -> Void
+        in file: Data, from start: UInt64, to end: UInt64, _ body: (ArraySlice<UInt8>, UInt64, UInt64, UInt64) -> Void
     ) {
         var offset = start
         while offset + 8 <= end {
             let first = file.startIndex + Int(offset)
             let bytes = [UInt8](file[first..<min(first + 16, file.startIndex + Int(end))])
             var size = UInt64(bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            var header: UInt64 = 8
             if size == 1 {
                 guard bytes.count >= 16 else { return }
                 size = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                header = 16
             } else if size == 0 {
                 size = end - offset
             }
-            guard size >= 8, size <= end - offset else { return }
-            body(bytes[4..<8], offset, offset + size)
-            offset += size
+            guard size >= header else { return }
+            let boxEnd = size <= end - offset ? offset + size : end
+            body(bytes[4..<8], offset, offset + header, boxEnd)
+            offset = boxEnd
         }
     }
 
