@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles", "TesseraVideo",
+                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraPipeline", "StorageTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

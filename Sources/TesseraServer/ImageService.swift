@@ -22,9 +22,14 @@ import TesseraTiles
 /// their own levels, with nothing derived. Blocking work runs on the server's bounded executor.
 final class ImageService: Sendable {
     let configuration: ServerConfiguration
-    let resolver: IdentifierResolver
+    /// The root: a directory's resolver, or a store's.
+    let resolver: IdentifierResolver?
+    let objects: ObjectSourceResolver?
     let executor: WorkExecutor
+    /// This server's pyramid directory (also with a shared cache: its size is reported).
     let pyramids: PyramidStore
+    /// Where pyramids are found and built: the shared store when there is one, else ``pyramids``.
+    let pyramidSource: any PyramidStoring
     let tiffPyramids: TIFFPyramidPool
     let metrics: ServerMetrics
     private let decoded: MemoryImageCache
@@ -38,7 +43,13 @@ final class ImageService: Sendable {
     init(configuration: ServerConfiguration, metrics: ServerMetrics) throws {
         self.configuration = configuration
         self.metrics = metrics
-        resolver = try IdentifierResolver(root: configuration.root)
+        if let store = configuration.rootStore {
+            resolver = nil
+            objects = ObjectSourceResolver(store: store, freshness: configuration.rootFreshness)
+        } else {
+            resolver = try IdentifierResolver(root: configuration.root)
+            objects = nil
+        }
         executor = WorkExecutor(threadCount: configuration.workerCount, queueLimit: configuration.queueLimit)
         // Pyramids whose tiles keep the sources' profiles live apart (a dot directory, which the
         // default store passes over), so a server restarted with the other setting never serves
@@ -49,6 +60,18 @@ final class ImageService: Sendable {
             tileSize: configuration.tileSize, jpegQuality: configuration.jpegQuality,
             sourcePixelLimit: configuration.sourcePixelLimit, colorManagement: configuration.colorManagement,
             executor: executor, metrics: metrics)
+        if let shared = configuration.sharedCache {
+            let recipe = PyramidRecipe(
+                tileSize: configuration.tileSize, jpegQuality: configuration.jpegQuality,
+                sourcePixelLimit: configuration.sourcePixelLimit, colorManagement: configuration.colorManagement,
+                jobs: executor.threadCount)
+            pyramidSource = SharedPyramidStore(
+                store: shared, prefix: keepsProfiles ? "kept-profiles/" : "", recipe: recipe,
+                leaseDuration: configuration.leaseDuration, pollInterval: configuration.leaseDuration / 30,
+                executor: executor, metrics: metrics)
+        } else {
+            pyramidSource = pyramids
+        }
         decodeOptions = DecodeOptions(maximumPixelCount: configuration.sourcePixelLimit, colorManagement: configuration.colorManagement)
         tiffPyramids = TIFFPyramidPool(idleReadersPerSource: configuration.workerCount, options: decodeOptions)
         decoded = MemoryImageCache(
@@ -57,8 +80,10 @@ final class ImageService: Sendable {
         responses = ResponseCache(byteLimit: configuration.responseCacheByteLimit)
     }
 
-    func resolve(_ identifier: String) throws(IdentifierError) -> ResolvedSource {
-        try resolver.resolve(identifier)
+    /// The source `identifier` names: a file under the root, or an object in the root store.
+    func resolve(_ identifier: String) async throws -> ResolvedSource {
+        if let objects { return try await objects.resolve(identifier) }
+        return try resolver!.resolve(identifier)
     }
 
     /// The source's header, probed once per identity and checked against the source pixel limit.
@@ -66,7 +91,7 @@ final class ImageService: Sendable {
         if let known = probes.withLock({ $0.value(for: source.identity) }) { return known }
         let limit = configuration.sourcePixelLimit
         let properties = try await executor.run(priority: .high) { _ in
-            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit)).probe(.file(source.path))
+            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit)).probe(source.input)
         }
         guard properties.size.area <= limit else {
             throw ImageDecodingError.tooLarge(pixels: properties.size.area, limit: limit)
@@ -154,7 +179,7 @@ final class ImageService: Sendable {
         let quality = max(configuration.jpegQuality, 80)
         let options = decodeOptions
         return try await executor.run { context in
-            let animation = try AnimatedImage(.file(source.path), options: options)
+            let animation = try AnimatedImage(source.input, options: options)
             let reader = try animation.makeFrameReader()
             var encoder: AnimationEncoder?
             while let frame = try reader.next() {
@@ -178,10 +203,11 @@ final class ImageService: Sendable {
     private func storedTile(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) -> ByteBuffer? {
         // TIFF pyramids are read from their own levels; turned sources are composed and turned.
         guard !configuration.isSmall(properties.size), properties.format != .tiff, properties.orientation == .up,
-            let pyramid = pyramids.builtPyramid(.iiif, for: source, imageSize: properties.size),
-            let layout = pyramid.layout as? IIIFLayout, let tile = AlignedTile(request, layout: layout)
+            let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size),
+            let layout = pyramid.layout as? IIIFLayout, let tile = AlignedTile(request, layout: layout),
+            let path = pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row)
         else { return nil }
-        return try? Self.readFile(pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row))
+        return try? Self.readFile(path)
     }
 
     private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
@@ -214,23 +240,27 @@ final class ImageService: Sendable {
         }
         // The pyramid is of the stored pixels; a turned source's regions are cut from them and turned.
         let orientation = properties.orientation
-        let pyramid = try await pyramids.pyramid(.iiif, for: source, imageSize: properties.size)
+        let pyramid = try await pyramidSource.pyramid(.iiif, for: source, imageSize: properties.size)
         guard let layout = pyramid.layout as? IIIFLayout else { throw ServerError(.internal, "IIIF pyramid has another layout") }
         if orientation == .up, let tile = AlignedTile(request, layout: layout) {
-            return try await executor.run(priority: .high) { _ in
-                try Self.readFile(pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row))
-            }
+            return try await pyramid.tile(reduction: tile.reduction, column: tile.column, row: tile.row, executor: executor)
         }
         let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: layout.levelCount)
+        let levelSize = layout.levelSize(reduction: reduction)
+        let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
+        let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
+        let tileSize = PixelSize(width: layout.tileSize, height: layout.tileSize)
+        // Tiles in a store are fetched first, all at once, so no worker thread waits on the network.
+        let fetched = try await fetchTiles(of: pyramid, covering: rect, tileSize: tileSize, reduction: reduction, source: source)
         return try await executor.run { context in
-            let levelSize = layout.levelSize(reduction: reduction)
-            let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
-            let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
-            let tileSize = PixelSize(width: layout.tileSize, height: layout.tileSize)
             let composed = try RegionRenderer.compose(rect, tileSize: tileSize, format: .rgb8) { column, row in
                 try context.checkCancellation()
-                let path = pyramid.tilePath(reduction: reduction, column: column, row: row)
-                return try self.decodedTile(key: path) { try ImageDecoder(options: self.decodeOptions).decode(.file(path)).pixels }
+                let key = self.tileCacheKey(pyramid, source: source, reduction: reduction, column: column, row: row)
+                return try self.decodedTile(key: key) {
+                    let input = fetched[key].map { ImageSource.data($0) }
+                        ?? .file(pyramid.tilePath(reduction: reduction, column: column, row: row) ?? "")
+                    return try ImageDecoder(options: self.decodeOptions).decode(input).pixels
+                }
             }
             let upright = orientation.apply(to: composed)
             return ByteBuffer(bytes: try RegionRenderer.render(upright, profile: kept, request: request, jpegQuality: quality))
@@ -253,9 +283,41 @@ final class ImageService: Sendable {
             var options = ThumbnailOptions(
                 sizing: .fit(maxPixelSize: longest), createThumbnailWithTransform: true, maximumPixelCount: limit)
             options.colorManagement = self.configuration.colorManagement
-            let pixels = try await Thumbnailer().thumbnail(.file(source.path), options: options, executor: executor).pixels
+            let pixels = try await Thumbnailer().thumbnail(source.input, options: options, executor: executor).pixels
             self.decoded.store(pixels, for: key)
             return pixels
+        }
+    }
+
+    /// The decoded-tile cache's key for a tile of `pyramid`: its file's path, or for a pyramid in a
+    /// store, the source's identity and the tile's place.
+    private func tileCacheKey(_ pyramid: BuiltPyramid, source: ResolvedSource, reduction: Int, column: Int, row: Int) -> String {
+        pyramid.tilePath(reduction: reduction, column: column, row: row)
+            ?? source.key + "/" + pyramid.tileRelativePath(reduction: reduction, column: column, row: row)
+    }
+
+    /// The encoded tiles of a pyramid in a store that composing `rect` of level `reduction` needs and
+    /// the decoded-tile cache lacks, fetched concurrently, by ``tileCacheKey``; empty for a
+    /// pyramid in a directory, whose tiles are read as they are decoded.
+    private func fetchTiles(
+        of pyramid: BuiltPyramid, covering rect: PixelRect, tileSize: PixelSize, reduction: Int, source: ResolvedSource
+    ) async throws -> [String: Data] {
+        guard case .objects = pyramid.location else { return [:] }
+        let wanted = RegionRenderer.tiles(covering: rect, tileSize: tileSize).map { tile in
+            (key: tileCacheKey(pyramid, source: source, reduction: reduction, column: tile.column, row: tile.row),
+             column: tile.column, row: tile.row)
+        }.filter { decoded.image(for: $0.key) == nil }
+        let executor = self.executor
+        return try await withThrowingTaskGroup(of: (String, Data).self) { group in
+            for tile in wanted {
+                group.addTask {
+                    let bytes = try await pyramid.tile(reduction: reduction, column: tile.column, row: tile.row, executor: executor)
+                    return (tile.key, Data(bytes.readableBytesView))
+                }
+            }
+            var fetched: [String: Data] = [:]
+            for try await (key, data) in group { fetched[key] = data }
+            return fetched
         }
     }
 
@@ -304,10 +366,8 @@ final class ImageService: Sendable {
                 ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
                 return try await self.render(request, of: source, properties: properties)
             }
-            let pyramid = try await self.pyramids.pyramid(.deepZoom, for: source, imageSize: properties.size)
-            return try await self.executor.run(priority: .high) { _ in
-                try Self.readFile(pyramid.tilePath(reduction: reduction, column: column, row: row))
-            }
+            let pyramid = try await self.pyramidSource.pyramid(.deepZoom, for: source, imageSize: properties.size)
+            return try await pyramid.tile(reduction: reduction, column: column, row: row, executor: self.executor)
         }
     }
 

@@ -1,10 +1,23 @@
 public import TesseraCodecs
 import TesseraCore
+public import TesseraPipeline
 
 /// Everything `tessera serve` can be told, with the defaults the README documents.
 public struct ServerConfiguration: Sendable {
     /// The directory whose files are served; identifiers are paths relative to it.
     public var root: String
+    /// A store whose objects are served instead of the files under ``root`` (`tessera serve
+    /// s3://bucket/prefix`): identifiers are keys, read by byte ranges. Videos and the directory
+    /// listing are served from a directory root only.
+    public var rootStore: (any ObjectStoring)?
+    /// How long what the root store said of an object (it exists, its version) is trusted: a
+    /// replaced object is noticed within this time.
+    public var rootFreshness: Duration = .seconds(10)
+    /// A store every server shares for pyramids (`--cache s3://bucket/prefix`), instead of
+    /// ``cacheDirectory``; each pyramid is built by one server at a time, under a lease.
+    public var sharedCache: (any ObjectStoring)?
+    /// How long a builder's lease stands unrenewed before another server takes the build over.
+    public var leaseDuration: Duration = .seconds(30)
     /// The address to listen on: loopback unless told otherwise.
     public var host = "127.0.0.1"
     public var port = 8080

@@ -20,7 +20,9 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The directory whose images are served (not scanned at start-up).")
+    @Argument(help: ArgumentHelp(
+        "The directory whose images are served (not scanned at start-up), or s3://BUCKET/PREFIX.",
+        discussion: "In S3, identifiers are keys under PREFIX, read by byte ranges; credentials, region and endpoint come from the AWS_* variables (README)."))
     var root: String
 
     @Option(help: "The address to listen on (loopback unless told otherwise).")
@@ -31,6 +33,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Where built pyramids are kept (default: $XDG_CACHE_HOME/tessera or ~/.cache/tessera).")
     var cacheDir: String?
+
+    @Option(help: ArgumentHelp(
+        "A pyramid store every server shares, s3://BUCKET/PREFIX, instead of --cache-dir.",
+        discussion: "Each pyramid is built once among all servers, under a lease; the store's lifecycle rules expire them."))
+    var cache: String?
+
+    @Option(help: "Seconds a builder's lease on a shared pyramid stands unrenewed before another server takes over (default 30).",
+            transform: Parse.integer(2, 3600))
+    var leaseSeconds = 30
 
     @Option(help: "The most MiB of pyramids kept on disk, least recently used evicted (default 10240).",
             transform: Parse.integer(1))
@@ -66,6 +77,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var color: ColorOption
 
+    func validate() throws {
+        if let cache, !S3Configuration.isS3Location(cache) {
+            throw ValidationError("--cache takes an s3:// location (a directory is --cache-dir)")
+        }
+    }
+
     func run() async throws {
         var configuration = ServerConfiguration(root: root, cacheDirectory: cacheDir ?? Self.defaultCacheDirectory())
         configuration.host = host
@@ -80,8 +97,16 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.tileSize = tileSize
         configuration.pagesDirectory = pages
         configuration.colorManagement = color.management
+        configuration.leaseDuration = .seconds(leaseSeconds)
         let server: TesseraServer
         do {
+            let environment = ProcessInfo.processInfo.environment
+            if S3Configuration.isS3Location(root) {
+                configuration.rootStore = try S3ObjectStore(S3Configuration(location: root, environment: environment))
+            }
+            if let cache {
+                configuration.sharedCache = try S3ObjectStore(S3Configuration(location: cache, environment: environment))
+            }
             server = try TesseraServer(configuration: configuration)
         } catch {
             let failures = FailureLog()

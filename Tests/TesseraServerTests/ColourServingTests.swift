@@ -100,7 +100,7 @@ struct ColourServingTests {
             #expect(grayProfile == nil)
         }
         // The two settings' pyramids live apart.
-        let key = try keeping.service.resolve("tagged-big.png").identity.description
+        let key = try await keeping.service.resolve("tagged-big.png").identity.description
         #expect(FileManager.default.fileExists(atPath: sandbox.cache + "/.kept-profiles/" + key + "/dzi.dzi"))
         #expect(FileManager.default.fileExists(atPath: sandbox.cache + "/" + key + "/dzi.dzi"))
     }

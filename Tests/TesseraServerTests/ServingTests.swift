@@ -15,7 +15,7 @@ struct ServingTests {
         defer { sandbox.cleanUp() }
         // 512-px tiles, not the default 256: the pyramid is kept apart by its tile size.
         let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
-        let source = try server.service.resolve("big.png")
+        let source = try await server.service.resolve("big.png")
         let pattern = ServerSandbox.pattern(width: 1300, height: 1000)
         try await server.test { client in
             // Many requests for one source at once wait on one build.

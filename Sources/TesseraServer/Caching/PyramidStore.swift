@@ -6,7 +6,9 @@ import Darwin
 import FoundationEssentials
 import Synchronization
 import TesseraCodecs
+import NIOCore
 import TesseraCore
+import TesseraPipeline
 import TesseraTiles
 
 /// The two pyramids the server builds: IIIF tiles (what info.json lists, also composed into regions)
@@ -16,16 +18,99 @@ enum PyramidKind: String, Sendable, CaseIterable {
     case deepZoom = "dzi"
 }
 
-/// A complete pyramid on disk.
+/// Where pyramids come from: ``PyramidStore`` (a directory of this server's) or
+/// ``SharedPyramidStore`` (an object store every server shares).
+protocol PyramidStoring: Sendable {
+    /// The complete pyramid of `kind` for `source`, building it first if there is none.
+    func pyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) async throws -> BuiltPyramid
+    /// The complete pyramid of `kind` for `source` if one is known now; nil (and nothing started) if not.
+    func builtPyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) -> BuiltPyramid?
+}
+
+/// A complete pyramid: in a directory, or under a prefix of an object store.
 struct BuiltPyramid: Sendable {
-    /// `{cache}/{source identity}`.
-    let directory: String
+    enum Location: Sendable {
+        /// `{cache}/{source identity}`.
+        case directory(String)
+        /// `{prefix}/…` in `store`.
+        case objects(any ObjectStoring, prefix: String)
+    }
+
+    let location: Location
     let layout: any TileLayout
     let fileExtension: String
 
-    /// The tile file's absolute path.
-    func tilePath(reduction: Int, column: Int, row: Int) -> String {
-        directory + "/" + layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
+    /// The tile's path inside the pyramid.
+    func tileRelativePath(reduction: Int, column: Int, row: Int) -> String {
+        layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
+    }
+
+    /// The tile file's absolute path, for a pyramid in a directory; nil for one in a store.
+    func tilePath(reduction: Int, column: Int, row: Int) -> String? {
+        guard case .directory(let directory) = location else { return nil }
+        return directory + "/" + tileRelativePath(reduction: reduction, column: column, row: row)
+    }
+
+    /// The stored tile's bytes: a file read on `executor`, or a GET from the store.
+    func tile(reduction: Int, column: Int, row: Int, executor: WorkExecutor) async throws -> ByteBuffer {
+        switch location {
+        case .directory:
+            let path = tilePath(reduction: reduction, column: column, row: row)!
+            return try await executor.run(priority: .high) { _ in try ImageService.readFile(path) }
+        case .objects(let store, let prefix):
+            let key = prefix + "/" + tileRelativePath(reduction: reduction, column: column, row: row)
+            do {
+                return ByteBuffer(bytes: try await store.get(key))
+            } catch ObjectStorageError.notFound {
+                // Only a complete pyramid is ever handed out, so its tile was removed behind its back
+                // (a lifecycle rule): not the client's fault.
+                throw ServerError(.io, "a stored tile is missing from the shared cache")
+            }
+        }
+    }
+}
+
+/// How the server's pyramids are cut, named and encoded: the same for a directory of its own and for
+/// a store it shares, so any server finds the pyramids another built.
+struct PyramidRecipe: Sendable {
+    let tileSize: Int
+    let options: PyramidOptions
+
+    init(tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int, colorManagement: ColorManagement, jobs: Int) {
+        self.tileSize = tileSize
+        options = PyramidOptions(
+            layout: .deepZoom(), encoding: .jpeg(quality: jpegQuality), jobs: jobs,
+            maximumPixelCount: sourcePixelLimit, colorManagement: colorManagement)
+    }
+
+    /// The pyramid's name inside the source's directory: IIIF ones by tile size, so a server
+    /// restarted with another tile size never serves tiles cut for the old one.
+    func name(_ kind: PyramidKind) -> String {
+        kind == .deepZoom ? "dzi" : "iiif-" + String(tileSize)
+    }
+
+    /// The file whose presence means the pyramid is complete: the builder writes it last.
+    func descriptor(_ kind: PyramidKind) -> String {
+        kind == .deepZoom ? "dzi.dzi" : name(kind) + "/info.json"
+    }
+
+    func layout(_ kind: PyramidKind, imageSize: PixelSize) -> any TileLayout {
+        switch kind {
+        case .iiif: IIIFLayout(imageSize: imageSize, name: name(kind), tileSize: tileSize, baseURL: "")
+        case .deepZoom: DeepZoomLayout(imageSize: imageSize, name: "dzi")
+        }
+    }
+
+    /// The complete pyramid of `kind` at `location`.
+    func pyramid(_ kind: PyramidKind, at location: BuiltPyramid.Location, imageSize: PixelSize) -> BuiltPyramid {
+        BuiltPyramid(location: location, layout: layout(kind, imageSize: imageSize), fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
+    }
+
+    /// The builder's options for `kind`.
+    func options(_ kind: PyramidKind) -> PyramidOptions {
+        var options = self.options
+        options.layout = kind == .deepZoom ? .deepZoom() : .iiif(tileSize: tileSize, baseURL: "")
+        return options
     }
 }
 
@@ -40,11 +125,10 @@ struct BuiltPyramid: Sendable {
 ///   leftovers are removed at start-up.
 /// - Whole pyramids are evicted, least recently used first, when the total passes the byte limit.
 ///   Use survives restarts through the directory's modification time, refreshed on first use.
-final class PyramidStore: Sendable {
+final class PyramidStore: PyramidStoring {
     let directory: String
     let byteLimit: Int
-    private let options: PyramidOptions
-    private let tileSize: Int
+    private let recipe: PyramidRecipe
     private let executor: WorkExecutor
     private let metrics: ServerMetrics
     private let state = Mutex(State())
@@ -55,18 +139,17 @@ final class PyramidStore: Sendable {
         /// Identities whose last use was written to disk since start-up.
         var touched: Set<String> = []
     }
-    private let builds = SingleFlight<BuiltPyramid>()
+    private let builds = SingleFlight<Bool>()
 
     init(directory: String, byteLimit: Int, tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int,
          colorManagement: ColorManagement = .convertToSRGB, executor: WorkExecutor, metrics: ServerMetrics) throws {
         self.directory = directory
         self.byteLimit = byteLimit
-        self.tileSize = tileSize
         self.executor = executor
         self.metrics = metrics
-        options = PyramidOptions(
-            layout: .deepZoom(), encoding: .jpeg(quality: jpegQuality), jobs: executor.threadCount,
-            maximumPixelCount: sourcePixelLimit, colorManagement: colorManagement)
+        recipe = PyramidRecipe(
+            tileSize: tileSize, jpegQuality: jpegQuality, sourcePixelLimit: sourcePixelLimit,
+            colorManagement: colorManagement, jobs: executor.threadCount)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let existing = Self.scan(directory)
         state.withLock { state in
@@ -83,33 +166,27 @@ final class PyramidStore: Sendable {
     func pyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) async throws -> BuiltPyramid {
         if let built = builtPyramid(kind, for: source, imageSize: imageSize) { return built }
         metrics.recordCache(tier: "pyramid", hit: false)
-        let pyramid = BuiltPyramid(
-            directory: directory + "/" + source.key, layout: layout(kind, imageSize: imageSize),
-            fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
-        return try await builds.value(for: source.key + "/" + kind.rawValue) {
-            try await self.build(kind, source: source, into: pyramid)
+        let output = directory + "/" + source.key
+        _ = try await builds.value(for: source.key + "/" + kind.rawValue) {
+            try await self.build(kind, source: source, into: output)
         }
+        return recipe.pyramid(kind, at: .directory(output), imageSize: imageSize)
     }
 
     /// The complete pyramid of `kind` for `source` if there is one now; nil (and nothing started) if not.
     func builtPyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) -> BuiltPyramid? {
-        let pyramid = BuiltPyramid(
-            directory: directory + "/" + source.key, layout: layout(kind, imageSize: imageSize),
-            fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
-        guard access(pyramid.directory + "/" + descriptor(kind), F_OK) == 0 else { return nil }
+        guard access(directory + "/" + source.key + "/" + recipe.descriptor(kind), F_OK) == 0 else { return nil }
         metrics.recordCache(tier: "pyramid", hit: true)
         markUsed(source.key)
-        return pyramid
+        return recipe.pyramid(kind, at: .directory(directory + "/" + source.key), imageSize: imageSize)
     }
 
-    private func build(_ kind: PyramidKind, source: ResolvedSource, into pyramid: BuiltPyramid) async throws -> BuiltPyramid {
+    private func build(_ kind: PyramidKind, source: ResolvedSource, into output: String) async throws -> Bool {
         let name = source.identity.description
-        var options = self.options
-        options.layout = kind == .deepZoom ? .deepZoom() : .iiif(tileSize: tileSize, baseURL: "")
         let start = ContinuousClock.now
         let summary = try await PyramidBuilder.build(
-            .file(source.path), name: self.name(kind), outputDirectory: pyramid.directory,
-            options: options, executor: executor)
+            source.input, name: recipe.name(kind), outputDirectory: output,
+            options: recipe.options(kind), executor: executor)
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
         state.withLock { state in
             let previous = state.usage.peek(name) ?? 0
@@ -117,25 +194,7 @@ final class PyramidStore: Sendable {
         }
         markUsed(name)
         evictIfNeeded(keeping: name)
-        return pyramid
-    }
-
-    /// The pyramid's name inside the source's directory: IIIF ones by tile size, so a server
-    /// restarted with another tile size never serves tiles cut for the old one.
-    private func name(_ kind: PyramidKind) -> String {
-        kind == .deepZoom ? "dzi" : "iiif-" + String(tileSize)
-    }
-
-    /// The file whose presence means the pyramid is complete: the builder writes it last.
-    private func descriptor(_ kind: PyramidKind) -> String {
-        kind == .deepZoom ? "dzi.dzi" : name(kind) + "/info.json"
-    }
-
-    private func layout(_ kind: PyramidKind, imageSize: PixelSize) -> any TileLayout {
-        switch kind {
-        case .iiif: IIIFLayout(imageSize: imageSize, name: name(kind), tileSize: tileSize, baseURL: "")
-        case .deepZoom: DeepZoomLayout(imageSize: imageSize, name: "dzi")
-        }
+        return true
     }
 
     /// Moves the pyramid to most recently used, and the first time since start-up also on disk.

@@ -43,15 +43,17 @@ final class TIFFPyramidPool: Sendable {
         self.options = options
     }
 
-    /// The pyramid's shape, or nil when `source` is not a TIFF pyramid the server reads directly.
-    /// Blocking on first use per source (opens the file); run it on the executor.
+    /// The pyramid's shape, or nil when `source` is not a TIFF pyramid the server reads directly
+    /// (libtiff reads files; a TIFF in a store gets a built pyramid). Blocking on first use per
+    /// source (opens the file); run it on the executor.
     func shape(of source: ResolvedSource) throws -> TIFFPyramidShape? {
+        guard let path = source.path else { return nil }
         switch state.withLock({ $0.value(for: source.identity) }) {
         case .notServable: return nil
         case .pyramid(let shape, _): return shape
         case nil: break
         }
-        guard let pyramid = try TIFFPyramid(path: source.path, options: options),
+        guard let pyramid = try TIFFPyramid(path: path, options: options),
             let coarsest = pyramid.levelSizes.last,
             coarsest.width <= 2 * pyramid.tileSize.width, coarsest.height <= 2 * pyramid.tileSize.height
         else {
@@ -75,7 +77,7 @@ final class TIFFPyramidPool: Sendable {
         if let taken {
             reader = taken
         } else {
-            guard let opened = try TIFFPyramid(path: source.path, options: options), opened.levelSizes == shape.levelSizes else {
+            guard let path = source.path, let opened = try TIFFPyramid(path: path, options: options), opened.levelSizes == shape.levelSizes else {
                 throw ServerError(.corrupt, "the TIFF pyramid changed while it was being served")
             }
             reader = Reader(opened)

@@ -3,14 +3,20 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FoundationEssentials
 public import TesseraCore
+public import TesseraCodecs
+public import TesseraPipeline
 
-/// A source file an identifier named: where it is and which version of it this is.
+/// A source an identifier named: a file under the root directory or an object in the root store,
+/// and which version of it this is.
 public struct ResolvedSource: Sendable, Hashable {
-    /// The identifier as decoded: the file's path relative to the root, `/`-separated. Safe to show.
+    /// The identifier as decoded: the path relative to the root, `/`-separated. Safe to show.
     public var relativePath: String
-    /// The file's absolute path. Never shown to a client.
-    public var path: String
+    /// The file's absolute path; nil for an object in a store. Never shown to a client.
+    public var path: String?
+    /// The object and its size, for a source in a store; nil for a file.
+    public var object: ObjectByteRange?
     public var identity: FileIdentity
     /// `identity`'s name, made once: the key of everything cached for this source.
     public let key: String
@@ -21,6 +27,25 @@ public struct ResolvedSource: Sendable, Hashable {
         self.identity = identity
         key = identity.description
     }
+
+    /// An object in a store, read by byte ranges. Its identity is made of what the store says of
+    /// this version: the key and entity tag hashed, the size, the last-modified time. Every server
+    /// sharing the store computes the same one, so they share its pyramids.
+    public init(relativePath: String, object: ObjectByteRange, metadata: ObjectMetadata) {
+        self.relativePath = relativePath
+        self.object = object
+        let modified = metadata.lastModified.map { Int64($0.timeIntervalSince1970 * 1_000_000_000) } ?? 0
+        identity = FileIdentity(
+            device: 0, inode: EntityTag.hash((metadata.key + "\u{0}" + (metadata.etag ?? "")).utf8),
+            byteCount: metadata.size, modificationNanoseconds: modified)
+        key = identity.description
+    }
+
+    /// How the decoders read it: the file, or the object by ranges.
+    public var input: ImageSource { object.map { .ranged($0) } ?? .file(path ?? "") }
+
+    public static func == (a: Self, b: Self) -> Bool { a.key == b.key && a.relativePath == b.relativePath && a.path == b.path }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
 
 /// Why an identifier was refused. The message quotes the identifier, never a filesystem path.

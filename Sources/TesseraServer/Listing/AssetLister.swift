@@ -22,11 +22,12 @@ final class AssetLister: Sendable {
         case neither
     }
 
-    let resolver: IdentifierResolver
+    /// The root directory's resolver; nil for a root in a store, which is not listed.
+    let resolver: IdentifierResolver?
     let executor: WorkExecutor
     private let probes = Mutex(LRUCache<FileIdentity, Media>(costLimit: 16_384))
 
-    init(resolver: IdentifierResolver, executor: WorkExecutor) {
+    init(resolver: IdentifierResolver?, executor: WorkExecutor) {
         self.resolver = resolver
         self.executor = executor
     }
@@ -36,6 +37,7 @@ final class AssetLister: Sendable {
     /// - Throws: ``IdentifierError`` for a directory that is not there or not allowed; ``ServerError``
     ///   (bad input) for a malformed cursor.
     func list(dir: String, cursor: String?, limit: Int) async throws -> AssetListing {
+        guard let resolver else { throw ServerError(.unsupported, "a root in object storage is not listed") }
         let directory = try resolver.resolveDirectory(dir)
         let position = try cursor.map(Position.init(cursor:))
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -88,7 +90,7 @@ final class AssetLister: Sendable {
     /// What each of `paths` (relative to the root) is: images probed from their headers on the
     /// executor, the rest then as videos.
     private func probe(_ paths: [String]) async throws -> [String: (media: Media, bytes: Int)] {
-        let sources = paths.compactMap { try? resolver.resolve(PercentEncoding.encode($0)) }
+        let sources = paths.compactMap { try? resolver?.resolve(PercentEncoding.encode($0)) }
         var found: [String: (media: Media, bytes: Int)] = [:]
         var unknown: [ResolvedSource] = []
         for source in sources {
@@ -103,14 +105,14 @@ final class AssetLister: Sendable {
         let images = try await executor.run(priority: .high) { context in
             try pending.map { source -> ImageProperties? in
                 try context.checkCancellation()
-                return try? ImageDecoder().probe(.file(source.path))
+                return try? ImageDecoder().probe(source.input)
             }
         }
         for (source, image) in zip(unknown, images) {
             let media: Media
             if let image {
                 media = .image(image)
-            } else if let video = try? await VideoAsset.load(path: source.path) {
+            } else if let path = source.path, let video = try? await VideoAsset.load(path: path) {
                 media = .video(VideoProperties(video))
             } else {
                 media = .neither

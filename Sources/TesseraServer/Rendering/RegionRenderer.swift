@@ -45,28 +45,35 @@ enum RegionRenderer {
     ) throws -> PixelBuffer {
         var canvas = PixelBuffer(width: rect.width, height: rect.height, format: format)
         let channels = format.bytesPerPixel
-        for row in (rect.y / tileSize.height)...((rect.y + rect.height - 1) / tileSize.height) {
-            for column in (rect.x / tileSize.width)...((rect.x + rect.width - 1) / tileSize.width) {
-                var pixels = try tile(column, row)
-                if pixels.format != format { pixels = pixels.converted(to: format) }
-                let originX = column * tileSize.width, originY = row * tileSize.height
-                let x0 = max(rect.x, originX), x1 = min(rect.x + rect.width, originX + pixels.width)
-                let y0 = max(rect.y, originY), y1 = min(rect.y + rect.height, originY + pixels.height)
-                guard x0 < x1, y0 < y1 else { continue }
-                let length = (x1 - x0) * channels
-                pixels.bytes.withUnsafeBufferPointer { source in
-                    canvas.bytes.withUnsafeMutableBufferPointer { destination in
-                        for y in y0..<y1 {
-                            let from = (y - originY) * pixels.bytesPerRow + (x0 - originX) * channels
-                            let to = (y - rect.y) * canvas.bytesPerRow + (x0 - rect.x) * channels
-                            destination.baseAddress!.advanced(by: to)
-                                .update(from: source.baseAddress!.advanced(by: from), count: length)
-                        }
+        for (column, row) in tiles(covering: rect, tileSize: tileSize) {
+            var pixels = try tile(column, row)
+            if pixels.format != format { pixels = pixels.converted(to: format) }
+            let originX = column * tileSize.width, originY = row * tileSize.height
+            let x0 = max(rect.x, originX), x1 = min(rect.x + rect.width, originX + pixels.width)
+            let y0 = max(rect.y, originY), y1 = min(rect.y + rect.height, originY + pixels.height)
+            guard x0 < x1, y0 < y1 else { continue }
+            let length = (x1 - x0) * channels
+            pixels.bytes.withUnsafeBufferPointer { source in
+                canvas.bytes.withUnsafeMutableBufferPointer { destination in
+                    for y in y0..<y1 {
+                        let from = (y - originY) * pixels.bytesPerRow + (x0 - originX) * channels
+                        let to = (y - rect.y) * canvas.bytesPerRow + (x0 - rect.x) * channels
+                        destination.baseAddress!.advanced(by: to)
+                            .update(from: source.baseAddress!.advanced(by: from), count: length)
                     }
                 }
             }
         }
         return canvas
+    }
+
+    /// The (column, row) of every tile of `tileSize` that `rect` touches, row by row.
+    static func tiles(covering rect: PixelRect, tileSize: PixelSize) -> [(column: Int, row: Int)] {
+        guard rect.width > 0, rect.height > 0 else { return [] }
+        let columns = (rect.x / tileSize.width)...((rect.x + rect.width - 1) / tileSize.width)
+        return ((rect.y / tileSize.height)...((rect.y + rect.height - 1) / tileSize.height)).flatMap { row in
+            columns.map { (column: $0, row: row) }
+        }
     }
 
     /// Region pixels (already cut) scaled, turned and converted as the request asks.

@@ -12,7 +12,7 @@ struct DeepZoomRoutes {
         group.get(":name") { request, context in
             let name = try context.parameters.require("name")
             guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
-            let source = try service.resolve(String(name.dropLast(4)))
+            let source = try await service.resolve(String(name.dropLast(4)))
             let body = try await service.deepZoomDescriptor(for: source)
             return response(body, "application/xml", key: "dzi", source: source, request: request)
         }
@@ -24,7 +24,7 @@ struct DeepZoomRoutes {
                 case let parts = tile.dropLast(5).split(separator: "_", omittingEmptySubsequences: false), parts.count == 2,
                 let column = Int(parts[0]), let row = Int(parts[1])
             else { throw ServerError(.notFound, "not a Deep Zoom tile path") }
-            let source = try service.resolve(String(files.dropLast(6)))
+            let source = try await service.resolve(String(files.dropLast(6)))
             let body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
             return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request)
         }

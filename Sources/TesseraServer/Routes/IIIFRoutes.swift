@@ -14,12 +14,12 @@ struct IIIFRoutes {
         let group = router.group("iiif/3")
         group.get(":identifier") { request, context in
             let identifier = try context.parameters.require("identifier")
-            _ = try service.resolve(identifier)
+            _ = try await service.resolve(identifier)
             let location = baseURL(request) + "/iiif/3/" + identifier + "/info.json"
             return Response(status: .seeOther, headers: [.location: location])
         }
         group.get(":identifier/info.json") { request, context in
-            let source = try service.resolve(try context.parameters.require("identifier"))
+            let source = try await service.resolve(try context.parameters.require("identifier"))
             let id = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath)
             let contentType = Self.infoContentType(accept: request.headers[values: .accept])
             let body = try await service.info(for: source, id: id)
@@ -39,7 +39,7 @@ struct IIIFRoutes {
             if imageRequest.negotiatesFormat {
                 imageRequest.format = .negotiated(accept: request.headers[values: .accept])
             }
-            let source = try service.resolve(try parameters.require("identifier"))
+            let source = try await service.resolve(try parameters.require("identifier"))
             let (body, resolved) = try await service.image(for: source, request: imageRequest)
             let canonical = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
             return CacheableResponse(

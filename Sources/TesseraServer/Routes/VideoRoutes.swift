@@ -17,14 +17,14 @@ struct VideoRoutes {
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("video")
         group.get(":identifier") { request, context in
-            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
             // Only videos Tessera reads are served: /video/ is not a way to fetch any file under the root.
             _ = try await videos.asset(source)
             return try await file(source, request: request, context: context)
         }
         group.get(":identifier/info.json") { request, context in
             let identifier = try context.parameters.require("identifier")
-            let source = try videos.images.resolve(identifier)
+            let source = try await videos.images.resolve(identifier)
             let id = PercentEncoding.encode(source.relativePath)
             return CacheableResponse(
                 body: try await videos.info(source, id: id), contentType: "application/json",
@@ -33,7 +33,7 @@ struct VideoRoutes {
             ).response(to: request)
         }
         group.get(":identifier/sprite.jpg") { request, context in
-            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
             let sprite = try spriteRequest(request)
             return CacheableResponse(
                 body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
@@ -42,7 +42,7 @@ struct VideoRoutes {
             ).response(to: request)
         }
         group.get(":identifier/thumbnails.vtt") { request, context in
-            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
             let sprite = try spriteRequest(request)
             let spriteURL = "/video/" + PercentEncoding.encode(source.relativePath) + "/sprite.jpg?" + sprite.query
             return CacheableResponse(
@@ -52,7 +52,7 @@ struct VideoRoutes {
             ).response(to: request)
         }
         group.post(":identifier/trim") { request, context in
-            let source = try videos.images.resolve(try context.parameters.require("identifier"))
+            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
             let body = try await request.body.collect(upTo: 4096)
             guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
                 throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
@@ -100,8 +100,9 @@ struct VideoRoutes {
     }
 
     private func file(_ source: ResolvedSource, request: Request, context: BasicRequestContext) async throws -> Response {
+        let path = try VideoService.filePath(of: source)
         var response = try await send(
-            path: source.path, identity: source.identity, mediaType: VideoService.mediaType(of: source.path),
+            path: path, identity: source.identity, mediaType: VideoService.mediaType(of: path),
             request: request, context: context)
         if response.status == .ok || response.status == .partialContent {
             response.headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"

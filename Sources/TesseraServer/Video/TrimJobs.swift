@@ -85,7 +85,7 @@ final class TrimJobs: Sendable {
         let fileExtension = exact ? "mp4" : Self.copyExtension(for: name)
         let fileName = (stem.isEmpty ? name : stem) + "-trim." + fileExtension
         let progress = WorkProgress { [weak self] _ in self?.jobs.withLock { $0[id]?.isRunning = true } }
-        let job = Job(source: source.path, output: directory + "/" + id + "." + fileExtension, fileName: fileName,
+        let job = Job(source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension, fileName: fileName,
                       progress: progress, started: .now)
         try jobs.withLock { jobs throws(ServerError) in
             sweep(&jobs)

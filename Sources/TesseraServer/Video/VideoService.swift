@@ -30,10 +30,11 @@ final class VideoService: Sendable {
         if let known = assets.withLock({ $0.value(for: source.identity) }) { return known }
         // ffmpeg opens still images too (as one-frame videos); as in `MediaProperties`, a file in an
         // image format is an image, whatever else could read it.
-        guard !Self.isImage(source.path) else { throw ServerError(.notFound, "\(source.relativePath) is not a video") }
+        let path = try Self.filePath(of: source)
+        guard !Self.isImage(path) else { throw ServerError(.notFound, "\(source.relativePath) is not a video") }
         let asset: VideoAsset
         do {
-            asset = try await VideoAsset.load(path: source.path)
+            asset = try await VideoAsset.load(path: path)
         } catch {
             // (A `catch .notAVideo` clause here crashes Swift 6.3's SIL ownership verifier.)
             if case .notAVideo = error { throw ServerError(.notFound, "\(source.relativePath) is not a video") }
@@ -41,6 +42,12 @@ final class VideoService: Sendable {
         }
         assets.withLock { _ = $0.insert(asset, for: source.identity, cost: 1) }
         return asset
+    }
+
+    /// The video's file: ffmpeg reads files, so videos are served from a directory root only.
+    static func filePath(of source: ResolvedSource) throws(ServerError) -> String {
+        guard let path = source.path else { throw ServerError(.unsupported, "videos are served from a directory root only") }
+        return path
     }
 
     /// `info.json`: what the trimmer needs before it shows anything.
