@@ -149,7 +149,7 @@ let package = Package(
             ]
         ),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "StorageTestSupport", "TesseraPipeline"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,10 +15,11 @@ struct ServeCLITests {
         let port: Int
         private let output = Pipe()
 
-        init(root: String, cache: String, extra: [String] = []) throws {
+        init(root: String, cache: String, extra: [String] = [], environment: [String: String] = [:]) throws {
             port = try Self.freePort()
             process.executableURL = CLI.executable
             process.arguments = ["serve", root, "--host", "127.0.0.1", "--port", String(port), "--cache-dir", cache] + extra
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -183,7 +184,7 @@ struct ServeCLITests {
     }
 }
 
-private extension FileHandle {
+extension FileHandle {
     /// Bytes up to the first newline (or the end), blocking.
     func availableLine() -> String {
         var bytes: [UInt8] = []
