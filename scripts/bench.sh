@@ -15,6 +15,8 @@ python3 scripts/bench/view_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/video_bench.py "$tessera" bench-out/inputs
 # `tessera serve` beside nginx (static tiles) and iipsrv (FastCGI behind nginx), wrk on loopback.
 python3 scripts/bench/serving_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/serving.json
+# Scale-out: sources and pyramids in SeaweedFS, one to three `tessera serve` behind nginx.
+python3 scripts/bench/scaleout_bench.py "$tessera" bench-out/inputs --json bench-out/scaleout.json
 
 # The image pipeline: memory-hit latency, disk-hit throughput and a 1,000-URL prefetch storm, each
 # against a plain baseline (download + full decode + resize, no caching) in the same run, over HTTP

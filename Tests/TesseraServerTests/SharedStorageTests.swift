@@ -151,8 +151,9 @@ struct SharedStorageTests {
         #expect(pointer != "deadbeef0000" && found.contains(source.key + "/" + pointer))
     }
 
-    /// The shared store failing for a while: requests fail with a 5xx (or succeed through the
-    /// client's retries), nothing broken is remembered, and all is served right once it recovers.
+    /// The shared store failing for a while (errors, dropped connections, stalls past the client's
+    /// timeout): requests fail with a 5xx (or succeed through the client's retries), nothing broken
+    /// is remembered, and all is served right once it recovers.
     @Test func storageFaultsDegradeToErrorsAndRecover() async throws {
         let (sandbox, originals, _) = try await stores("faults")
         defer { sandbox.cleanUp() }
@@ -161,9 +162,10 @@ struct SharedStorageTests {
         let tiles = (0..<4).map { "/iiif/3/big.png/\($0 * 256),0,256,256/256,/0/default.jpg" }
         // A fresh server for each fault (nothing in its memory): the first builds during the
         // fault, the others find the pointer and tiles through it.
-        for (index, mode) in ["status&code=503", "status&code=500", "drop"].enumerated() {
+        // Stalls: 6 s, past the client's 5-s request timeout, three times.
+        for (index, mode) in ["status&code=503&count=40", "status&code=500&count=40", "drop&count=40", "stall&seconds=6&count=3"].enumerated() {
             let server = try server(sandbox, root: originals, shared: throughProxy, instance: "\(index)")
-            try seaweed.fault("mode=\(mode)&count=40")
+            try seaweed.fault("mode=\(mode)")
             for tile in tiles {
                 let answer = try await get(server, tile)
                 #expect(answer.status == .ok || answer.status.code >= 500, "\(mode) \(tile): \(answer.status)")
