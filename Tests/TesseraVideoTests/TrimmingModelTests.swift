@@ -97,4 +97,11 @@ struct TrimmingModelTests {
         #expect(times.count == 30 && times[29] == 29.0 / 30)
         #expect(TrimmingSliderModel.frameTimes(duration: 0.1, framesPerSecond: 24).count == 3)
     }
+
+    /// Durations and rates come from a file's header: none of these may trap (an `Int` of infinity)
+    /// or allocate what it claims (10¹⁸ frames).
+    @Test(arguments: [(Double.infinity, 30.0), (.nan, 30), (-5, 30), (10, 0), (10, -24), (10, .nan), (10, .infinity), (1e15, 1000)])
+    func hostileDurationsAndRatesGiveNoFrameTimes(_ duration: Double, _ rate: Double) {
+        #expect(TrimmingSliderModel.frameTimes(duration: duration, framesPerSecond: rate).isEmpty)
+    }
 }

@@ -157,9 +157,18 @@ public struct TrimmingSliderModel: Sendable, Equatable {
 extension TrimmingSliderModel {
     /// Start times, in seconds, of the frames of a constant-frame-rate clip: `0, 1/fps, 2/fps, …`
     /// below `duration`. Computed as `k / fps` rather than by adding, so error does not accumulate.
+    ///
+    /// Empty (nothing to snap to) when the duration or the rate is not a positive finite number or
+    /// the clip would have more than ``maximumFrameTimeCount`` frames: both come from a file's
+    /// header, which may claim anything.
     public static func frameTimes(duration: Double, framesPerSecond: Double) -> [Double] {
-        precondition(framesPerSecond > 0 && framesPerSecond.isFinite, "framesPerSecond must be positive")
-        let count = Int((duration * framesPerSecond).rounded(.up))
-        return (0..<max(0, count)).map { Double($0) / framesPerSecond }.filter { $0 < duration }
+        guard duration.isFinite, duration > 0, framesPerSecond.isFinite, framesPerSecond > 0 else { return [] }
+        let frames = (duration * framesPerSecond).rounded(.up)
+        guard frames <= Double(maximumFrameTimeCount) else { return [] }
+        return (0..<Int(frames)).map { Double($0) / framesPerSecond }.filter { $0 < duration }
     }
+
+    /// The most frame times ``frameTimes(duration:framesPerSecond:)`` lists: 2²² (32 MiB of
+    /// times; 48 hours at 24 fps).
+    public static let maximumFrameTimeCount = 1 << 22
 }

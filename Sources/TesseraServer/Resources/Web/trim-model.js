@@ -119,11 +119,14 @@ export class TrimmingSliderModel {
 
   /** Start times, in seconds, of the frames of a constant-frame-rate clip: `k / fps` below
    * `duration`, computed by division rather than by adding so error does not accumulate. */
+  // Empty (nothing to snap to) for a duration or rate that is not a positive finite number, or
+  // more than 2^22 frames, as the Swift model: both come from a file's header.
   static frameTimes(duration, framesPerSecond) {
-    if (!(framesPerSecond > 0 && Number.isFinite(framesPerSecond))) throw new RangeError('framesPerSecond must be positive');
+    if (!(duration > 0 && Number.isFinite(duration) && framesPerSecond > 0 && Number.isFinite(framesPerSecond))) return [];
     const count = Math.ceil(duration * framesPerSecond);
+    if (count > 2 ** 22) return [];
     const times = [];
-    for (let k = 0; k < Math.max(0, count); k += 1) times.push(k / framesPerSecond);
+    for (let k = 0; k < count; k += 1) times.push(k / framesPerSecond);
     return times.filter((t) => t < duration);
   }
 
