@@ -112,6 +112,19 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = relay
 
 
+def exit_without(parent):
+    """Exits once `parent` is gone: a test process that crashed cannot stop this one, and a proxy
+    left running would hold the test runner's output open."""
+    while True:
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:
+            pass
+        time.sleep(1)
+
+
 def main():
     # A parent that blocks signals in its threads (a Swift test process does) passes the mask on
     # through fork and exec; unblocked here, so SIGTERM stops this process and what it starts.
@@ -121,7 +134,10 @@ def main():
     parser.add_argument("--listen", type=int, required=True)
     parser.add_argument("--upstream", required=True)
     parser.add_argument("--pid-file")
+    parser.add_argument("--parent-pid", type=int, help="exit when this process is gone (a crashed test run)")
     arguments = parser.parse_args()
+    if arguments.parent_pid:
+        threading.Thread(target=exit_without, args=(arguments.parent_pid,), daemon=True).start()
     upstream = urllib.parse.urlsplit(arguments.upstream)
     socketserver.TCPServer.allow_reuse_address = True
     server = ThreadingHTTPServer(("127.0.0.1", arguments.listen), Handler)

@@ -21,6 +21,9 @@ volume server, filer and admin server default to P+1, P+2, P+3 and P+4 (--master
 and P+10000..P+10004 must be free, which `start` checks first. WebDAV, the Iceberg and Lance
 catalogs, the admin web UI and telemetry are off (`-master.telemetry=false`).
 
+With --parent-pid PID, a small watcher (this script's `watch`) stops weed as `stop` does once PID
+is gone: a test process that crashes cannot stop what it started, and weed would otherwise run on.
+
 `stop` sends SIGTERM to the pid in FILE, then SIGKILL after --grace seconds (10; weed usually
 exits in 2 s, sometimes 12), and only if that pid is still a `weed mini`. It then removes the
 unix sockets weed leaves in /tmp (it names them /tmp/seaweedfs-SERVICE-grpc-PORT.sock whatever
@@ -276,6 +279,9 @@ def start(options):
             fail(f"S3 on {HOST}:{p} did not answer a signed ListBuckets with 200 within {options.timeout:g} s "
                  f"(last answer: {status or 'none'}); stopped weed; {log} ends:\n{log_tail(log)}")
         time.sleep(0.2)
+    if options.parent_pid:
+        subprocess.Popen([sys.executable, __file__, "watch", "--parent-pid", str(options.parent_pid), "--pid-file", str(pid_file)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     print(f"seaweedfs: pid {process.pid}, S3 ready in {time.monotonic() - began:.1f} s", file=sys.stderr)
     print(f"http://{HOST}:{p}", flush=True)
 
@@ -295,6 +301,22 @@ def stop(options):
     pid_file.unlink(missing_ok=True)
 
 
+def watch(options):
+    """Waits until the parent or weed is gone (the pid file removed by `stop`); stops weed if the
+    parent went first."""
+    pid_file = Path(options.pid_file)
+    while read_pid(pid_file) is not None:
+        try:
+            os.kill(options.parent_pid, 0)
+        except ProcessLookupError:
+            options.grace = 10
+            stop(options)
+            return
+        except PermissionError:
+            pass
+        time.sleep(1)
+
+
 def main():
     # A parent that blocks signals in its threads (a Swift test process does) passes the mask on
     # through fork and exec; unblocked here, so SIGTERM stops this process and what it starts.
@@ -309,11 +331,15 @@ def main():
     starting.add_argument("--pid-file", required=True)
     starting.add_argument("--weed", default=str(DEFAULT_WEED))
     starting.add_argument("--timeout", type=float, default=60)
+    starting.add_argument("--parent-pid", type=int, help="stop weed when this process is gone")
     stopping = commands.add_parser("stop")
     stopping.add_argument("--pid-file", required=True)
     stopping.add_argument("--grace", type=float, default=10, help="seconds between SIGTERM and SIGKILL")
+    watching = commands.add_parser("watch")
+    watching.add_argument("--parent-pid", type=int, required=True)
+    watching.add_argument("--pid-file", required=True)
     options = parser.parse_args()
-    start(options) if options.command == "start" else stop(options)
+    {"start": start, "stop": stop, "watch": watch}[options.command](options)
 
 
 if __name__ == "__main__":

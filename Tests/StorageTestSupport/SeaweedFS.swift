@@ -25,13 +25,18 @@ public final class SeaweedFS: Sendable {
         proxyPort = try Self.freePort()
         try Self.python(
             "scripts/seaweedfs.py",
-            ["start", "--data", directory, "--pid-file", directory + "/weed.pid", "--s3-port", String(s3Port)],
+            ["start", "--data", directory, "--pid-file", directory + "/weed.pid", "--s3-port", String(s3Port),
+             "--parent-pid", String(getpid())],
             environment: ["AWS_ACCESS_KEY_ID": Self.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": Self.credentials.secretAccessKey])
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         proxy.arguments = [Self.root.appendingPathComponent("scripts/faulty-proxy.py").path, "--listen", String(proxyPort),
-                           "--upstream", "http://127.0.0.1:\(s3Port)", "--pid-file", directory + "/proxy.pid"]
+                           "--upstream", "http://127.0.0.1:\(s3Port)", "--pid-file", directory + "/proxy.pid",
+                           "--parent-pid", String(getpid())]
+        // Neither output is the test runner's: a proxy outliving a crashed test process would
+        // keep the runner waiting for the end of its output.
         proxy.standardOutput = FileHandle.nullDevice
+        proxy.standardError = FileHandle.nullDevice
         try proxy.run()
         for _ in 0..<100 where (try? Self.curl(proxyEndpoint.absoluteString + "/__stats")) == nil {
             usleep(50_000)

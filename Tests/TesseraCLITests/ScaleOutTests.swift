@@ -65,6 +65,7 @@ struct ScaleOutTests {
             try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
             process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
             process.arguments = ["-p", directory, "-c", directory + "/nginx.conf"]
+            process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             // Listening once a request gets any answer (bounded: 10 s).
