@@ -72,6 +72,10 @@ struct ServeCommand: AsyncParsableCommand {
             transform: Parse.integer(64, 4096))
     var tileSize = 256
 
+    @Option(help: "Seconds a request may take before it is answered 503 (the build it waits on goes on; default 30).",
+            transform: Parse.integer(1, 86_400))
+    var requestTimeout = 30
+
     @Option(help: "Read the web pages' files from this directory on every request instead of the built-in ones (to customise or develop them).")
     var pages: String?
 
@@ -98,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.pagesDirectory = pages
         configuration.colorManagement = color.management
         configuration.leaseDuration = .seconds(leaseSeconds)
+        configuration.requestTimeout = .seconds(requestTimeout)
         let server: TesseraServer
         do {
             let environment = ProcessInfo.processInfo.environment
