@@ -41,7 +41,8 @@ func checkIdentifier(_ identifier: String) {
     precondition(!relative.hasPrefix("/") && !components.contains { $0.isEmpty || $0 == ".." || $0 == "." },
         "identifier \(identifier) was accepted as the path \(relative)")
     if let source = try? resolver.resolve(identifier) {
-        precondition(source.path.hasPrefix(resolver.rootPath + "/"), "identifier \(identifier) resolved to \(source.path), outside the root")
+        let path = source.path ?? ""
+        precondition(path.hasPrefix(resolver.rootPath + "/"), "identifier \(identifier) resolved to \(path), outside the root")
     }
 }
 
