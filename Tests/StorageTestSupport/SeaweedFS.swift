@@ -104,10 +104,16 @@ public final class SeaweedFS: Sendable {
     }
 
     /// A port P for scripts/seaweedfs.py: P to P+4 and P+10000 to P+10004 free on 127.0.0.1 now
-    /// (its services and their gRPC ports).
+    /// (its services and their gRPC ports), all below the kernel's ephemeral range. Ports that
+    /// the kernel hands out for port 0 (the proxies', the servers', nginx's, each suite's own) then
+    /// never land on a weed started by a suite running in parallel, which once took a proxy's port
+    /// for its gRPC service between the proxy's choice and its bind.
     static func freeSeaweedFSPort() throws -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let ceiling = max(12_000, (range?.first ?? 32_768) - 10_005)
         for _ in 0..<200 {
-            let base = Int.random(in: 20_000..<50_000)
+            let base = Int.random(in: 10_000..<ceiling)
             if (0..<5).allSatisfy({ isFree(base + $0) && isFree(base + 10_000 + $0) }) { return base }
         }
         throw ObjectStorageError.io("no free ports for SeaweedFS")

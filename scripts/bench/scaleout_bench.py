@@ -100,10 +100,12 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="tessera-scaleout-"))
     try:
         # SeaweedFS and the counting proxy.
+        # weed uses P..P+4 and their gRPC ports P+10000..P+10004: all below the ephemeral range, so no
+        # port the kernel hands out for port 0 (nginx's, the instances') can land on one of them.
         s3_port = None
-        for _ in range(20):
-            s3_port = free_port()
-            if all(free_port_ok(p) for p in (s3_port + 1, s3_port + 2, s3_port + 3, s3_port + 4, s3_port + 10000)):
+        for _ in range(200):
+            s3_port = random.randrange(10000, 22700)
+            if all(free_port_ok(s3_port + offset + grpc) for offset in range(5) for grpc in (0, 10000)):
                 break
         env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET, AWS_REGION=REGION)
         subprocess.run([str(VENV_PYTHON), str(ROOT / "scripts/seaweedfs.py"), "start", "--data", str(work / "weed"),
