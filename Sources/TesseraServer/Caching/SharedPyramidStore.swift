@@ -91,9 +91,8 @@ final class SharedPyramidStore: PyramidStoring {
     /// Waits for the pyramid another server is building, or builds it under the lease: the build's name.
     private func obtain(_ kind: PyramidKind, source: ResolvedSource) async throws -> String {
         let name = self.name(kind, source)
+        // The caller has just found no pointer: the lease comes first, the pointer after each wait.
         while true {
-            try Task.checkCancellation()
-            if let build = try await pointer(name) { return build }
             switch try await leases.acquire(name) {
             case .acquired(let lease):
                 return try await leases.holding(lease) {
@@ -103,6 +102,7 @@ final class SharedPyramidStore: PyramidStoring {
                 }
             case .held:
                 try await Task.sleep(for: pollInterval)
+                if let build = try await pointer(name) { return build }
             }
         }
     }
