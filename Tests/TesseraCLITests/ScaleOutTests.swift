@@ -242,13 +242,16 @@ struct ScaleOutTests {
             }
             kill(victim, SIGKILL)
         }
-        let answers = try Self.statuses(regions, parallel: 8)
+        let answers = try Self.statuses(Array(regions[..<300]), parallel: 8)
+        // And after it for certain (the first batch may finish before the kill lands): round robin
+        // meets the dead server, and nginx retries on the others.
         await killer.value
+        let after = try Self.statuses(Array(regions[300...]), parallel: 8)
         deployment.servers[2].process.waitUntilExit()
         #expect(deployment.servers[2].process.terminationReason == .uncaughtSignal)
         // nginx did meet the dead server (and so retried those requests on the others).
         let errors = (try? String(contentsOfFile: deployment.balancer.directory + "/error.log", encoding: .utf8)) ?? ""
         #expect(errors.contains("127.0.0.1:\(deployment.servers[2].port)"), "\(errors)")
-        #expect(answers.count == 400 && answers.allSatisfy { $0 == "200" }, "\(Dictionary(grouping: answers, by: { $0 }).mapValues(\.count))")
+        #expect(answers.count + after.count == 400 && (answers + after).allSatisfy { $0 == "200" }, "\(Dictionary(grouping: answers, by: { $0 }).mapValues(\.count))")
     }
 }
