@@ -20,13 +20,8 @@ root=$PWD
 status=0
 for sanitizer in ${SANITIZERS:-address thread}; do
     scratch=.build/sanitize-$sanitizer
-    # ThreadSanitizer runs on an optimised build: at -Onone, Swift 6.3's Synchronization.Mutex is
-    # invisible to it on Linux, and every access a Mutex guards is reported as a race (eight threads
-    # bumping a Mutex-guarded dictionary: "Swift access race" at -Onone, nothing at -O).
-    configuration=()
-    [ "$sanitizer" = thread ] && configuration=(-c release -Xswiftc -enable-testing)
     start=$(date +%s)
-    if ! swift build --build-tests "${configuration[@]}" --sanitize="$sanitizer" --scratch-path "$scratch"; then
+    if ! swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"; then
         echo "sanitize: the $sanitizer build failed" >&2
         exit 1
     fi
@@ -34,7 +29,7 @@ for sanitizer in ${SANITIZERS:-address thread}; do
     TESSERA_SANITIZER=$sanitizer SWIFT_BACKTRACE=enable=no \
         ASAN_OPTIONS=detect_leaks=0 LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp print_suppressions=0" \
         TSAN_OPTIONS="halt_on_error=1 suppressions=$root/scripts/tsan.supp" \
-        swift test --skip-build "${configuration[@]}" --sanitize="$sanitizer" --scratch-path "$scratch" || status=1
+        swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" || status=1
     echo "sanitize: $sanitizer: build $((built - start)) s, tests $(($(date +%s) - built)) s" \
         "($([ $status = 0 ] && echo clean || echo FAILED))"
 done

@@ -1,4 +1,4 @@
-import Synchronization
+import TesseraCore
 
 /// Loads images ahead of need (the rows a grid is about to show) at low priority, and stops when
 /// they are no longer wanted. Each prefetch goes through the pipeline, so it shares downloads with
@@ -16,7 +16,7 @@ public final class ImagePrefetcher: Sendable {
     /// The priority prefetches run at.
     public let priority: ImageRequest.Priority
     /// Prefetches under way, by image key.
-    private let tasks = Mutex<[String: Task<Void, Never>]>([:])
+    private let tasks = Locked<[String: Task<Void, Never>]>([:])
 
     public init(pipeline: ImagePipeline, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
         self.pipeline = pipeline

@@ -5,7 +5,6 @@ import Darwin
 #endif
 import FoundationEssentials
 import NIOCore
-import Synchronization
 import TesseraCodecs
 import TesseraCore
 import TesseraPipeline
@@ -34,7 +33,7 @@ final class ImageService: Sendable {
     let metrics: ServerMetrics
     private let decoded: MemoryImageCache
     private let responses: ResponseCache
-    private let probes = Mutex(LRUCache<FileIdentity, ImageProperties>(costLimit: 4096))
+    private let probes = Locked(LRUCache<FileIdentity, ImageProperties>(costLimit: 4096))
     private let renders = SingleFlight<ByteBuffer>()
     private let levels = SingleFlight<PixelBuffer>()
     /// How every source is decoded: the pixel limit, and whether colour is converted or kept.

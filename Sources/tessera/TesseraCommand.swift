@@ -1,8 +1,8 @@
 import ArgumentParser
 import Dispatch
 import FoundationEssentials
-import Synchronization
 import Tessera
+import TesseraCore
 import TesseraServer
 
 @main
@@ -56,7 +56,7 @@ struct TesseraCommand: ParsableCommand {
 
 /// Runs an async command to its end while the calling (main) thread waits.
 private func waitFor(_ command: sending any AsyncParsableCommand) throws {
-    let outcome = Mutex<Result<Void, any Error>>(.success(()))
+    let outcome = Locked<Result<Void, any Error>>(.success(()))
     let finished = DispatchSemaphore(value: 0)
     Task {
         var command = command

@@ -1,7 +1,6 @@
 import Foundation
 import HummingbirdTesting
 import NIOCore
-import Synchronization
 import Testing
 import TesseraCodecs
 import TesseraCore
@@ -64,8 +63,8 @@ struct ColourServingTests {
         defer { sandbox.cleanUp() }
         let converting = try sandbox.server { $0.smallSourcePixelLimit = 200_000 }
         let keeping = try sandbox.server { $0.smallSourcePixelLimit = 200_000; $0.colorManagement = .keepSourceProfile }
-        let converted = Mutex<[String: PixelBuffer]>([:])
-        let convertedTags = Mutex<[String: String]>([:])
+        let converted = Locked<[String: PixelBuffer]>([:])
+        let convertedTags = Locked<[String: String]>([:])
         try await converting.test { client in
             for uri in Self.requests {
                 let response = try await client.execute(uri: uri, method: .get)

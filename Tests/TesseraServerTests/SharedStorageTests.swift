@@ -3,7 +3,6 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StorageTestSupport
-import Synchronization
 import Testing
 import TesseraCodecs
 import TesseraCore
@@ -52,7 +51,7 @@ struct SharedStorageTests {
     }
 
     private func get(_ server: TesseraServer, _ uri: String) async throws -> (status: HTTPResponse.Status, body: Data) {
-        let result = Mutex<(HTTPResponse.Status, Data)>((.ok, Data()))
+        let result = Locked<(HTTPResponse.Status, Data)>((.ok, Data()))
         try await server.test { client in
             try await client.execute(uri: uri, method: .get) { response in
                 result.withLock { $0 = (response.status, Data(response.body.readableBytesView)) }

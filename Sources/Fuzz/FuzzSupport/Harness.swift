@@ -1,7 +1,7 @@
 import CFuzzerDriver
 import Dispatch
 public import FoundationEssentials
-import Synchronization
+import TesseraCore
 
 #if canImport(Glibc)
     import Glibc
@@ -52,7 +52,7 @@ public func blockingAwait<T: Sendable>(_ operation: @escaping @Sendable () async
 }
 
 private final class ResultBox<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
+    let value = Locked<T?>(nil)
 }
 
 /// A directory of the harness's own for the APIs that read files (videos, TIFF pyramids, cached
@@ -82,7 +82,7 @@ public final class ScratchDirectory: Sendable {
     }
 }
 
-private let scratchDirectories = Mutex<[String]>([])
+private let scratchDirectories = Locked<[String]>([])
 
 /// Removes every scratch directory when libFuzzer exits normally (after `-runs` or
 /// `-max_total_time`); lazily registered, once.

@@ -1,5 +1,4 @@
 import CTesseraLCMS
-import Synchronization
 import TesseraCore
 
 /// A colour space a file states with numbers instead of an ICC profile: HEIF/AVIF `nclx` and PNG
@@ -142,7 +141,7 @@ struct CodedColorSpace: Hashable, Sendable {
         return made
     }
 
-    private static let built = Mutex<[CodedColorSpace: ICCProfile?]>([:])
+    private static let built = Locked<[CodedColorSpace: ICCProfile?]>([:])
 
     private func build() -> ICCProfile? {
         guard let library = tessera_lcms_load(nil, 0)?.pointee else { return nil }

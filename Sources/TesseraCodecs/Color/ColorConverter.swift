@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import CTesseraLCMS
-import Synchronization
 public import TesseraCore
 
 /// What a decode does with an embedded colour profile.
@@ -59,7 +58,7 @@ final class ColorConverter: Sendable {
         case sixteenBit(bigEndian: Bool)
     }
 
-    private let transforms = Mutex(LRUCache<Key, ColorTransform>(costLimit: 16))
+    private let transforms = Locked(LRUCache<Key, ColorTransform>(costLimit: 16))
 
     /// Applies `management` to `pixels`, which `profile` describes, and returns the profile they are
     /// in afterwards (nil: sRGB).

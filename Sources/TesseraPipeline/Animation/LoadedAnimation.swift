@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 public import TesseraCodecs
 public import TesseraCore
 
@@ -24,7 +23,7 @@ public final class LoadedAnimation: Sendable {
     private let options: ThumbnailOptions
     private let cache: (any ImageCaching)?
     private let executor: WorkExecutor
-    private let reading: Mutex<ReaderState>
+    private let reading: Locked<ReaderState>
 
     /// Touched only under ``reading``'s lock, by one decode at a time.
     private struct ReaderState: @unchecked Sendable {
@@ -43,7 +42,7 @@ public final class LoadedAnimation: Sendable {
         self.executor = executor
         properties = first.animation.properties
         frameSize = first.size
-        reading = Mutex(ReaderState(reader: first))
+        reading = Locked(ReaderState(reader: first))
     }
 
     public var frameCount: Int { properties.animation == nil ? 1 : properties.frameCount }

@@ -1,12 +1,11 @@
 import FoundationEssentials
-import Synchronization
 public import TesseraCore
 
 /// The default ``ImageCaching``: Core's ``LRUCache`` behind a lock, by cost, where an image's cost
 /// is its memory (`bytesPerRow × height`). Reads and writes are synchronous and take the lock
 /// briefly, so a hit costs a dictionary lookup and a list splice.
 public final class MemoryImageCache: ImageCaching, Sendable {
-    private let entries: Mutex<LRUCache<String, PixelBuffer>>
+    private let entries: Locked<LRUCache<String, PixelBuffer>>
 
     /// Most bytes held in total.
     public let costLimit: Int
@@ -30,7 +29,7 @@ public final class MemoryImageCache: ImageCaching, Sendable {
         self.costLimit = cache.costLimit
         self.countLimit = cache.countLimit
         self.entryCostLimit = cache.entryCostLimit
-        entries = Mutex(cache)
+        entries = Locked(cache)
     }
 
     public var count: Int { entries.withLock { $0.count } }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 public import TesseraCore
 
 /// Leases on names in a shared ``ObjectStoring``: at most one holder of a name at a time (the one
@@ -24,7 +23,7 @@ public final class ObjectLeases: Sendable {
     public let duration: Duration
     /// Who this process is, written into every generation it creates (host, pid, a random part).
     public let owner: String
-    private let firstSeen = Mutex<[String: (generation: Int, at: ContinuousClock.Instant)]>([:])
+    private let firstSeen = Locked<[String: (generation: Int, at: ContinuousClock.Instant)]>([:])
 
     /// A lease held: its name and generation.
     public struct Lease: Sendable, Equatable {
@@ -146,8 +145,8 @@ public final class ObjectLeases: Sendable {
 
 /// The lease a holder renews, shared between its renewing task and the end of ``ObjectLeases/holding(_:_:)``.
 private final class CurrentLease: Sendable {
-    private let lease: Mutex<ObjectLeases.Lease>
-    init(_ lease: ObjectLeases.Lease) { self.lease = Mutex(lease) }
+    private let lease: Locked<ObjectLeases.Lease>
+    init(_ lease: ObjectLeases.Lease) { self.lease = Locked(lease) }
     func get() -> ObjectLeases.Lease { lease.withLock { $0 } }
     func set(_ value: ObjectLeases.Lease) { lease.withLock { $0 = value } }
 }

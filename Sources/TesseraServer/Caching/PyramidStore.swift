@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import FoundationEssentials
-import Synchronization
 import TesseraCodecs
 import NIOCore
 import TesseraCore
@@ -131,7 +130,7 @@ final class PyramidStore: PyramidStoring {
     private let recipe: PyramidRecipe
     private let executor: WorkExecutor
     private let metrics: ServerMetrics
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         /// Bytes of every pyramid directory, by identity, in order of use.

@@ -1,15 +1,14 @@
 import NIOCore
-import Synchronization
 import TesseraCore
 
 /// Encoded responses (tiles, regions, info.json) by source identity and canonical request, limited
 /// by bytes: what makes a warm server answer from memory, as nginx answers from the page cache.
 final class ResponseCache: Sendable {
-    private let entries: Mutex<LRUCache<String, ByteBuffer>>
+    private let entries: Locked<LRUCache<String, ByteBuffer>>
 
     /// - Parameter byteLimit: the most bytes held; one response may take at most an eighth of it.
     init(byteLimit: Int) {
-        entries = Mutex(LRUCache(costLimit: byteLimit, entryCostLimit: byteLimit / 8))
+        entries = Locked(LRUCache(costLimit: byteLimit, entryCostLimit: byteLimit / 8))
     }
 
     func body(for key: String) -> ByteBuffer? { entries.withLock { $0.value(for: key) } }

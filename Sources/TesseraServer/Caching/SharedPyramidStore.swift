@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 import TesseraCore
 import TesseraPipeline
 import TesseraTiles
@@ -33,7 +32,7 @@ final class SharedPyramidStore: PyramidStoring {
     private let metrics: ServerMetrics
     private let uploadConcurrency: Int
     /// The build each complete pyramid's pointer names, by `{identity}/{pyramid}`.
-    private let pointers = Mutex(LRUCache<String, String>(costLimit: 100_000))
+    private let pointers = Locked(LRUCache<String, String>(costLimit: 100_000))
     private let builds = SingleFlight<String>()
 
     init(store: any ObjectStoring, prefix: String, recipe: PyramidRecipe, leaseDuration: Duration, pollInterval: Duration,

@@ -1,4 +1,4 @@
-import Synchronization
+import TesseraCore
 
 /// One run of some work per key, however many callers ask for it at once: a pyramid build, a
 /// render of the same canonical request.
@@ -7,7 +7,7 @@ import Synchronization
 /// waiting at once without cancelling what others are waiting for or what the next request will
 /// find done.
 final class SingleFlight<Value: Sendable>: Sendable {
-    private let running = Mutex<[String: Task<Value, any Error>]>([:])
+    private let running = Locked<[String: Task<Value, any Error>]>([:])
 
     /// Keys whose work is running now.
     var keys: [String] { running.withLock { Array($0.keys) } }
@@ -40,7 +40,7 @@ final class SingleFlight<Value: Sendable>: Sendable {
 /// A continuation resumed exactly once, by whichever comes first: the result or a cancellation
 /// (which may arrive before the continuation exists).
 private final class Waiter<Value: Sendable>: Sendable {
-    private let state = Mutex<(continuation: UnsafeContinuation<Value, any Error>?, early: Result<Value, any Error>?, done: Bool)>(
+    private let state = Locked<(continuation: UnsafeContinuation<Value, any Error>?, early: Result<Value, any Error>?, done: Bool)>(
         (nil, nil, false))
 
     func wait(_ continuation: UnsafeContinuation<Value, any Error>) {

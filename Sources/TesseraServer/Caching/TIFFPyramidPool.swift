@@ -1,4 +1,3 @@
-import Synchronization
 import TesseraCodecs
 import TesseraCore
 
@@ -18,7 +17,7 @@ struct TIFFPyramidShape: Sendable, Hashable {
 /// then every request has a level within 2× of what it needs. A tiled TIFF without that (one level,
 /// or levels that stop early) gets a built pyramid like any other large image.
 final class TIFFPyramidPool: Sendable {
-    private let state: Mutex<LRUCache<FileIdentity, Entry>>
+    private let state: Locked<LRUCache<FileIdentity, Entry>>
     private let options: DecodeOptions
     private let idleReadersPerSource: Int
 
@@ -38,7 +37,7 @@ final class TIFFPyramidPool: Sendable {
     ///   - sourceLimit: sources whose answer (and idle readers) are remembered, least recently used dropped.
     ///   - idleReadersPerSource: readers kept open per source between requests (the worker count).
     init(sourceLimit: Int = 256, idleReadersPerSource: Int, options: DecodeOptions) {
-        state = Mutex(LRUCache(costLimit: sourceLimit))
+        state = Locked(LRUCache(costLimit: sourceLimit))
         self.idleReadersPerSource = max(1, idleReadersPerSource)
         self.options = options
     }

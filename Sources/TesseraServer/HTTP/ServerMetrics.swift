@@ -1,5 +1,4 @@
 import Prometheus
-import Synchronization
 import TesseraCore
 
 /// The server's Prometheus metrics, all named `tessera_…`, in a registry of its own (not swift-metrics'
@@ -8,9 +7,9 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// Counters and histograms by label values, made once (the registry would dedupe, but only after
     /// building its descriptor and key each time, on every request).
-    private let requestCounters = Mutex<[RequestKey: Counter]>([:])
-    private let cacheCounters = Mutex<[CacheKey: Counter]>([:])
-    private let latencies = Mutex<[String: DurationHistogram]>([:])
+    private let requestCounters = Locked<[RequestKey: Counter]>([:])
+    private let cacheCounters = Locked<[CacheKey: Counter]>([:])
+    private let latencies = Locked<[String: DurationHistogram]>([:])
     private let buildCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
@@ -82,7 +81,7 @@ final class ServerMetrics: Sendable {
     /// The counter for `key` in `counters`, made in the registry the first time (two first uses at
     /// once get the same counter: the registry dedupes by name and labels).
     private func counter<Key: Hashable & Sendable>(
-        in counters: borrowing Mutex<[Key: Counter]>, _ key: Key, make: (PrometheusCollectorRegistry) -> Counter
+        in counters: Locked<[Key: Counter]>, _ key: Key, make: (PrometheusCollectorRegistry) -> Counter
     ) -> Counter {
         if let counter = counters.withLock({ $0[key] }) { return counter }
         let counter = make(registry)

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 import TesseraCore
 public import TesseraPipeline
 
@@ -15,7 +14,7 @@ public final class ObjectSourceResolver: Sendable {
     public let store: any ObjectStoring
     /// How long a HEAD's answer is reused.
     public let freshness: Duration
-    private let known = Mutex(LRUCache<String, Entry>(costLimit: 10_000))
+    private let known = Locked(LRUCache<String, Entry>(costLimit: 10_000))
 
     private struct Entry {
         let source: ResolvedSource?

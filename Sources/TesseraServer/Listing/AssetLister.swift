@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import FoundationEssentials
-import Synchronization
 import TesseraCodecs
 import TesseraCore
 import TesseraVideo
@@ -25,7 +24,7 @@ final class AssetLister: Sendable {
     /// The root directory's resolver; nil for a root in a store, which is not listed.
     let resolver: IdentifierResolver?
     let executor: WorkExecutor
-    private let probes = Mutex(LRUCache<FileIdentity, Media>(costLimit: 16_384))
+    private let probes = Locked(LRUCache<FileIdentity, Media>(costLimit: 16_384))
 
     init(resolver: IdentifierResolver?, executor: WorkExecutor) {
         self.resolver = resolver

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import FoundationEssentials
-import Synchronization
 import TesseraCore
 import TesseraVideo
 
@@ -58,7 +57,7 @@ final class TrimJobs: Sendable {
     let activeLimit: Int
     let retainedLimit: Int
     let lifetime: Duration
-    private let jobs = Mutex<[String: Job]>([:])
+    private let jobs = Locked<[String: Job]>([:])
 
     /// - Throws: a file-system error when `directory` cannot be made.
     init(directory: String, executor: WorkExecutor, activeLimit: Int = 4, retainedLimit: Int = 64, lifetime: Duration = .seconds(900)) throws {

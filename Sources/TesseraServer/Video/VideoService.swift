@@ -1,6 +1,5 @@
 import FoundationEssentials
 import NIOCore
-import Synchronization
 import TesseraCodecs
 import TesseraCore
 import TesseraVideo
@@ -11,7 +10,7 @@ import TesseraVideo
 final class VideoService: Sendable {
     let images: ImageService
     let strips: FrameStripGenerator
-    private let assets = Mutex(LRUCache<FileIdentity, VideoAsset>(costLimit: 1024))
+    private let assets = Locked(LRUCache<FileIdentity, VideoAsset>(costLimit: 1024))
 
     /// The bounds of a sprite request: frames per sprite and frame height in pixels.
     static let frameCountRange = 1...200

@@ -1,4 +1,3 @@
-import Synchronization
 import TesseraCore
 
 /// A one-line progress bar on stderr, drawn only when stderr is a terminal.
@@ -6,7 +5,7 @@ import TesseraCore
 final class ProgressBar: Sendable {
     private let total: Int
     private let enabled: Bool
-    private let done = Mutex(0)
+    private let done = Locked(0)
 
     init(total: Int, enabled: Bool) {
         self.total = total

@@ -1,7 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
-import Synchronization
 import Tessera
+import TesseraCore
 
 /// The exit status for each ``ErrorCategory``: the one table the CLI maps failures through (the
 /// README lists it). 64 is a usage error (a bad option), as ArgumentParser and sysexits have it.
@@ -31,7 +31,7 @@ enum ExitStatus {
 /// Failures of one command run: each gets one line on stderr naming the file and why, the command
 /// goes on with the rest, and ``exit()`` ends with the status of their category.
 final class FailureLog: Sendable {
-    private let categories = Mutex<[ErrorCategory]>([])
+    private let categories = Locked<[ErrorCategory]>([])
 
     var count: Int { categories.withLock { $0.count } }
 
