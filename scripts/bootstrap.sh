@@ -38,6 +38,8 @@ bench_tools=(
   "hyperfine:hyperfine"
   "wrk:wrk"
   "spawn-fcgi:spawn-fcgi"
+  # scripts/startup-order.py (make order-file) lists what start-up runs with callgrind.
+  "valgrind:valgrind"
 )
 
 missing=()
