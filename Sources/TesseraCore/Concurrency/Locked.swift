@@ -12,8 +12,8 @@ import Darwin
 /// invisible to TSan and every access the lock protects is reported as a race (seen in
 /// `MemoryImageCache`). TSan intercepts `pthread_mutex_lock`, so this lock keeps the sanitizer run
 /// meaningful, and the build that is tested is the build that ships. Uncontended it costs what
-/// `Mutex` does (one atomic exchange each way); the mutex and the value live in one allocation
-/// made at `init`.
+/// `Mutex` does (one atomic compare-and-swap each way); the mutex and the value are allocated once,
+/// at `init`, where a pthread mutex needs a stable address.
 package final class Locked<Value: ~Copyable>: @unchecked Sendable {
     // @unchecked: `value` is only reached inside `withLock`, under `mutex`; `init` takes the value
     // as `sending` and `withLock` gives it out as `inout sending`, as `Mutex` does, so no reference
