@@ -217,6 +217,51 @@ def gray_gamma22_profile() -> bytes:
     ])
 
 
+def lut_rgb_profile() -> bytes:
+    """An RGB display profile that is a lookup table, not a matrix/TRC: A2B0 as a lut16Type (ICC v2, 'mft2')
+    to PCS Lab, 17 points a side, identity input and output curves. The table is sRGB turned a little towards
+    warm hues as it lightens (hue rotated by up to 25 degrees with L*), so no sum of per-channel curves can
+    describe it: the case where Tessera's separable tables must refuse and LittleCMS convert."""
+    points = 17
+    srgb_to_xyz = [[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]
+    d65 = mat_vec(srgb_to_xyz, [1, 1, 1])
+    adapt = bradford(d65, D50)
+
+    def linear(c):
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    def f(t):
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+
+    def lab(rgb):
+        xyz = mat_vec(adapt, mat_vec(srgb_to_xyz, [linear(c) for c in rgb]))
+        fx, fy, fz = (f(v / w) for v, w in zip(xyz, D50))
+        lightness, a, b = 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+        turn = math.radians(25) * lightness / 100
+        return lightness, a * math.cos(turn) - b * math.sin(turn), a * math.sin(turn) + b * math.cos(turn)
+
+    def u16(value):
+        return struct.pack(">H", max(0, min(0xFFFF, round(value))))
+    clut = b""
+    for r in range(points):
+        for g in range(points):
+            for b in range(points):
+                lightness, a, bb = lab([r / (points - 1), g / (points - 1), b / (points - 1)])
+                clut += u16(lightness / 100 * 0xFF00) + u16((a + 128) * 256) + u16((bb + 128) * 256)
+    identity = b"".join(s15f16(v) for v in (1, 0, 0, 0, 1, 0, 0, 0, 1))
+    curves = struct.pack(">HH", 0, 0xFFFF) * 3
+    mft2 = b"mft2\0\0\0\0" + struct.pack(">BBBB", 3, 3, points, 0) + identity + struct.pack(">HH", 2, 2)
+    mft2 += curves + clut + curves
+    profile = bytearray(build_profile(0x02100000, b"mntr", b"RGB ", [
+        (b"desc", desc_v2_tag("Warm LUT RGB (Tessera test profile)")),
+        (b"cprt", text_v2_tag("No copyright, use freely")),
+        (b"wtpt", xyz_tag(D50)),
+        (b"A2B0", mft2),
+    ]))
+    profile[20:24] = b"Lab "  # the PCS of the table
+    return bytes(profile)
+
+
 def huge_tagcount_profile(base: bytes) -> bytes:
     """The first 128 bytes of a real profile, a tag count of 0xFFFFFFF0, and three real-looking entries."""
     entries = base[132:132 + 36]
@@ -922,6 +967,13 @@ def main() -> None:
     add_embedded("adobe-rgb.png", png_bytes(rgb, icc_profile=adobe), fmt="png", profile=adobe,
                  profile_source=str(ADOBE_RGB_ICC), how_made="Pillow PNG, 8-bit RGB, iCCP chunk (zlib)",
                  reference_made="ImageCms 8-bit: Adobe RGB (1998) -> sRGB")
+
+    # --- A lookup-table RGB profile (not matrix/TRC), PNG ---
+    lut_rgb = lut_rgb_profile()
+    add_embedded("lut-rgb.png", png_bytes(rgb, icc_profile=lut_rgb), fmt="png", profile=lut_rgb,
+                 profile_source="built by the script (A2B0 lut16Type to Lab, ICC v2.1)",
+                 how_made="Pillow PNG, 8-bit RGB, iCCP chunk (zlib)",
+                 reference_made="ImageCms 8-bit: Warm LUT RGB -> sRGB")
 
     # --- ProPhoto 16-bit TIFF, big-endian ---
     rgb16 = rgb16_samples()

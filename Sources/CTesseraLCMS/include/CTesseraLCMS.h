@@ -27,6 +27,8 @@ static const cmsUInt32Number tessera_lcms_type_rgba_8 = TYPE_RGBA_8;
 static const cmsUInt32Number tessera_lcms_type_gray_8 = TYPE_GRAY_8;
 static const cmsUInt32Number tessera_lcms_type_graya_8 = TYPE_GRAYA_8;
 static const cmsUInt32Number tessera_lcms_type_cmyk_8 = TYPE_CMYK_8;
+/// 32-bit float RGB (linear light out of a transform, for SeparableColorTable).
+static const cmsUInt32Number tessera_lcms_type_rgb_flt = TYPE_RGB_FLT;
 /// 16-bit samples in the machine's byte order (TIFF as libtiff delivers it).
 static const cmsUInt32Number tessera_lcms_type_rgb_16 = TYPE_RGB_16;
 static const cmsUInt32Number tessera_lcms_type_rgba_16 = TYPE_RGBA_16;

@@ -77,6 +77,16 @@ final class ColorConverter: Sendable {
         cached(Key(profile: profile, format: format)) { ColorTransform(profile: profile, format: format) }
     }
 
+    /// Makes the transform from `profile` for `format` on another thread, for a caller that will
+    /// ask for it after work of its own (a thumbnail's decode): making it takes several
+    /// milliseconds, longer than converting a thumbnail.
+    func prepare(_ profile: ICCProfile, format: PixelFormat) {
+        guard profile.colorSpace == .rgb || profile.colorSpace == .gray,
+              transforms.withLock({ $0.value(for: Key(profile: profile, format: format)) }) == nil
+        else { return }
+        Task.detached(priority: .userInitiated) { _ = self.transform(from: profile, format: format) }
+    }
+
     /// The transform from `profile` for 16-bit samples of `format`'s channels to 8-bit sRGB
     /// `format` rows: for 16-bit files, converted before they are reduced to 8 bits, so that
     /// wide-gamut colour keeps its precision (8-bit ProPhoto bands visibly once converted).
@@ -129,18 +139,29 @@ final class ColorConverter: Sendable {
     }()
 }
 
-/// One LittleCMS transform, source profile → sRGB, in place on rows of one pixel format. Made with
-/// `cmsFLAGS_NOCACHE`, which makes `cmsDoTransform` safe to call from several threads at once.
+/// One transform, source profile → sRGB, on rows of one pixel format: tables
+/// (``SeparableColorTable``) for 8-bit matrix/TRC and gray profiles, else LittleCMS. LittleCMS's
+/// transforms are made with `cmsFLAGS_NOCACHE`, which makes `cmsDoTransform` safe to call from
+/// several threads at once.
 final class ColorTransform: @unchecked Sendable {
-    // @unchecked: the handle is immutable after creation and lcms allows concurrent use of a
+    // @unchecked: the engine is immutable after creation and lcms allows concurrent use of a
     // transform made without its one-pixel cache.
     private let library: TesseraLCMS
-    private let handle: cmsHTRANSFORM
+    private enum Engine {
+        case table(SeparableColorTable)
+        case lcms(cmsHTRANSFORM)
+    }
+    private let engine: Engine
     let format: PixelFormat
 
+    /// The tables that convert in LittleCMS's place, if any.
+    var table: SeparableColorTable? {
+        if case .table(let table) = engine { table } else { nil }
+    }
+
     /// Source pixels as `format` (converted in place), or at 16 bits a sample (`input`), into
-    /// `format` rows.
-    convenience init?(profile: ICCProfile, format: PixelFormat, input: ColorConverter.Input = .eightBit) {
+    /// `format` rows. `tables` false keeps LittleCMS for every pixel (tests compare the two).
+    convenience init?(profile: ICCProfile, format: PixelFormat, input: ColorConverter.Input = .eightBit, tables: Bool = true) {
         let type: cmsUInt32Number, wide: cmsUInt32Number
         switch (profile.colorSpace, format) {
         case (.rgb, .rgb8): (type, wide) = (tessera_lcms_type_rgb_8, tessera_lcms_type_rgb_16)
@@ -150,7 +171,7 @@ final class ColorTransform: @unchecked Sendable {
         default: return nil
         }
         switch input {
-        case .eightBit: self.init(profile: profile, input: type, output: type, format: format)
+        case .eightBit: self.init(profile: profile, input: type, output: type, format: format, tables: tables)
         case .sixteenBit(let bigEndian):
             self.init(profile: profile, input: wide | (bigEndian ? tessera_lcms_endian16_swap : 0), output: type, format: format)
         case .cmyk: return nil
@@ -169,35 +190,61 @@ final class ColorTransform: @unchecked Sendable {
     }
 
     /// From `profile`, or from LittleCMS's D50 Lab profile when it is nil.
-    private init?(profile: ICCProfile?, input type: cmsUInt32Number, output: cmsUInt32Number, format: PixelFormat) {
+    private init?(
+        profile: ICCProfile?, input type: cmsUInt32Number, output: cmsUInt32Number, format: PixelFormat, tables: Bool = true
+    ) {
         guard let library = tessera_lcms_load(nil, 0)?.pointee else { return nil }
         let opened = profile.map { profile in
             profile.data.withUnsafeBytes { library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
         } ?? library.cmsCreateLab4Profile(nil)
         guard let source = opened else { return nil }
         defer { _ = library.cmsCloseProfile(source) }
-        guard let target = profile?.colorSpace == .gray ? Self.sRGBGray(library) : library.cmsCreate_sRGBProfile() else { return nil }
-        defer { _ = library.cmsCloseProfile(target) }
         let flags = cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)
             | (format.hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0)
-        guard let handle = library.cmsCreateTransform(source, type, target, output, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
-        else { return nil }
+        let intent = cmsUInt32Number(INTENT_PERCEPTUAL)
         self.library = library
-        self.handle = handle
         self.format = format
+        // In place on 8-bit pixels (not CMYK, Lab or 16 bits in), tables do it when they can. RGB
+        // tables need no 8-bit LittleCMS transform (making one takes longer than the tables).
+        let tabled = profile != nil && type == output && tables
+        if tabled, let table = SeparableColorTable(rgbFrom: source, format: format, intent: intent, flags: flags, library: library) {
+            engine = .table(table)
+            return
+        }
+        guard let target = profile?.colorSpace == .gray ? Self.sRGBGray(library) : library.cmsCreate_sRGBProfile() else { return nil }
+        defer { _ = library.cmsCloseProfile(target) }
+        guard let handle = library.cmsCreateTransform(source, type, target, output, intent, flags) else { return nil }
+        if tabled, format == .gray8 || format == .grayAlpha8 {
+            engine = .table(SeparableColorTable(grayFrom: { library.cmsDoTransform(handle, $0, $0, cmsUInt32Number($1)) }, format: format))
+            library.cmsDeleteTransform(handle)
+        } else {
+            engine = .lcms(handle)
+        }
     }
 
-    deinit { library.cmsDeleteTransform(handle) }
+    deinit {
+        if case .lcms(let handle) = engine { library.cmsDeleteTransform(handle) }
+    }
 
     /// Converts `pixelCount` pixels at `pixels` in place (a transform whose input and output
     /// layouts are the same).
     func apply(_ pixels: UnsafeMutableRawPointer, pixelCount: Int) {
-        library.cmsDoTransform(handle, pixels, pixels, cmsUInt32Number(pixelCount))
+        switch engine {
+        case .table(let table): table.apply(pixels, pixelCount: pixelCount)
+        case .lcms(let handle): library.cmsDoTransform(handle, pixels, pixels, cmsUInt32Number(pixelCount))
+        }
     }
 
     /// Converts `pixelCount` pixels from `input` into `output`.
     func apply(from input: UnsafeRawPointer, to output: UnsafeMutableRawPointer, pixelCount: Int) {
-        library.cmsDoTransform(handle, input, output, cmsUInt32Number(pixelCount))
+        switch engine {
+        case .table(let table):
+            // Tables convert in place, so the input and output layouts are the same.
+            output.copyMemory(from: input, byteCount: pixelCount * format.bytesPerPixel)
+            table.apply(output, pixelCount: pixelCount)
+        case .lcms(let handle):
+            library.cmsDoTransform(handle, input, output, cmsUInt32Number(pixelCount))
+        }
     }
 
     /// Converts every pixel of `buffer`, which must be in ``format``.

@@ -47,6 +47,9 @@ public struct Thumbnailer: Sendable {
             colorManagement: options.colorManagement, pageIndex: options.pageIndex)
         let header = try Header(source, options: decodeOptions)
         let properties = header.properties
+        if options.colorManagement == .convertToSRGB, let profile = properties.iccProfile {
+            ColorConverter.shared.prepare(profile, format: properties.decodedFormat)
+        }
         let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
         let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size), isVector: properties.format.isVector)
         let storedTarget = orientation.swapsDimensions ? target.transposed : target
