@@ -23,6 +23,24 @@ public struct PixelBuffer: Sendable, Equatable {
         self.bytes = [UInt8](repeating: 0, count: bytesPerRow * height)
     }
 
+    /// A buffer whose every byte `initialize` writes, given uninitialised memory (`width × height ×
+    /// format.bytesPerPixel` bytes): for a bitmap about to be overwritten whole, which need not be
+    /// zeroed first (a server composing and scaling regions spent 3% of its time zeroing).
+    public init(
+        width: Int, height: Int, format: PixelFormat, initializingWith initialize: (UnsafeMutableBufferPointer<UInt8>) throws -> Void
+    ) rethrows {
+        precondition(width > 0 && height > 0, "a pixel buffer needs at least one pixel")
+        self.width = width
+        self.height = height
+        self.format = format
+        self.bytesPerRow = width * format.bytesPerPixel
+        let count = bytesPerRow * height
+        self.bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            try initialize(UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
+            initialized = count
+        }
+    }
+
     /// A buffer over existing pixels; `bytes.count` must be `width × height × format.bytesPerPixel`.
     public init(width: Int, height: Int, format: PixelFormat, bytes: [UInt8]) {
         precondition(width > 0 && height > 0, "a pixel buffer needs at least one pixel")

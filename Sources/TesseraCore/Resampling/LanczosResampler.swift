@@ -37,28 +37,27 @@ public enum LanczosResampler {
         defer { tapRows.deallocate() }
         let tapWeights = UnsafeMutableBufferPointer<Float>.allocate(capacity: vertical.tapCount)
         defer { tapWeights.deallocate() }
-        var output = PixelBuffer(width: size.width, height: size.height, format: pixels.format)
-
-        pixels.bytes.withUnsafeBufferPointer { source in
-            /// Input row `y`, premultiplied and filtered to the output width, in its ring slot.
-            func filterRow(_ y: Int) {
-                let row = source.baseAddress! + y * pixels.bytesPerRow
-                if alphaIndex < 0 {
-                    for index in 0..<pixels.width * channels { premultiplied[index] = Float(row[index]) }
-                } else {
-                    for x in 0..<pixels.width {
-                        let p = x * channels
-                        let alpha = Float(row[p + alphaIndex]) * (1 / 255)
-                        for channel in 0..<alphaIndex { premultiplied[p + channel] = Float(row[p + channel]) * alpha }
-                        premultiplied[p + alphaIndex] = Float(row[p + alphaIndex])
+        // Every byte is written below, so the output is not zeroed first.
+        return PixelBuffer(width: size.width, height: size.height, format: pixels.format) { destination in
+            pixels.bytes.withUnsafeBufferPointer { source in
+                /// Input row `y`, premultiplied and filtered to the output width, in its ring slot.
+                func filterRow(_ y: Int) {
+                    let row = source.baseAddress! + y * pixels.bytesPerRow
+                    if alphaIndex < 0 {
+                        for index in 0..<pixels.width * channels { premultiplied[index] = Float(row[index]) }
+                    } else {
+                        for x in 0..<pixels.width {
+                            let p = x * channels
+                            let alpha = Float(row[p + alphaIndex]) * (1 / 255)
+                            for channel in 0..<alphaIndex { premultiplied[p + channel] = Float(row[p + channel]) * alpha }
+                            premultiplied[p + alphaIndex] = Float(row[p + alphaIndex])
+                        }
                     }
+                    horizontal.apply(premultiplied.baseAddress!, channels: channels,
+                                     into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
                 }
-                horizontal.apply(premultiplied.baseAddress!, channels: channels,
-                                 into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
-            }
 
-            var nextRow = 0
-            output.bytes.withUnsafeMutableBufferPointer { destination in
+                var nextRow = 0
                 for y in 0..<size.height {
                     let first = vertical.firsts[y]
                     // Windows only move down, so rows above `first` are never needed again.
@@ -109,7 +108,6 @@ public enum LanczosResampler {
                 }
             }
         }
-        return output
     }
 
     /// `value` rounded to the nearest integer in 0...255. Adding 2²³ to a float in 0...255 leaves
@@ -221,6 +219,9 @@ struct FilterTaps {
         if x == 0 { return 1 }
         guard abs(x) < 3 else { return 0 }
         let pix = Double.pi * x
-        return 3 * sin(pix) * sin(pix / 3) / (pix * pix)
+        // sin 3θ = 3 sin θ − 4 sin³ θ: one sine rather than two (a server makes these taps for
+        // every region it scales; sine was 2% of its time).
+        let third = sin(pix / 3)
+        return 3 * third * (3 - 4 * third * third) * third / (pix * pix)
     }
 }

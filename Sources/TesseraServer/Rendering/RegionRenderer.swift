@@ -39,32 +39,39 @@ enum RegionRenderer {
     }
 
     /// `rect` of a level made of `tileSize` tiles, copied from the tiles it touches (`tile(column, row)`
-    /// gives each decoded tile).
+    /// gives each decoded tile). The canvas is not zeroed first: each tile's place in it (the tiles'
+    /// places partition it) is copied over, and whatever part of its place a tile smaller than its
+    /// place leaves (a damaged pyramid) is zeroed, so no byte keeps what memory held before.
     static func compose(
         _ rect: PixelRect, tileSize: PixelSize, format: PixelFormat, tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
     ) throws -> PixelBuffer {
-        var canvas = PixelBuffer(width: rect.width, height: rect.height, format: format)
-        let channels = format.bytesPerPixel
-        for (column, row) in tiles(covering: rect, tileSize: tileSize) {
-            var pixels = try tile(column, row)
-            if pixels.format != format { pixels = pixels.converted(to: format) }
-            let originX = column * tileSize.width, originY = row * tileSize.height
-            let x0 = max(rect.x, originX), x1 = min(rect.x + rect.width, originX + pixels.width)
-            let y0 = max(rect.y, originY), y1 = min(rect.y + rect.height, originY + pixels.height)
-            guard x0 < x1, y0 < y1 else { continue }
-            let length = (x1 - x0) * channels
-            pixels.bytes.withUnsafeBufferPointer { source in
-                canvas.bytes.withUnsafeMutableBufferPointer { destination in
-                    for y in y0..<y1 {
-                        let from = (y - originY) * pixels.bytesPerRow + (x0 - originX) * channels
-                        let to = (y - rect.y) * canvas.bytesPerRow + (x0 - rect.x) * channels
-                        destination.baseAddress!.advanced(by: to)
-                            .update(from: source.baseAddress!.advanced(by: from), count: length)
+        let channels = format.bytesPerPixel, bytesPerRow = rect.width * channels
+        return try PixelBuffer(width: rect.width, height: rect.height, format: format) { canvas in
+            for (column, row) in tiles(covering: rect, tileSize: tileSize) {
+                var pixels = try tile(column, row)
+                if pixels.format != format { pixels = pixels.converted(to: format) }
+                let originX = column * tileSize.width, originY = row * tileSize.height
+                // The tile's place in the canvas, and the part of it the tile's pixels reach.
+                let placeX = max(rect.x, originX)..<min(rect.x + rect.width, originX + tileSize.width)
+                let placeY = max(rect.y, originY)..<min(rect.y + rect.height, originY + tileSize.height)
+                let right = max(placeX.lowerBound, min(placeX.upperBound, originX + pixels.width))
+                let bottom = max(placeY.lowerBound, min(placeY.upperBound, originY + pixels.height))
+                pixels.bytes.withUnsafeBufferPointer { source in
+                    for y in placeY {
+                        let target = canvas.baseAddress! + (y - rect.y) * bytesPerRow
+                        var x = placeX.lowerBound
+                        if y < bottom, x < right {
+                            let from = (y - originY) * pixels.bytesPerRow + (x - originX) * channels
+                            (target + (x - rect.x) * channels).update(from: source.baseAddress! + from, count: (right - x) * channels)
+                            x = right
+                        }
+                        if x < placeX.upperBound {
+                            (target + (x - rect.x) * channels).update(repeating: 0, count: (placeX.upperBound - x) * channels)
+                        }
                     }
                 }
             }
         }
-        return canvas
     }
 
     /// The (column, row) of every tile of `tileSize` that `rect` touches, row by row.
