@@ -170,18 +170,22 @@ final class ScanlinePipeline: @unchecked Sendable {
     private func transformRemainingRows(of index: Int, count: Int) {
         guard let rowTransform else { return }
         condition.lock()
-        while claimedRows[index] < count {
-            let start = claimedRows[index]
-            let rows = min(rowsPerClaim, count - start)
-            claimedRows[index] += rows
-            condition.unlock()
-            rowTransform(chunks[index] + start * rowBytes, rows)
-            condition.lock()
-            transformedRows[index] += rows
-            condition.broadcast()
-        }
+        while claimedRows[index] < count { transformBatch(of: index, count: count, rowTransform) }
         while transformedRows[index] < count { condition.wait() }
         condition.unlock()
+    }
+
+    /// Claims the next batch of chunk `index`'s `count` rows and transforms it, with `condition`
+    /// held on entry and exit and released while it works.
+    private func transformBatch(of index: Int, count: Int, _ rowTransform: RowTransform) {
+        let start = claimedRows[index]
+        let rows = min(rowsPerClaim, count - start)
+        claimedRows[index] += rows
+        condition.unlock()
+        rowTransform(chunks[index] + start * rowBytes, rows)
+        condition.lock()
+        transformedRows[index] += rows
+        condition.broadcast()
     }
 
     /// The producer's share of ``rowTransform``, with `condition` held (released while it works):
@@ -194,15 +198,8 @@ final class ScanlinePipeline: @unchecked Sendable {
         guard let rowTransform else { return false }
         for chunk in stride(from: producedChunks - 1, through: consumedChunks, by: -1) {
             let index = chunk % chunks.count
-            let start = claimedRows[index], count = rowCounts[index]
-            guard start < count else { continue }
-            let rows = min(rowsPerClaim, count - start)
-            claimedRows[index] += rows
-            condition.unlock()
-            rowTransform(chunks[index] + start * rowBytes, rows)
-            condition.lock()
-            transformedRows[index] += rows
-            condition.broadcast()
+            guard claimedRows[index] < rowCounts[index] else { continue }
+            transformBatch(of: index, count: rowCounts[index], rowTransform)
             return true
         }
         return false
