@@ -228,7 +228,9 @@ final class ImageService: Sendable {
             let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: shape.levelSizes.count)
             return try await executor.run { context in
                 let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: shape.levelSizes[reduction])
-                let composed = try RegionRenderer.compose(rect, tileSize: shape.tileSize, format: shape.pixelFormat) { column, row in
+                let composed = try RegionRenderer.regionPixels(
+                    rect, tileSize: shape.tileSize, format: shape.pixelFormat, scaledSize: request.scaledSize
+                ) { column, row in
                     try context.checkCancellation()
                     return try self.decodedTile(key: "\(source.key)/tiff/\(reduction)/\(column)_\(row)") {
                         try self.tiffPyramids.withReader(source, shape: shape) { try $0.tile(level: reduction, column: column, row: row) }
@@ -252,7 +254,9 @@ final class ImageService: Sendable {
         // Tiles in a store are fetched first, all at once, so no worker thread waits on the network.
         let fetched = try await fetchTiles(of: pyramid, covering: rect, tileSize: tileSize, reduction: reduction, source: source)
         return try await executor.run { context in
-            let composed = try RegionRenderer.compose(rect, tileSize: tileSize, format: .rgb8) { column, row in
+            let composed = try RegionRenderer.regionPixels(
+                rect, tileSize: tileSize, format: .rgb8, scaledSize: orientation == .up ? request.scaledSize : nil
+            ) { column, row in
                 try context.checkCancellation()
                 let key = self.tileCacheKey(pyramid, source: source, reduction: reduction, column: column, row: row)
                 return try self.decodedTile(key: key) {

@@ -74,4 +74,20 @@ struct RegionComposeTests {
         // Columns 502–511 of rows 256–499 (the rows the tile misses are below the region).
         #expect(unreached == 10 * 244)
     }
+
+    /// Resampling rows as they are assembled gives the bytes that composing and then resampling
+    /// gives, short tile included.
+    @Test(arguments: [(PixelRect(x: 100, y: 150, width: 700, height: 500), PixelSize(width: 512, height: 366)),
+                      (PixelRect(x: 0, y: 0, width: 1000, height: 700), PixelSize(width: 600, height: 420)),
+                      (PixelRect(x: 250, y: 250, width: 300, height: 20), PixelSize(width: 200, height: 13))])
+    func rowsResampledAsTheyAreAssembledMatchTheCanvas(_ rect: PixelRect, _ size: PixelSize) throws {
+        let tileSize = PixelSize(width: 256, height: 256)
+        let tile = { (column: Int, row: Int) in Self.tile(column, row, damaged: (1, 1), short: 10) }
+        let expected = LanczosResampler.resize(try RegionRenderer.compose(rect, tileSize: tileSize, format: .rgb8, tile: tile), to: size)
+        Self.dirtyTheHeap(rect.width * 3)
+        let direct = try RegionRenderer.composeResized(rect, tileSize: tileSize, format: .rgb8, to: size, tile: tile)
+        #expect(direct == expected)
+        // regionPixels takes this path when one Lanczos pass is all the scaling needs.
+        #expect(try RegionRenderer.regionPixels(rect, tileSize: tileSize, format: .rgb8, scaledSize: size, tile: tile) == expected)
+    }
 }

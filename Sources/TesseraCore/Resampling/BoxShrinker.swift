@@ -32,9 +32,18 @@ public struct BoxShrinker: Sendable {
     /// times `target` (or nothing, when the input is already that small), so a Lanczos pass after it
     /// works on a bounded image, as libvips does before its final resample.
     public init(inputSize: PixelSize, format: PixelFormat, toward target: PixelSize) {
-        self.init(inputSize: inputSize, format: format,
-                  factorX: max(1, inputSize.width / max(target.width, 1) / 2),
-                  factorY: max(1, inputSize.height / max(target.height, 1) / 2))
+        let factors = Self.factors(from: inputSize, toward: target)
+        self.init(inputSize: inputSize, format: format, factorX: factors.x, factorY: factors.y)
+    }
+
+    /// Whether a shrinker made ``init(inputSize:format:toward:)`` would reduce at all (without
+    /// making one, which allocates its output).
+    public static func reduces(_ inputSize: PixelSize, toward target: PixelSize) -> Bool {
+        factors(from: inputSize, toward: target) != (1, 1)
+    }
+
+    private static func factors(from inputSize: PixelSize, toward target: PixelSize) -> (x: Int, y: Int) {
+        (max(1, inputSize.width / max(target.width, 1) / 2), max(1, inputSize.height / max(target.height, 1) / 2))
     }
 
     /// Whether this shrinker reduces at all.

@@ -17,17 +17,30 @@ public enum LanczosResampler {
     public static func resize(_ pixels: PixelBuffer, to size: PixelSize) -> PixelBuffer {
         precondition(size.width > 0 && size.height > 0)
         if size == pixels.size { return pixels }
-        let channels = pixels.format.bytesPerPixel
-        let alphaIndex = pixels.format.alphaChannelIndex ?? -1
-        let horizontal = FilterTaps(inputLength: pixels.width, outputLength: size.width)
-        let vertical = FilterTaps(inputLength: pixels.height, outputLength: size.height)
+        return pixels.bytes.withUnsafeBufferPointer { source in
+            resize(pixels.size, format: pixels.format, to: size) { source.baseAddress! + $0 * pixels.bytesPerRow }
+        }
+    }
+
+    /// An image of `inputSize` pixels of `format` resized to exactly `size`, its rows given by
+    /// `row(y)` (a row of `inputSize.width` pixels, read before `row` is called again), each asked
+    /// for once, top to bottom: for a caller that assembles rows as they are needed rather than
+    /// holding the whole input.
+    public static func resize(
+        _ inputSize: PixelSize, format: PixelFormat, to size: PixelSize, row: (_ y: Int) throws -> UnsafePointer<UInt8>
+    ) rethrows -> PixelBuffer {
+        precondition(size.width > 0 && size.height > 0)
+        let channels = format.bytesPerPixel
+        let alphaIndex = format.alphaChannelIndex ?? -1
+        let horizontal = FilterTaps(inputLength: inputSize.width, outputLength: size.width)
+        let vertical = FilterTaps(inputLength: inputSize.height, outputLength: size.height)
         let rowLength = size.width * channels
 
         let ring = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength * vertical.tapCount)
         defer { ring.deallocate() }
         // One float past the row: ``FilterTaps/apply(_:channels:into:)`` reads RGB pixels four
         // floats at a time.
-        let premultiplied = UnsafeMutableBufferPointer<Float>.allocate(capacity: pixels.width * channels + 1)
+        let premultiplied = UnsafeMutableBufferPointer<Float>.allocate(capacity: inputSize.width * channels + 1)
         premultiplied.initialize(repeating: 0)
         defer { premultiplied.deallocate() }
         let column = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength)
@@ -38,72 +51,70 @@ public enum LanczosResampler {
         let tapWeights = UnsafeMutableBufferPointer<Float>.allocate(capacity: vertical.tapCount)
         defer { tapWeights.deallocate() }
         // Every byte is written below, so the output is not zeroed first.
-        return PixelBuffer(width: size.width, height: size.height, format: pixels.format) { destination in
-            pixels.bytes.withUnsafeBufferPointer { source in
-                /// Input row `y`, premultiplied and filtered to the output width, in its ring slot.
-                func filterRow(_ y: Int) {
-                    let row = source.baseAddress! + y * pixels.bytesPerRow
-                    if alphaIndex < 0 {
-                        for index in 0..<pixels.width * channels { premultiplied[index] = Float(row[index]) }
-                    } else {
-                        for x in 0..<pixels.width {
-                            let p = x * channels
-                            let alpha = Float(row[p + alphaIndex]) * (1 / 255)
-                            for channel in 0..<alphaIndex { premultiplied[p + channel] = Float(row[p + channel]) * alpha }
-                            premultiplied[p + alphaIndex] = Float(row[p + alphaIndex])
-                        }
+        return try PixelBuffer(width: size.width, height: size.height, format: format) { destination in
+            /// Input row `y`, premultiplied and filtered to the output width, in its ring slot.
+            func filterRow(_ y: Int) throws {
+                let row = try row(y)
+                if alphaIndex < 0 {
+                    for index in 0..<inputSize.width * channels { premultiplied[index] = Float(row[index]) }
+                } else {
+                    for x in 0..<inputSize.width {
+                        let p = x * channels
+                        let alpha = Float(row[p + alphaIndex]) * (1 / 255)
+                        for channel in 0..<alphaIndex { premultiplied[p + channel] = Float(row[p + channel]) * alpha }
+                        premultiplied[p + alphaIndex] = Float(row[p + alphaIndex])
                     }
-                    horizontal.apply(premultiplied.baseAddress!, channels: channels,
-                                     into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
                 }
+                horizontal.apply(premultiplied.baseAddress!, channels: channels,
+                                 into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
+            }
 
-                var nextRow = 0
-                for y in 0..<size.height {
-                    let first = vertical.firsts[y]
-                    // Windows only move down, so rows above `first` are never needed again.
-                    nextRow = max(nextRow, first)
-                    while nextRow < first + vertical.tapCount {
-                        filterRow(nextRow)
-                        nextRow += 1
+            var nextRow = 0
+            for y in 0..<size.height {
+                let first = vertical.firsts[y]
+                // Windows only move down, so rows above `first` are never needed again.
+                nextRow = max(nextRow, first)
+                while nextRow < first + vertical.tapCount {
+                    try filterRow(nextRow)
+                    nextRow += 1
+                }
+                // The taps of this output row summed in one pass, eight floats at a time in
+                // registers, rather than one pass over the row for each tap.
+                var tapCount = 0
+                for tap in 0..<vertical.tapCount {
+                    let weight = vertical.weights[y * vertical.tapCount + tap]
+                    if weight == 0 { continue }
+                    tapRows[tapCount] = UnsafeRawPointer(ring.baseAddress! + ((first + tap) % vertical.tapCount) * rowLength)
+                    tapWeights[tapCount] = weight
+                    tapCount += 1
+                }
+                var index = 0
+                while index + 8 <= rowLength {
+                    var sum = SIMD8<Float>()
+                    for tap in 0..<tapCount {
+                        sum += tapRows[tap].loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * tapWeights[tap]
                     }
-                    // The taps of this output row summed in one pass, eight floats at a time in
-                    // registers, rather than one pass over the row for each tap.
-                    var tapCount = 0
-                    for tap in 0..<vertical.tapCount {
-                        let weight = vertical.weights[y * vertical.tapCount + tap]
-                        if weight == 0 { continue }
-                        tapRows[tapCount] = UnsafeRawPointer(ring.baseAddress! + ((first + tap) % vertical.tapCount) * rowLength)
-                        tapWeights[tapCount] = weight
-                        tapCount += 1
-                    }
-                    var index = 0
-                    while index + 8 <= rowLength {
-                        var sum = SIMD8<Float>()
-                        for tap in 0..<tapCount {
-                            sum += tapRows[tap].loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * tapWeights[tap]
+                    UnsafeMutableRawPointer(column.baseAddress! + index).storeBytes(of: sum, as: SIMD8<Float>.self)
+                    index += 8
+                }
+                while index < rowLength {
+                    var sum: Float = 0
+                    for tap in 0..<tapCount { sum += tapRows[tap].load(fromByteOffset: index * 4, as: Float.self) * tapWeights[tap] }
+                    column[index] = sum
+                    index += 1
+                }
+                let target = destination.baseAddress! + y * rowLength
+                if alphaIndex < 0 {
+                    for index in 0..<rowLength { target[index] = clampToByte(column[index]) }
+                } else {
+                    for x in 0..<size.width {
+                        let p = x * channels
+                        let alpha = min(max(column[p + alphaIndex], 0), 255)
+                        let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
+                        for channel in 0..<alphaIndex {
+                            target[p + channel] = clampToByte(column[p + channel] * unpremultiply)
                         }
-                        UnsafeMutableRawPointer(column.baseAddress! + index).storeBytes(of: sum, as: SIMD8<Float>.self)
-                        index += 8
-                    }
-                    while index < rowLength {
-                        var sum: Float = 0
-                        for tap in 0..<tapCount { sum += tapRows[tap].load(fromByteOffset: index * 4, as: Float.self) * tapWeights[tap] }
-                        column[index] = sum
-                        index += 1
-                    }
-                    let target = destination.baseAddress! + y * rowLength
-                    if alphaIndex < 0 {
-                        for index in 0..<rowLength { target[index] = clampToByte(column[index]) }
-                    } else {
-                        for x in 0..<size.width {
-                            let p = x * channels
-                            let alpha = min(max(column[p + alphaIndex], 0), 255)
-                            let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
-                            for channel in 0..<alphaIndex {
-                                target[p + channel] = clampToByte(column[p + channel] * unpremultiply)
-                            }
-                            target[p + alphaIndex] = clampToByte(alpha)
-                        }
+                        target[p + alphaIndex] = clampToByte(alpha)
                     }
                 }
             }
