@@ -10,8 +10,10 @@ public struct ServerConfiguration: Sendable {
     /// s3://bucket/prefix`): identifiers are keys, read by byte ranges. Videos and the directory
     /// listing are served from a directory root only.
     public var rootStore: (any ObjectStoring)?
-    /// How long what the root store said of an object (it exists, its version) is trusted: a
-    /// replaced object is noticed within this time.
+    /// How long what the root said of a source is trusted. For a store: that an object exists and
+    /// its version (a replaced object is noticed within this time). For a directory: where an
+    /// identifier's path leads, realpath and all (a symlink pointed elsewhere is followed within
+    /// this time; a file changed in place is noticed at once, its identity being read every time).
     public var rootFreshness: Duration = .seconds(10)
     /// A store every server shares for pyramids (`--cache s3://bucket/prefix`), instead of
     /// ``cacheDirectory``; each pyramid is built by one server at a time, under a lease.

@@ -1,4 +1,5 @@
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import CTesseraProcess
 import NIOPosix
@@ -18,6 +19,8 @@ public struct TesseraServer: Sendable {
     let jobs: TrimJobs
     let lister: AssetLister
     let assets: WebAssets
+    /// What answering aligned tiles on the event loop found, per URL (``ImmediateResponseHandler``).
+    let shortcuts: StoredTileShortcuts
 
     /// - Throws: ``IdentifierError`` when the root is not a directory; a file-system error when the
     ///   cache directory cannot be made.
@@ -29,6 +32,9 @@ public struct TesseraServer: Sendable {
         jobs = try TrimJobs(directory: configuration.cacheDirectory + "/.jobs", executor: service.executor)
         lister = AssetLister(resolver: service.resolver, executor: service.executor)
         assets = WebAssets(directory: configuration.pagesDirectory)
+        var common = ServerMiddleware<BasicRequestContext>.commonFields
+        common[.server] = Self.serverName
+        shortcuts = StoredTileShortcuts(reuse: configuration.rootFreshness, commonFields: common)
     }
 
     /// The router with every route and the middleware (also what HummingbirdTesting drives).
@@ -49,14 +55,36 @@ public struct TesseraServer: Sendable {
     public func makeApplication(
         logger: Logger = Logger(label: "tessera.serve"), onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let idle = configuration.idleTimeout.components
+        let idle = configuration.idleTimeout
+        let serverName = Self.serverName
+        let answer = immediateAnswer()
         return Application(
             router: makeRouter(),
-            server: .http1(configuration: .init(idleTimeout: .seconds(idle.seconds) + .nanoseconds(idle.attoseconds / 1_000_000_000))),
+            server: HTTPServerBuilder { responder in ServerChannel(responder: responder, idleTimeout: idle, answer: answer) },
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "Tessera/\(tesseraVersion)"),
+                address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// The `Server` header's value.
+    static let serverName = "Tessera/\(tesseraVersion)"
+
+    /// The responses ``ImmediateResponseHandler`` makes on the event loop (aligned tiles of built
+    /// pyramids, with every header the router's path gives them: ``StoredTileShortcuts`` builds
+    /// them), dated and counted in the metrics.
+    func immediateAnswer() -> ImmediateResponseHandler.Answer {
+        let iiif = IIIFRoutes(service: service)
+        let metrics = service.metrics
+        let date = DateHeader()
+        let shortcuts = self.shortcuts
+        return { request in
+            let start = ContinuousClock.now
+            guard case (var head, let body)? = iiif.immediateTileResponse(to: request, shortcuts: shortcuts) else { return nil }
+            head.headerFields[.date] = date.now
+            metrics.recordRequest(route: "iiif_image", status: head.status.code, duration: ContinuousClock.now - start)
+            return (head, body)
+        }
     }
 
     /// Process-wide settings for a process that mainly serves; call once, before the process starts

@@ -12,8 +12,10 @@ compressed data byte for byte the same, which Tessera does not convert.
     run is the same work as its untagged one (checked below). `vips icc_transform … srgb --embedded
     --intent perceptual` saving straight to dzsave is vips doing the conversion, in one pipeline.
 
-Median wall time of --runs interleaved runs (default 3) and peak RSS per process, through measure.py;
-each run writes into an empty output after os.sync(), so none pays for another's writeback.
+Median wall time of --runs interleaved runs (default 5) and peak RSS per process, through measure.py;
+each run writes into an empty output after os.sync(), so none pays for another's writeback. Outputs
+go to /dev/shm when it is writable (--scratch): a pyramid is about 4,000 files, and on this team's shared
+machines their writeback to disk varied one run's time by ±7%, more than the difference measured.
 Then the checks: Tessera's tagged outputs differ from its untagged ones (conversion happened); its
 tagged thumbnail beside vipsthumbnail's --export-profile srgb one, and its tagged tiles beside those of
 the vips icc_transform pipeline (mean absolute difference in 8-bit levels, CIEDE2000), each with the
@@ -30,7 +32,7 @@ the python3 that scripts/bench.sh prepares. .build/browser-venv/bin/python has P
 numpy, so it can run this script only after `pip install numpy` there. Tools: vips, vipsthumbnail
 (apt-get install --no-install-recommends libvips-tools), cjpeg, /usr/bin/time.
 
-    colour_bench.py TESSERA_BINARY WORKDIR [--runs N]
+    colour_bench.py TESSERA_BINARY WORKDIR [--runs N] [--scratch DIR]
 """
 import argparse
 import importlib.util
@@ -324,11 +326,21 @@ def pyramids(fx, tessera, tagged, untagged, out, runs):
     sys.stdout.flush()
 
 
+def default_scratch():
+    """/dev/shm when it is a writable directory: the pyramids are written to memory, so the disk's
+    writeback, the same work tagged or not but seconds of noise against a 5% difference, is left
+    out of both. Otherwise the temporary directory."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tessera", help="the tessera binary")
     parser.add_argument("workdir", help="where the inputs are made and kept (bench-out/inputs)")
-    parser.add_argument("--runs", type=int, default=3, help="interleaved runs per command (default 3)")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved runs per command (default 5)")
+    parser.add_argument("--scratch", default=default_scratch(),
+                        help="where outputs are written (default /dev/shm when writable, else the temporary directory)")
     args = parser.parse_args()
     missing = [tool for tool in ("vips", "vipsthumbnail", "cjpeg") if not shutil.which(tool)]
     if missing:
@@ -342,10 +354,10 @@ def main():
     adobe = fx.read(fx.ADOBE_RGB_ICC)
     small = make_pair(fx, workdir, "p3", (6000, 4000), 11, p3)
     big = make_pair(fx, workdir, "adobergb", (16000, 12000), 12, adobe)
-    out = Path(tempfile.mkdtemp(prefix="tessera-colour-bench-"))
+    out = Path(tempfile.mkdtemp(prefix="tessera-colour-bench-", dir=args.scratch))
     try:
         print(f"\nColour management: embedded profile → sRGB (tessera, LittleCMS) against the same JPEG untagged; "
-              f"median of {args.runs} interleaved runs, peak RSS per process")
+              f"median of {args.runs} interleaved runs, peak RSS per process, outputs in {out.parent}")
         thumbnails(fx, tessera, *small, out, args.runs)
         pyramids(fx, tessera, *big, out, args.runs)
     finally:

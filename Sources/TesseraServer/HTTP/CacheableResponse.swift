@@ -25,25 +25,60 @@ struct CacheableResponse {
     static let linkField = HTTPField.Name("Link")!
 
     func response(to request: Request) -> Response {
+        let (head, body) = parts(for: request.head)
+        let sent = head.status == .notModified ? ResponseBody() : ResponseBody(byteBuffer: body)
+        return Response(status: head.status, headers: head.headerFields, body: sent)
+    }
+
+    /// The response head and body for `request`: `304 Not Modified` with an empty body when the
+    /// client's copy is current, else `200 OK` with ``body``.
+    func parts(for request: HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer) {
+        if isNotModified(request.headerFields) {
+            return (HTTPResponse(status: .notModified, headerFields: validatorFields()), ByteBuffer())
+        }
+        return (HTTPResponse(status: .ok, headerFields: fullFields()), body)
+    }
+
+    /// The headers of a `304`: the validators and caching rules.
+    func validatorFields() -> HTTPFields {
+        var headers: HTTPFields = [.eTag: entityTag]
+        headers.append(contentsOf: cachingFields())
+        return headers
+    }
+
+    /// The headers of a full response (without its length).
+    func fullFields() -> HTTPFields {
+        var headers = validatorFields()
+        headers.append(contentsOf: representationFields())
+        // One header holding every link: some clients (the IIIF validator among them) read only the first.
+        if !links.isEmpty { headers[Self.linkField] = links.joined(separator: ", ") }
+        return headers
+    }
+
+    /// The caching headers but the entity tag: `Last-Modified`, `Cache-Control`, `Vary`.
+    func cachingFields() -> HTTPFields {
         var headers = HTTPFields()
-        headers[.eTag] = entityTag
         if let lastModified { headers[.lastModified] = HTTPDate.string(fromSeconds: lastModified) }
         headers[.cacheControl] = maxAge.map { "public, max-age=\($0)" } ?? "no-cache"
         if let vary { headers[.vary] = vary }
-        if isNotModified(request) {
-            return Response(status: .notModified, headers: headers)
-        }
-        headers[.contentType] = contentType
-        // One header holding every link: some clients (the IIIF validator among them) read only the first.
-        if !links.isEmpty { headers[Self.linkField] = links.joined(separator: ", ") }
+        return headers
+    }
+
+    /// What a full response adds but its links and length: the type and the extra headers.
+    func representationFields() -> HTTPFields {
+        var headers: HTTPFields = [.contentType: contentType]
         headers.append(contentsOf: extraHeaders)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
+        return headers
     }
 
     /// RFC 9110 §13.2.2: If-None-Match decides when present (weak comparison, `*` matches);
     /// otherwise If-Modified-Since, at one-second resolution.
-    private func isNotModified(_ request: Request) -> Bool {
-        if let tags = request.headers[values: .ifNoneMatch].nonEmpty {
+    func isNotModified(_ request: HTTPFields) -> Bool {
+        Self.isNotModified(request, entityTag: entityTag, lastModified: lastModified)
+    }
+
+    static func isNotModified(_ request: HTTPFields, entityTag: String, lastModified: Int64?) -> Bool {
+        if let tags = request[values: .ifNoneMatch].nonEmpty {
             return tags.contains { list in
                 list.split(separator: ",").contains { candidate in
                     let tag = candidate.trimmingSpaces
@@ -51,7 +86,7 @@ struct CacheableResponse {
                 }
             }
         }
-        if let lastModified, let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.seconds(from:)) {
+        if let lastModified, let since = request[.ifModifiedSince].flatMap(HTTPDate.seconds(from:)) {
             return lastModified <= since
         }
         return false

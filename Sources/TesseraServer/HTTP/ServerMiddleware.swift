@@ -17,11 +17,15 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             response = Self.errorResponse(error, request: request, logger: context.logger)
         }
-        response.headers[.accessControlAllowOrigin] = "*"
+        response.headers.append(contentsOf: Self.commonFields)
         let route = context.endpointPath.map(Self.routeName) ?? "unmatched"
         metrics.recordRequest(route: route, status: response.status.code, duration: ContinuousClock.now - start)
         return response
     }
+
+    /// The headers every response carries, also one made outside the router (``StoredTileShortcuts``
+    /// adds them): CORS (Hummingbird adds the server's name and the date).
+    static var commonFields: HTTPFields { [.accessControlAllowOrigin: "*"] }
 
     /// A metric label for a route pattern: `/iiif/3/{identifier}/info.json` → `iiif_info`.
     /// Counted without allocating: it runs on every request.

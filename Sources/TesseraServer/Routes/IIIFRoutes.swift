@@ -15,12 +15,12 @@ struct IIIFRoutes {
         group.get(":identifier") { request, context in
             let identifier = try context.parameters.require("identifier")
             _ = try await service.resolve(identifier)
-            let location = baseURL(request) + "/iiif/3/" + identifier + "/info.json"
+            let location = baseURL(authority: request.head.authority) + "/iiif/3/" + identifier + "/info.json"
             return Response(status: .seeOther, headers: [.location: location])
         }
         group.get(":identifier/info.json") { request, context in
             let source = try await service.resolve(try context.parameters.require("identifier"))
-            let id = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath)
+            let id = baseURL(authority: request.head.authority) + "/iiif/3/" + PercentEncoding.encode(source.relativePath)
             let contentType = Self.infoContentType(accept: request.headers[values: .accept])
             let body = try await service.info(for: source, id: id)
             return CacheableResponse(
@@ -41,15 +41,44 @@ struct IIIFRoutes {
             }
             let source = try await service.resolve(try parameters.require("identifier"))
             let (body, resolved) = try await service.image(for: source, request: imageRequest)
-            let canonical = baseURL(request) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
-            return CacheableResponse(
-                body: body, contentType: resolved.format.mediaType,
-                entityTag: service.entityTag(source, "iiif|" + resolved.canonicalPath),
-                lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
-                links: [Self.profileLink, "<\(canonical)>;rel=\"canonical\""],
-                vary: imageRequest.negotiatesFormat ? "Accept" : nil
-            ).response(to: request)
+            return imageResponse(body, source: source, request: imageRequest, resolved: resolved, authority: request.head.authority)
+                .response(to: request)
         }
+    }
+
+    /// The response to an image request, from its body and the request resolved.
+    private func imageResponse(
+        _ body: ByteBuffer, source: ResolvedSource, request: IIIFImageRequest, resolved: ResolvedIIIFRequest, authority: String?
+    ) -> CacheableResponse {
+        let canonical = baseURL(authority: authority) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
+        return CacheableResponse(
+            body: body, contentType: resolved.format.mediaType,
+            entityTag: service.entityTag(source, "iiif|" + resolved.canonicalPath),
+            lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
+            links: [Self.profileLink, "<\(canonical)>;rel=\"canonical\""],
+            vary: request.negotiatesFormat ? "Accept" : nil)
+    }
+
+    /// The response to `head` when it is a GET of an aligned tile of a pyramid already built, whose
+    /// stored bytes are the answer (``ImageService/storedTile(identifier:request:)``), through
+    /// `shortcuts`; nil for anything else, and for any failure, which the route then meets and
+    /// reports. Synchronous: for ``ImmediateResponseHandler``, on the event loop.
+    func immediateTileResponse(to head: HTTPRequest, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
+        guard head.method == .get, let target = head.path, target.hasPrefix("/iiif/3/") else { return nil }
+        let key = StoredTileShortcuts.Key(authority: head.authority, target: target)
+        if let known = shortcuts.response(to: head, key: key) { return known }
+        var path = target[...]
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        // The route's parameters, as the router splits them (raw, percent-escapes and all).
+        let parts = path.dropFirst(8).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, !parts.contains(where: \.isEmpty),
+            let request = try? IIIFImageRequest(
+                region: String(parts[1]), size: String(parts[2]), rotation: String(parts[3]), qualityAndFormat: String(parts[4])),
+            !request.negotiatesFormat,
+            let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request)
+        else { return nil }
+        let response = imageResponse(body, source: source, request: request, resolved: resolved, authority: head.authority)
+        return shortcuts.remember(key, source: source, tilePath: tilePath, response: response)?.response(to: head, body: body)
     }
 
     /// JSON-LD (with the IIIF context as profile) unless the client asks for plain JSON and not
@@ -61,13 +90,13 @@ struct IIIFRoutes {
     }
 
     /// The scheme and authority ids are built on: `--public-url`, else `http://` and the request's
-    /// Host (when it is a plausible host name; a hostile Host header is not echoed).
-    func baseURL(_ request: Request) -> String {
+    /// Host, `authority` (when it is a plausible host name; a hostile Host header is not echoed).
+    func baseURL(authority: String?) -> String {
         if let publicURL = service.configuration.publicURL {
             return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         }
         let configured = service.configuration.host + ":" + String(service.configuration.port)
-        let host = request.head.authority ?? configured
+        let host = authority ?? configured
         let plausible = !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true

@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TesseraCodecs
+import TesseraCore
+import TesseraPipeline
+@testable import TesseraServer
+
+/// Aligned tiles answered on the event loop (``ImmediateResponseHandler``), against a live server:
+/// the same answers as the router's, in the requests' order, never from a changed source.
+@Suite("Aligned tiles answered on the event loop")
+struct ImmediateResponseTests {
+    static let tiles = ["0,0,512,512/512,512", "512,512,512,488/512,488", "0,0,1024,1000/512,500", "full/325,250"]
+
+    /// The event loop's answers equal the router's (in process) for every tile, plain and
+    /// conditional: status, body, and every header our code sets; and they carry the length, the
+    /// date and the server's name, as Hummingbird's do.
+    @Test func theEventLoopsAnswersAreTheRoutersAnswers() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
+        try await server.makeApplication().test(.live) { client in
+            // The first request builds the pyramid (and probes the source) through the router.
+            try await client.execute(uri: "/iiif/3/big.png/\(Self.tiles[0])/0/default.jpg", method: .get) { #expect($0.status == .ok) }
+            #expect(server.shortcuts.count == 0)
+            for tile in Self.tiles {
+                let uri = "/iiif/3/big.png/\(tile)/0/default.jpg"
+                let first = try await client.execute(uri: uri, method: .get)
+                let again = try await client.execute(uri: uri, method: .get)
+                let routed = try await server.makeApplication().test(.router) { router in
+                    try await router.execute(uri: uri, method: .get)
+                }
+                for answer in [first, again] {
+                    #expect(answer.status == .ok)
+                    #expect(Self.fields(answer.headers) == Self.fields(routed.headers), "\(tile)")
+                    #expect(answer.body == routed.body, "\(tile)")
+                    #expect(answer.headers[.contentLength] == String(routed.body.readableBytes))
+                    #expect(answer.headers[.server] == "Tessera/\(tesseraVersion)")
+                    #expect(answer.headers[.date].flatMap(HTTPDate.seconds(from:)) != nil)
+                }
+                let tag = try #require(routed.headers[.eTag])
+                let routedNotModified = try await server.makeApplication().test(.router) { router in
+                    try await router.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag])
+                }
+                let notModified = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag])
+                #expect(routedNotModified.status == .notModified)
+                #expect(notModified.status == .notModified)
+                #expect(Self.fields(notModified.headers) == Self.fields(routedNotModified.headers), "\(tile)")
+                #expect(notModified.body.readableBytes == 0)
+            }
+            // Every tile but the first's first request went the short way: one entry per URL.
+            #expect(server.shortcuts.count == Self.tiles.count)
+            let metrics = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
+            // Each tile answered 200 three times (twice live, once routed) and 304 twice, plus the first request.
+            #expect(metrics.contains("tessera_http_requests_total{route=\"iiif_image\",status=\"200\"} \(1 + 3 * Self.tiles.count)"))
+            #expect(metrics.contains("tessera_http_requests_total{route=\"iiif_image\",status=\"304\"} \(2 * Self.tiles.count)"))
+        }
+    }
+
+    /// A source changed in place is never answered from what was found for its old version, even
+    /// within the root's freshness: its identity is read on every request.
+    @Test func aChangedSourceIsNeverAnsweredWithItsOldTiles() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512; $0.rootFreshness = .seconds(3600) }
+        let uri = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
+        try await server.makeApplication().test(.live) { client in
+            let old = try await client.execute(uri: uri, method: .get)
+            let oldAgain = try await client.execute(uri: uri, method: .get)
+            #expect(oldAgain.headers[.eTag] == old.headers[.eTag])
+            #expect(server.shortcuts.count == 1)
+            // Another picture, another size: a new identity.
+            let inverted = ServerSandbox.pattern(width: 1300, height: 1001)
+            try ImageEncoder.encode(inverted, as: .png()).write(to: URL(fileURLWithPath: sandbox.root + "/big.png"))
+            let new = try await client.execute(uri: uri, method: .get)
+            #expect(new.status == .ok)
+            #expect(new.headers[.eTag] != old.headers[.eTag])
+            #expect(new.body != old.body)
+        }
+    }
+
+    /// Pipelined requests are answered in order even when an early one goes to the router and a later
+    /// one could be answered at once: the later waits its turn.
+    @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
+        let tile = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
+        try await server.makeApplication().test(.live) { client in
+            try await client.execute(uri: tile, method: .get) { #expect($0.status == .ok) }
+            let port = try #require(client.port)
+            // Slow (a region to compose), immediate, slow, immediate, and one that asks to close the
+            // connection (the router's path does that); all in one write, as a browser keeping its
+            // connection alive would send them.
+            let paths = ["/iiif/3/big.png/100,100,700,600/333,/0/default.png", tile, "/health", tile, tile]
+            let request = paths.enumerated().map { index, path in
+                "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: \(index == paths.count - 1 ? "close" : "keep-alive")\r\n\r\n"
+            }.joined()
+            let (answers, closed) = try Self.exchange(request, port: port, responses: paths.count, awaitingClose: true)
+            #expect(answers.map { $0["content-type"] } == ["image/png", "image/jpeg", "application/json", "image/jpeg", "image/jpeg"])
+            #expect(closed)
+            // Each came while another was unanswered, so each went to the router.
+            #expect(server.shortcuts.count == 0)
+            // Alone, the tile is answered at once.
+            let (alone, _) = try Self.exchange("GET \(tile) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port, responses: 1)
+            #expect(alone.first?["content-type"] == "image/jpeg")
+            #expect(server.shortcuts.count == 1)
+        }
+    }
+
+    /// The headers our code sets (Hummingbird adds length, date and server name), comparable.
+    static func fields(_ headers: HTTPFields) -> [String: String] {
+        let ours: [HTTPField.Name] = [.eTag, .lastModified, .cacheControl, .contentType, CacheableResponse.linkField, .vary, .accessControlAllowOrigin]
+        var fields: [String: String] = [:]
+        for field in headers where ours.contains(field.name) { fields[field.name.canonicalName, default: ""] += field.value }
+        return fields
+    }
+
+    /// Writes `request` to a new connection to 127.0.0.1:`port` at once and reads `responses`
+    /// responses (each framed by Content-Length): their headers by lowercase name, and (when
+    /// `awaitingClose`; else false) whether the server then closed the connection.
+    static func exchange(_ request: String, port: Int, responses: Int, awaitingClose: Bool = false) throws -> (answers: [[String: String]], closed: Bool) {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw POSIXError(.EIO) }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let bytes = Array(request.utf8)
+        guard write(socket, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
+        var received = [UInt8]()
+        var answers: [[String: String]] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while answers.count < responses {
+            // Parse whatever complete responses are buffered.
+            let separator = Array("\r\n\r\n".utf8)
+            if let end = received.firstRange(of: separator) {
+                let lines = String(decoding: received[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+                var headers: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                if received.count >= end.upperBound + length {
+                    answers.append(headers)
+                    received.removeFirst(end.upperBound + length)
+                    continue
+                }
+            }
+            let count = read(socket, &chunk, chunk.count)
+            guard count > 0 else { throw POSIXError(.ECONNRESET) }
+            received += chunk[..<count]
+        }
+        return (answers, awaitingClose && received.isEmpty && read(socket, &chunk, chunk.count) == 0)
+    }
+}
