@@ -10,7 +10,7 @@ import TesseraCore
 /// use, so a changed file is never answered with old tiles) and for at most ``reuse`` (the root's
 /// freshness; after it the identifier is resolved again, so a symlink pointed elsewhere is
 /// followed). A tile no longer there (its pyramid evicted) fails the read, and the request goes the
-/// long way. An entry is small (about 300 bytes: the headers its tiles share are kept once per
+/// long way. An entry is small (under 1 KB: the headers its tiles share are kept once per
 /// source), and there are at most ``capacity``.
 final class StoredTileShortcuts: Sendable {
     struct Key: Hashable, Sendable {
