@@ -191,7 +191,9 @@ struct ScaleOutTests {
 
     @Test("a server killed mid-build: another takes its lease over and finishes; the half-written build is never served")
     func killTheBuilderMidBuild() async throws {
-        let deployment = try await deployment("takeover", images: ["huge.jpg": (6000, 4000)], lease: 3)
+        // Large enough that the build outlasts a poll of the store on a loaded machine (6000×4000 once
+        // finished between the poll that saw its first tiles and the kill).
+        let deployment = try await deployment("takeover", images: ["huge.jpg": (9000, 6000)], lease: 3)
         defer { tear(down: deployment) }
         let (builder, other) = (deployment.servers[0], deployment.servers[1])
         let tile = "/iiif/3/huge.jpg/0,0,256,256/256,/0/default.jpg"
