@@ -32,7 +32,7 @@ public struct TesseraServer: Sendable {
         jobs = try TrimJobs(directory: configuration.cacheDirectory + "/.jobs", executor: service.executor)
         lister = AssetLister(resolver: service.resolver, executor: service.executor)
         assets = WebAssets(directory: configuration.pagesDirectory)
-        var common = ServerMiddleware<BasicRequestContext>.commonFields
+        var common = commonResponseFields
         common[.server] = Self.serverName
         shortcuts = StoredTileShortcuts(reuse: configuration.rootFreshness, commonFields: common)
     }

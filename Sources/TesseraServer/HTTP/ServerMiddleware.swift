@@ -4,6 +4,11 @@ import Logging
 import NIOCore
 import TesseraCore
 
+/// The headers every response carries, also one made outside the router (``StoredTileShortcuts``
+/// adds them): CORS (Hummingbird adds the server's name and the date). Made once, not per request
+/// (the generic middleware cannot hold a stored static).
+let commonResponseFields: HTTPFields = [.accessControlAllowOrigin: "*"]
+
 /// What every request goes through, in one place: errors mapped to statuses by the one
 /// table (``HTTPResponse/Status/init(_:)``) with a short text body, CORS, and the request metrics.
 struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -17,15 +22,11 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             response = Self.errorResponse(error, request: request, logger: context.logger)
         }
-        response.headers.append(contentsOf: Self.commonFields)
+        response.headers.append(contentsOf: commonResponseFields)
         let route = context.endpointPath.map(Self.routeName) ?? "unmatched"
         metrics.recordRequest(route: route, status: response.status.code, duration: ContinuousClock.now - start)
         return response
     }
-
-    /// The headers every response carries, also one made outside the router (``StoredTileShortcuts``
-    /// adds them): CORS (Hummingbird adds the server's name and the date).
-    static var commonFields: HTTPFields { [.accessControlAllowOrigin: "*"] }
 
     /// A metric label for a route pattern: `/iiif/3/{identifier}/info.json` → `iiif_info`.
     /// Counted without allocating: it runs on every request.
