@@ -74,7 +74,9 @@ let package = Package(
             ],
             swiftSettings: layered
         ),
-        .target(name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline"], swiftSettings: layered),
+        .target(
+            name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline", "CTesseraShims"],
+            swiftSettings: layered),
         .target(
             name: "TesseraPipeline",
             dependencies: [

@@ -59,6 +59,15 @@ int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **row
     GUARDED(decoder, *rowsRead = jpeg_read_scanlines(&decoder->info, rows, maxRows));
 }
 
+int tessera_jpeg_crop_scanline(TesseraJPEGDecoder *decoder, unsigned int *xoffset, unsigned int *width) {
+    JDIMENSION x = *xoffset, w = *width;
+    GUARDED(decoder, (jpeg_crop_scanline(&decoder->info, &x, &w), *xoffset = x, *width = w));
+}
+
+int tessera_jpeg_skip_scanlines(TesseraJPEGDecoder *decoder, unsigned int lines, unsigned int *skipped) {
+    GUARDED(decoder, *skipped = jpeg_skip_scanlines(&decoder->info, lines));
+}
+
 static void encoder_error_exit(j_common_ptr common) {
     TesseraJPEGEncoder *encoder = (TesseraJPEGEncoder *)common;
     common->err->format_message(common, encoder->message);

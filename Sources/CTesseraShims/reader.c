@@ -2,6 +2,7 @@
 #include "CTesseraShims.h"
 
 #include <sys/types.h>
+#include <unistd.h>
 
 FILE *tessera_open_reader(void *cookie, tessera_reader_read read, tessera_reader_seek seek, tessera_reader_close close) {
     cookie_io_functions_t functions = {
@@ -12,3 +13,5 @@ FILE *tessera_open_reader(void *cookie, tessera_reader_read read, tessera_reader
     };
     return fopencookie(cookie, "rb", functions);
 }
+
+int tessera_sync_file_system(int descriptor) { return syncfs(descriptor); }

@@ -37,6 +37,8 @@ final class ImageService: Sendable {
     private let resolutions = Locked(LRUCache<String, (source: ResolvedSource, checked: ContinuousClock.Instant)>(costLimit: 4096))
     private let renders = SingleFlight<ByteBuffer>()
     private let levels = SingleFlight<PixelBuffer>()
+    /// Pyramids being built in the background (``buildInBackground(_:source:imageSize:)``), by source and kind.
+    private let backgroundBuilds = Locked([String: Task<Void, Never>]())
     /// How every source is decoded: the pixel limit, and whether colour is converted or kept.
     private let decodeOptions: DecodeOptions
 
@@ -244,21 +246,21 @@ final class ImageService: Sendable {
         return path
     }
 
+    /// The pixels an IIIF request asks for, encoded. Tiled multi-resolution TIFFs are read from their
+    /// own levels; every other source through ``SourceLevels`` (the region core), level by level:
+    ///
+    /// - a level small enough to hold (``ServerConfiguration/wholeLevelPixelLimit``: thumbnails,
+    ///   `sizes`, a viewer's first screens) is made whole with the source's cheapest decode (JPEG's
+    ///   DCT scaling), once for every request that needs it, and kept in the decoded cache;
+    /// - a finer level is read from the built pyramid when there is one, else from the source (only
+    ///   the rows and columns the region needs), and a pyramid is built in the background, since the
+    ///   source is being zoomed into.
+    ///
+    /// Either way the answer's bytes are the same before and after the pyramid exists: its tiles
+    /// are the same levels encoded the same way.
     private func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
         let quality = configuration.jpegQuality
-        let size = properties.displaySize
         let kept = configuration.colorManagement.profile(of: properties)
-        if configuration.isSmall(size) {
-            let levelCount = 1 + Int(log2(Double(max(size.longestSide, 1))).rounded(.up))
-            let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
-            let level = try await decodedLevel(source, reduction: reduction, imageSize: size)
-            return try await executor.run { context in
-                try context.checkCancellation()
-                let rect = RegionRenderer.levelRect(of: request.region, fullSize: size, levelSize: level.size)
-                let cut = level.cropped(to: rect) ?? level
-                return ByteBuffer(bytes: try RegionRenderer.render(cut, profile: kept, request: request, jpegQuality: quality))
-            }
-        }
         if let shape = try await tiffShape(of: source, properties: properties) {
             let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: shape.levelSizes.count)
             return try await executor.run { context in
@@ -274,24 +276,59 @@ final class ImageService: Sendable {
                 return ByteBuffer(bytes: try RegionRenderer.render(composed, profile: kept, request: request, jpegQuality: quality))
             }
         }
-        // The pyramid is of the stored pixels; a turned source's regions are cut from them and turned.
+        // Levels are of the stored pixels; a turned source's regions are cut from them and turned.
+        let levels = SourceLevels(source.input, properties: properties, options: decodeOptions)
         let orientation = properties.orientation
-        let pyramid = try await pyramidSource.pyramid(.iiif, for: source, imageSize: properties.size)
-        guard let layout = pyramid.layout as? IIIFLayout else { throw ServerError(.internal, "IIIF pyramid has another layout") }
-        if orientation == .up, let tile = AlignedTile(request, layout: layout) {
-            return try await pyramid.tile(reduction: tile.reduction, column: tile.column, row: tile.row, executor: executor)
-        }
-        let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: layout.levelCount)
-        let levelSize = layout.levelSize(reduction: reduction)
+        let levelCount = 1 + Int(log2(Double(max(properties.size.longestSide, 1))).rounded(.up))
+        let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
+        let levelSize = levels.levelSize(reduction: reduction)
         let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
         let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
+        let layout = IIIFLayout(imageSize: properties.size, name: "", tileSize: configuration.tileSize)
+        let small = configuration.isSmall(properties.size)
+        let aligned = orientation == .up && !small ? AlignedTile(request, layout: layout) : nil
+        if small || levelSize.area <= configuration.wholeLevelPixelLimit {
+            let level = try await wholeLevel(source, levels: levels, reduction: reduction, small: small)
+            // A small source's level is resampled to about the level's size, not exactly it.
+            let rect = small ? RegionRenderer.levelRect(of: storedRegion, fullSize: properties.size, levelSize: level.size) : rect
+            return try await executor.run { context in
+                try context.checkCancellation()
+                let cut = level.cropped(to: rect) ?? level
+                // A tile of the pyramid, encoded as the builder encodes it.
+                if aligned != nil { return ByteBuffer(bytes: try ImageEncoder.encode(cut, as: .jpeg(quality: quality), iccProfile: kept)) }
+                return ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: cut), profile: kept, request: request, jpegQuality: quality))
+            }
+        }
         let tileSize = PixelSize(width: layout.tileSize, height: layout.tileSize)
+        guard let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size) else {
+            buildInBackground(.iiif, source: source, imageSize: properties.size)
+            // The tiles the pyramid will hold, made from the source: the rows and columns of the
+            // ones the region touches, read at once, then each tile encoded (and for a region that
+            // is not one tile, decoded again) exactly as a stored tile is.
+            return try await executor.run { context in
+                let covering = Self.tileAlignedRect(covering: rect, tileSize: tileSize, levelSize: levelSize)
+                let pixels = try levels.pixels(of: covering, reduction: reduction, context: context)
+                func encodedTile(_ column: Int, _ row: Int) throws -> Data {
+                    let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
+                        .intersection(PixelRect(x: 0, y: 0, width: levelSize.width, height: levelSize.height))
+                    let place = PixelRect(x: tile.x - covering.x, y: tile.y - covering.y, width: tile.width, height: tile.height)
+                    guard let cut = pixels.cropped(to: place) else { throw ServerError(.internal, "a tile outside the region read") }
+                    return try ImageEncoder.encode(cut, as: .jpeg(quality: quality), iccProfile: kept)
+                }
+                if let aligned { return ByteBuffer(bytes: try encodedTile(aligned.column, aligned.row)) }
+                return try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
+                    try context.checkCancellation()
+                    return try ImageDecoder(options: self.decodeOptions).decode(.data(try encodedTile(column, row))).pixels
+                }
+            }
+        }
+        if let aligned {
+            return try await pyramid.tile(reduction: aligned.reduction, column: aligned.column, row: aligned.row, executor: executor)
+        }
         // Tiles in a store are fetched first, all at once, so no worker thread waits on the network.
         let fetched = try await fetchTiles(of: pyramid, covering: rect, tileSize: tileSize, reduction: reduction, source: source)
         return try await executor.run { context in
-            let composed = try RegionRenderer.regionPixels(
-                rect, tileSize: tileSize, format: .rgb8, scaledSize: orientation == .up ? request.scaledSize : nil
-            ) { column, row in
+            try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
                 try context.checkCancellation()
                 let key = self.tileCacheKey(pyramid, source: source, reduction: reduction, column: column, row: row)
                 return try self.decodedTile(key: key) {
@@ -300,31 +337,83 @@ final class ImageService: Sendable {
                     return try ImageDecoder(options: self.decodeOptions).decode(input).pixels
                 }
             }
-            let upright = orientation.apply(to: composed)
-            return ByteBuffer(bytes: try RegionRenderer.render(upright, profile: kept, request: request, jpegQuality: quality))
         }
     }
 
-    /// A small source decoded at reduction `reduction` (about `size / 2^reduction`, upright), shrunk
-    /// while decoding where the codec can, and kept in the decoded-image cache.
-    private func decodedLevel(_ source: ResolvedSource, reduction: Int, imageSize: PixelSize) async throws -> PixelBuffer {
+    /// `rect` of a level composed from its decoded tiles (RGB), turned upright, finished and encoded:
+    /// the same for tiles read from a pyramid and tiles made from the source, so both give the
+    /// same bytes.
+    private func composeTiles(
+        _ rect: PixelRect, tileSize: PixelSize, orientation: Orientation, request: ResolvedIIIFRequest, profile: ICCProfile?,
+        tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
+    ) throws -> ByteBuffer {
+        let composed = try RegionRenderer.regionPixels(
+            rect, tileSize: tileSize, format: .rgb8, scaledSize: orientation == .up ? request.scaledSize : nil, tile: tile)
+        let upright = orientation.apply(to: composed)
+        return ByteBuffer(bytes: try RegionRenderer.render(upright, profile: profile, request: request, jpegQuality: configuration.jpegQuality))
+    }
+
+    /// The smallest rectangle of whole tiles (clipped to the level) that covers `rect`.
+    static func tileAlignedRect(covering rect: PixelRect, tileSize: PixelSize, levelSize: PixelSize) -> PixelRect {
+        let x = rect.x / tileSize.width * tileSize.width, y = rect.y / tileSize.height * tileSize.height
+        let right = min(levelSize.width, (rect.x + rect.width + tileSize.width - 1) / tileSize.width * tileSize.width)
+        let bottom = min(levelSize.height, (rect.y + rect.height + tileSize.height - 1) / tileSize.height * tileSize.height)
+        return PixelRect(x: x, y: y, width: right - x, height: bottom - y)
+    }
+
+    /// Level `reduction` of `source`, whole: made once however many requests want it at the same
+    /// time, and kept in the decoded cache. A level that is the one above it halved is made from
+    /// that one when it too is held whole (so a viewer's first screen decodes the source once);
+    /// any other from the source, by streaming only what it needs. A small source, which never
+    /// gets a pyramid whose tiles its answers must match, is instead shrunk on load to the level's
+    /// size and resampled (``Thumbnailer``), as sharp as a thumbnail.
+    private func wholeLevel(_ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool) async throws -> PixelBuffer {
         let key = source.key + "/level/" + String(reduction)
         if let level = decoded.image(for: key) {
             metrics.recordCache(tier: "decoded", hit: true)
             return level
         }
         metrics.recordCache(tier: "decoded", hit: false)
-        let limit = configuration.sourcePixelLimit
         let executor = self.executor
-        return try await levels.value(for: key) {
-            let longest = reduction == 0 ? nil : IIIFLayout.levelSize(of: imageSize, reduction: reduction).longestSide
-            var options = ThumbnailOptions(
-                sizing: .fit(maxPixelSize: longest), createThumbnailWithTransform: true, maximumPixelCount: limit)
-            options.colorManagement = self.configuration.colorManagement
-            let pixels = try await Thumbnailer().thumbnail(source.input, options: options, executor: executor).pixels
+        return try await self.levels.value(for: key) {
+            let pixels: PixelBuffer
+            if small {
+                self.metrics.recordSourceDecode()
+                var options = ThumbnailOptions(
+                    sizing: .fit(maxPixelSize: reduction == 0 ? nil : levels.levelSize(reduction: reduction).longestSide),
+                    createThumbnailWithTransform: false, maximumPixelCount: self.configuration.sourcePixelLimit)
+                options.colorManagement = self.configuration.colorManagement
+                pixels = try await Thumbnailer().thumbnail(source.input, options: options, executor: executor).pixels
+            } else if levels.halvesPreviousLevel(reduction),
+                levels.levelSize(reduction: reduction - 1).area <= self.configuration.wholeLevelPixelLimit {
+                let above = try await self.wholeLevel(source, levels: levels, reduction: reduction - 1, small: false)
+                pixels = try await executor.run { _ in SourceLevels.halved(above) }
+            } else {
+                self.metrics.recordSourceDecode()
+                pixels = try await executor.run { context in try levels.level(reduction, context: context) }
+            }
             self.decoded.store(pixels, for: key)
             return pixels
         }
+    }
+
+    /// Starts building `kind`'s pyramid for `source` if it is not built or being built, without
+    /// waiting for it: the requests that asked go on being answered from the source meanwhile.
+    private func buildInBackground(_ kind: PyramidKind, source: ResolvedSource, imageSize: PixelSize) {
+        let key = source.key + "/" + kind.rawValue
+        let pyramids = pyramidSource
+        backgroundBuilds.withLock { builds in
+            guard builds[key] == nil else { return }
+            builds[key] = Task.detached(priority: .background) {
+                _ = try? await pyramids.pyramid(kind, for: source, imageSize: imageSize)
+                self.backgroundBuilds.withLock { _ = $0.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    /// Returns once no pyramid is being built in the background (for tests and orderly shutdown).
+    func backgroundBuildsFinished() async {
+        while let build = backgroundBuilds.withLock({ $0.values.first }) { await build.value }
     }
 
     /// The decoded-tile cache's key for a tile of `pyramid`: its file's path, or for a pyramid in a

@@ -41,6 +41,12 @@ public struct ServerConfiguration: Sendable {
     /// memory cache. Capped so that a decoded source fits the cache. 2 MP by measurement: up to
     /// there both paths serve regions at the same rate, above it pyramids are faster (README).
     public var smallSourcePixelLimit = 2_000_000
+    /// Levels of a source with at most this many pixels are made whole from the source, once, and
+    /// kept in memory: thumbnails, `sizes` and a viewer's first screens, at the cost of one decode
+    /// at the source's cheapest reduction (JPEG's DCT scaling) and no pyramid. Finer levels are read
+    /// region by region and get a pyramid in the background. 16 MP: a 16000×12000 image's level 2,
+    /// which a 1280×800 screen at 2x shows of it whole.
+    public var levelPixelLimit = 16_000_000
     /// IIIF tile size of the built pyramids and of info.json's `tiles`. 256, as iipsrv, Deep Zoom
     /// and most viewers use: measured against 512 on the Serving bench, unaligned regions are 25%
     /// faster (less of each decoded tile is wasted) and a build holds half the rows (peak RSS 72 vs
@@ -78,6 +84,11 @@ public struct ServerConfiguration: Sendable {
     /// responses). Decoded tiles are what composing regions reuses; the stored tiles viewers ask for
     /// most are read from their files, not kept here.
     var decodedCacheByteLimit: Int { memoryCacheByteLimit / 4 * 3 }
+
+    /// The largest level of a source (in pixels) that is made whole and kept in the decoded cache
+    /// rather than read region by region: ``levelPixelLimit``, within an eighth of the decoded
+    /// budget (as RGBA).
+    var wholeLevelPixelLimit: Int { min(levelPixelLimit, decodedCacheByteLimit / 8) }
     var responseCacheByteLimit: Int { memoryCacheByteLimit - decodedCacheByteLimit }
 
     /// Whether a source of `size` is decoded into memory rather than given a pyramid: small enough by

@@ -23,10 +23,12 @@ struct ImmediateResponseTests {
     @Test func theEventLoopsAnswersAreTheRoutersAnswers() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512 }
         try await server.makeApplication().test(.live) { client in
-            // The first request builds the pyramid (and probes the source) through the router.
+            // The first request is answered from the source (and probes it) through the router, and
+            // starts the pyramid's build.
             try await client.execute(uri: "/iiif/3/big.png/\(Self.tiles[0])/0/default.jpg", method: .get) { #expect($0.status == .ok) }
+            await server.service.backgroundBuildsFinished()
             #expect(server.shortcuts.count == 0)
             for tile in Self.tiles {
                 let uri = "/iiif/3/big.png/\(tile)/0/default.jpg"
@@ -67,10 +69,11 @@ struct ImmediateResponseTests {
     @Test func aChangedSourceIsNeverAnsweredWithItsOldTiles() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512; $0.rootFreshness = .seconds(3600) }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512; $0.rootFreshness = .seconds(3600) }
         let uri = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
         try await server.makeApplication().test(.live) { client in
             let old = try await client.execute(uri: uri, method: .get)
+            await server.service.backgroundBuildsFinished()
             let oldAgain = try await client.execute(uri: uri, method: .get)
             #expect(oldAgain.headers[.eTag] == old.headers[.eTag])
             #expect(server.shortcuts.count == 1)
@@ -89,10 +92,11 @@ struct ImmediateResponseTests {
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512 }
         let tile = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
         try await server.makeApplication().test(.live) { client in
             try await client.execute(uri: tile, method: .get) { #expect($0.status == .ok) }
+            await server.service.backgroundBuildsFinished()
             let port = try #require(client.port)
             // Slow (a region to compose), immediate, slow, immediate, and one that asks to close the
             // connection (the router's path does that); all in one write, as a browser keeping its

@@ -14,17 +14,19 @@ struct ServingTests {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
         // 512-px tiles, not the default 256: the pyramid is kept apart by its tile size.
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.tileSize = 512 }
+        // No level held whole: every tile is read from the source until the pyramid is there.
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512 }
         let source = try await server.service.resolve("big.png")
         let pattern = ServerSandbox.pattern(width: 1300, height: 1000)
         try await server.test { client in
-            // Many requests for one source at once wait on one build.
+            // Many requests for one source at once are answered from the source and start one build.
             try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for tile in ["0,0,512,512/512,512", "512,0,512,512/512,512", "1024,0,276,512/276,512"] {
                     group.addTask { try await client.execute(uri: "/iiif/3/big.png/\(tile)/0/default.jpg", method: .get).status }
                 }
                 for try await status in group { #expect(status == .ok) }
             }
+            await server.service.backgroundBuildsFinished()
             let cacheRoot = sandbox.cache + "/" + source.identity.description
             #expect(FileManager.default.fileExists(atPath: cacheRoot + "/iiif-512/info.json"))
             // An aligned tile is the stored tile's bytes, at every scale factor, whichever size form asks for it.
@@ -199,18 +201,20 @@ struct ServingTests {
                 .write(to: URL(fileURLWithPath: sandbox.root + "/p\(index).png"))
         }
         // One pyramid's size, then a server with room for about two of them.
-        let measuring = try sandbox.server { $0.smallSourcePixelLimit = 0 }
+        let measuring = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0 }
         try await measuring.test { client in
             try await client.execute(uri: "/iiif/3/p0.png/0,0,512,512/512,512/0/default.jpg", method: .get) { #expect($0.status == .ok) }
+            await measuring.service.backgroundBuildsFinished()
         }
         let limit = measuring.service.pyramids.totalBytes * 5 / 2
         try FileManager.default.removeItem(atPath: sandbox.cache)
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.cacheByteLimit = limit }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.cacheByteLimit = limit }
         try await server.test { client in
             // The third request is for another tile: a repeat would come from the response cache and
-            // not touch the pyramid at all.
+            // not touch the pyramid at all. Each first request starts a build, finished before the next.
             for (index, tile) in [(0, "0,0,512,512/512,512"), (1, "0,0,512,512/512,512"), (0, "512,0,388,512/388,512"), (2, "0,0,512,512/512,512")] {
                 try await client.execute(uri: "/iiif/3/p\(index).png/\(tile)/0/default.jpg", method: .get) { #expect($0.status == .ok) }
+                await server.service.backgroundBuildsFinished()
             }
         }
         let kept = try FileManager.default.contentsOfDirectory(atPath: sandbox.cache).filter { !$0.hasPrefix(".") }

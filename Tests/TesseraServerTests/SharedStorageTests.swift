@@ -37,6 +37,8 @@ struct SharedStorageTests {
             $0.rootStore = root
             $0.sharedCache = shared
             $0.smallSourcePixelLimit = 0
+            // Every level read by region, so a pyramid is built (in the background) on first use.
+            $0.levelPixelLimit = 0
             configure(&$0)
         }
     }
@@ -63,7 +65,7 @@ struct SharedStorageTests {
     @Test func aRootInS3AnswersAsTheSameFilesOnDiskDo() async throws {
         let (sandbox, originals, _) = try await stores("root")
         defer { sandbox.cleanUp() }
-        let fromDisk = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.cacheDirectory = sandbox.base + "/cache-disk" }
+        let fromDisk = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.cacheDirectory = sandbox.base + "/cache-disk" }
         let fromS3 = try server(sandbox, root: originals, shared: nil, instance: "s3")
         for uri in ["/iiif/3/big.png/info.json", "/iiif/3/big.png/0,0,256,256/256,/0/default.jpg",
                     "/iiif/3/big.png/300,200,600,500/max/0/default.png", "/iiif/3/jpeg-baseline.jpg/full/max/90/gray.png",
@@ -93,11 +95,13 @@ struct SharedStorageTests {
         let tile = "/iiif/3/big.png/256,256,256,256/256,/0/default.jpg"
         let built = try await get(first, tile)
         #expect(built.status == .ok)
+        await first.service.backgroundBuildsFinished()
         let afterFirst = try await builds(in: pyramids)
         #expect(afterFirst.count == 1)
         // The second server has never seen the image: it finds the pyramid, builds nothing, and
         // answers with the stored tile's bytes, as the first did.
         let served = try await get(second, tile)
+        await second.service.backgroundBuildsFinished()
         #expect(served.status == .ok && served.body == built.body)
         #expect(try await builds(in: pyramids) == afterFirst)
         let stored = try await pyramids.get(try #require(afterFirst.first) + "/iiif-256/256,256,256,256/256,256/0/default.jpg")
@@ -143,6 +147,8 @@ struct SharedStorageTests {
         try await pyramids.put(source.key + "/deadbeef0000/iiif-256/0,0,256,256/256,/0/default.jpg", Data("not a tile".utf8))
         let answer = try await get(server, "/iiif/3/big.png/0,0,256,256/256,/0/default.jpg")
         #expect(answer.status == .ok)
+        // Answered from the source at once; the build waits out the lease in the background.
+        await server.service.backgroundBuildsFinished()
         #expect(try ImageDecoder().probe(.data(answer.body)).size == PixelSize(width: 256, height: 256))
         let found = try await builds(in: pyramids)
         #expect(found.count == 2 && found.contains(source.key + "/deadbeef0000"))
@@ -159,8 +165,9 @@ struct SharedStorageTests {
         let throughProxy = try await seaweed.store(bucket: "faults-pyramids", throughProxy: true)
         let reference = try server(sandbox, root: nil, shared: nil, instance: "reference")
         let tiles = (0..<4).map { "/iiif/3/big.png/\($0 * 256),0,256,256/256,/0/default.jpg" }
-        // A fresh server for each fault (nothing in its memory): the first builds during the
-        // fault, the others find the pointer and tiles through it.
+        // A fresh server for each fault (nothing in its memory): the first tile is answered from
+        // the source and starts a build, which meets the fault (and fails, or finishes through the
+        // client's retries); after it, answers come from the source or the pyramid alike.
         // Stalls: 6 s, past the client's 5-s request timeout, three times.
         for (index, mode) in ["status&code=503&count=40", "status&code=500&count=40", "drop&count=40", "stall&seconds=6&count=3"].enumerated() {
             let server = try server(sandbox, root: originals, shared: throughProxy, instance: "\(index)")
@@ -169,6 +176,7 @@ struct SharedStorageTests {
                 let answer = try await get(server, tile)
                 #expect(answer.status == .ok || answer.status.code >= 500, "\(mode) \(tile): \(answer.status)")
             }
+            await server.service.backgroundBuildsFinished()
             try seaweed.fault("mode=none")
             for tile in tiles {
                 let (answer, expected) = (try await get(server, tile), try await get(reference, tile))

@@ -34,6 +34,12 @@ int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **rows, unsigned int maxRows,
                                 unsigned int *rowsRead);
+// Between start_decompress and the first read: output columns [*xoffset, *xoffset + *width) only,
+// widened by libjpeg to whole iMCUs (both values are updated to what it will output).
+int tessera_jpeg_crop_scanline(TesseraJPEGDecoder *decoder, unsigned int *xoffset, unsigned int *width);
+// Passes over the next `lines` output rows without producing them (entropy decoding only, where
+// libjpeg-turbo can); `*skipped` is how many it passed.
+int tessera_jpeg_skip_scanlines(TesseraJPEGDecoder *decoder, unsigned int lines, unsigned int *skipped);
 
 typedef struct TesseraJPEGEncoder {
     struct jpeg_compress_struct info;
@@ -114,5 +120,9 @@ typedef long (*tessera_reader_read)(void *cookie, char *buffer, size_t size);
 typedef int (*tessera_reader_seek)(void *cookie, long long *offset, int whence);
 typedef int (*tessera_reader_close)(void *cookie);
 FILE *tessera_open_reader(void *cookie, tessera_reader_read read, tessera_reader_seek seek, tessera_reader_close close);
+
+// glibc's syncfs (hidden from Swift like fopencookie): waits for every write of the file system
+// `descriptor` is on, so a pyramid of thousands of files is made durable with one call.
+int tessera_sync_file_system(int descriptor);
 
 #endif

@@ -120,7 +120,23 @@ struct Header {
     }
 
     /// A row-streaming reader for the formats that have one; nil for those decoded whole.
-    func scanlineReader(options: DecodeOptions) throws(ImageDecodingError) -> (any ScanlineReader)? {
+    /// - Parameters:
+    ///   - jpegDenominator: JPEG's DCT reduction (1, 2, 4, 8), instead of one chosen from
+    ///     ``DecodeOptions/minimumSize``; the other formats ignore it.
+    ///   - window: the rows to produce (exactly) and columns (at least), in the reader's output;
+    ///     nil: all.
+    func scanlineReader(
+        options: DecodeOptions, jpegDenominator: Int? = nil, window: PixelRect? = nil
+    ) throws(ImageDecodingError) -> (any ScanlineReader)? {
+        if case .jpeg(let header) = kind {
+            return try JPEGScanlineReader(source: source, header: header, options: options, denominator: jpegDenominator, window: window)
+        }
+        guard let reader = try wholeScanlineReader(options: options) else { return nil }
+        guard let window else { return reader }
+        return RowWindowReader(reader, rows: window.y..<(window.y + window.height))
+    }
+
+    private func wholeScanlineReader(options: DecodeOptions) throws(ImageDecodingError) -> (any ScanlineReader)? {
         switch kind {
         case .jpeg(let header): try JPEGScanlineReader(source: source, header: header, options: options)
         case .png(let header): try PNGScanlineReader(source: source, header: header, profile: properties.iccProfile, options: options)

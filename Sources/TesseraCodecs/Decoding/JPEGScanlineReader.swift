@@ -3,9 +3,12 @@ import FoundationEssentials
 import TesseraCore
 
 /// Streams a JPEG through libjpeg(-turbo), optionally shrinking in the DCT (1/2, 1/4, 1/8: the
-/// scales libjpeg-turbo accelerates). CMYK and YCCK come out as RGB.
+/// scales libjpeg-turbo accelerates) and optionally only a window of it: rows above it are passed
+/// over without being produced (`jpeg_skip_scanlines`), rows below it never read, and only the
+/// iMCU columns it touches decoded (`jpeg_crop_scanline`). CMYK and YCCK come out as RGB.
 final class JPEGScanlineReader: ScanlineReader {
-    let outputSize: PixelSize
+    private(set) var outputSize: PixelSize
+    private(set) var columnOffset = 0
     let outputFormat: PixelFormat
     /// The DCT reduction in use: 1, 2, 4 or 8.
     let scaleDenominator: Int
@@ -18,23 +21,41 @@ final class JPEGScanlineReader: ScanlineReader {
     private let isCMYK: Bool
     private let limits: AllocationLimits
     private var cmykRow: ZeroedBuffer<UInt8>?
+    /// Rows decoded above the window (its margin) and dropped before the first is produced.
+    private var rowsToDiscard = 0
+    /// The output row after the window's last.
+    private var lastRow: Int
     /// CMYK → sRGB through the embedded or the default CMYK profile; nil: the naive formula.
     private var cmykTransform: ColorTransform?
 
-    init(source: ImageSource, header: JPEGHeader, options: DecodeOptions) throws(ImageDecodingError) {
+    /// Output pixels decoded beside a window on each side, so the pixels in it are the ones a whole
+    /// decode gives: fancy upsampling treats the edges of a cropped or skipped-to area as the
+    /// image's own (an iMCU is at most 32 output pixels wide or tall).
+    static let windowMargin = 32
+
+    /// - Parameters:
+    ///   - denominator: the DCT reduction (1, 2, 4 or 8); nil: chosen from ``DecodeOptions/minimumSize``.
+    ///   - window: the rows (exactly) and columns (at least: see ``columnOffset``) to produce, in
+    ///     the scaled image; nil: all of it.
+    init(
+        source: ImageSource, header: JPEGHeader, options: DecodeOptions, denominator: Int? = nil, window: PixelRect? = nil
+    ) throws(ImageDecodingError) {
         handle = .allocate(TesseraJPEGDecoder(), destroy: tessera_jpeg_decoder_destroy)
         allowsTruncatedData = options.allowsTruncatedData
         limits = options.limits
         isCMYK = header.componentCount == 4
         input = try LibraryInput(source)
         let profile = isCMYK ? header.properties(fileByteCount: 0).iccProfile : nil
-        let denominator = Self.scaleDenominator(for: header.size, minimumSize: options.minimumSize)
+        let denominator = denominator ?? Self.scaleDenominator(for: header.size, minimumSize: options.minimumSize)
         scaleDenominator = denominator
         outputFormat = header.componentCount == 1 ? .gray8 : .rgb8
         let scaled = PixelSize(
             width: (header.size.width + denominator - 1) / denominator,
             height: (header.size.height + denominator - 1) / denominator)
+        let window = window?.intersection(PixelRect(x: 0, y: 0, width: scaled.width, height: scaled.height))
+            ?? PixelRect(x: 0, y: 0, width: scaled.width, height: scaled.height)
         outputSize = scaled
+        lastRow = scaled.height
         let decoder = handle.pointer
         guard tessera_jpeg_decoder_init(decoder) == 0 else { throw .unsupported(reason: "libjpeg could not start") }
         try check(input.withFile { tessera_jpeg_source_file(decoder, $0) }
@@ -52,6 +73,25 @@ final class JPEGScanlineReader: ScanlineReader {
         guard Int(info.output_width) == scaled.width, Int(info.output_height) == scaled.height else {
             throw .corrupt(reason: "libjpeg's output size differs from the header")
         }
+        var columns = (offset: UInt32(0), width: UInt32(scaled.width))
+        if window.width < scaled.width {
+            let left = max(0, window.x - Self.windowMargin)
+            columns = (UInt32(left), UInt32(min(scaled.width, window.x + window.width + Self.windowMargin) - left))
+            try check(tessera_jpeg_crop_scanline(decoder, &columns.offset, &columns.width))
+        }
+        columnOffset = Int(columns.offset)
+        outputSize = PixelSize(width: Int(columns.width), height: window.height)
+        let firstDecoded = max(0, window.y - Self.windowMargin)
+        var skipped: UInt32 = 0
+        while skipped < firstDecoded {
+            var count: UInt32 = 0
+            try check(tessera_jpeg_skip_scanlines(decoder, UInt32(firstDecoded) - skipped, &count))
+            try checkTruncation()
+            guard count > 0 else { throw .truncated(reason: "the JPEG data ends before row \(firstDecoded)") }
+            skipped += count
+        }
+        rowsToDiscard = window.y - firstDecoded
+        lastRow = window.y + window.height
         // Adobe writes CMYK inverted, and libjpeg flags it through the APP14 marker.
         cmykTransform = isCMYK ? ColorConverter.shared.cmykTransform(profile: profile, inverted: info.saw_Adobe_marker != 0) : nil
     }
@@ -68,6 +108,16 @@ final class JPEGScanlineReader: ScanlineReader {
     }
 
     func readRows(into destination: UnsafeMutablePointer<UInt8>, maximumRows: Int) throws(ImageDecodingError) -> Int {
+        while rowsToDiscard > 0 {
+            let count = try decodeRows(into: destination, maximumRows: min(maximumRows, rowsToDiscard))
+            guard count > 0 else { return 0 }
+            rowsToDiscard -= count
+        }
+        let remaining = lastRow - Int(decoder.pointee.info.output_scanline)
+        return try decodeRows(into: destination, maximumRows: min(maximumRows, remaining))
+    }
+
+    private func decodeRows(into destination: UnsafeMutablePointer<UInt8>, maximumRows: Int) throws(ImageDecodingError) -> Int {
         let info = decoder.pointee.info
         guard info.output_scanline < info.output_height, maximumRows > 0 else { return 0 }
         var rowsRead: UInt32 = 0

@@ -12,6 +12,8 @@ protocol ScanlineReader: AnyObject {
     /// samples converts them itself, before reducing them to 8 bits (``DecodeOptions/colorManagement``).
     /// Otherwise converting is the caller's, on whatever rows or pixels it ends up with.
     var convertsColor: Bool { get }
+    /// The column of the full row where each produced row starts (0 unless only some columns are decoded).
+    var columnOffset: Int { get }
     /// Decodes the next rows into `destination`, which has room for `maximumRows` rows of
     /// `outputSize.width × outputFormat.bytesPerPixel` bytes. Returns how many rows it wrote
     /// (at least 1 until every row has been delivered, then 0).
@@ -20,6 +22,9 @@ protocol ScanlineReader: AnyObject {
 
 extension ScanlineReader {
     var convertsColor: Bool { false }
+    /// The column of the full row where each produced row starts: 0 but for a reader that decodes
+    /// only some columns (``JPEGScanlineReader`` with a window).
+    var columnOffset: Int { 0 }
 
     /// Reads every remaining row into one bitmap.
     func readAll() throws(ImageDecodingError) -> PixelBuffer {
@@ -44,5 +49,40 @@ extension ScanlineReader {
         if let failure { throw failure }
         guard row == height else { throw .truncated(reason: "the decoder stopped after \(row) of \(height) rows") }
         return buffer
+    }
+}
+
+/// The rows `window` spans of another reader's output, for formats that cannot pass over rows
+/// without decoding them: rows above are decoded and dropped, rows below are never read. Every
+/// column is produced.
+final class RowWindowReader: ScanlineReader {
+    private let reader: any ScanlineReader
+    let outputSize: PixelSize
+    private var rowsToDiscard: Int
+    private var remainingRows: Int
+
+    init(_ reader: any ScanlineReader, rows: Range<Int>) {
+        self.reader = reader
+        let rows = rows.clamped(to: 0..<reader.outputSize.height)
+        outputSize = PixelSize(width: reader.outputSize.width, height: rows.count)
+        rowsToDiscard = rows.lowerBound
+        remainingRows = rows.count
+    }
+
+    var outputFormat: PixelFormat { reader.outputFormat }
+    var isTruncated: Bool { reader.isTruncated }
+    var convertsColor: Bool { reader.convertsColor }
+    var columnOffset: Int { reader.columnOffset }
+
+    func readRows(into destination: UnsafeMutablePointer<UInt8>, maximumRows: Int) throws(ImageDecodingError) -> Int {
+        while rowsToDiscard > 0 {
+            let count = try reader.readRows(into: destination, maximumRows: min(maximumRows, rowsToDiscard))
+            guard count > 0 else { return 0 }
+            rowsToDiscard -= count
+        }
+        guard remainingRows > 0 else { return 0 }
+        let count = try reader.readRows(into: destination, maximumRows: min(maximumRows, remainingRows))
+        remainingRows -= count
+        return count
     }
 }

@@ -102,6 +102,14 @@ public struct PixelRect: Sendable, Hashable, Codable, CustomStringConvertible {
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
     public var description: String { "\(width)×\(height) at \(x),\(y)" }
+
+    /// The part of this rectangle inside `other`: empty (zero width or height, at the nearest
+    /// corner) when they do not overlap.
+    public func intersection(_ other: PixelRect) -> PixelRect {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+    }
 }
 
 extension PixelBuffer {

@@ -11,6 +11,7 @@ final class ServerMetrics: Sendable {
     private let cacheCounters = Locked<[CacheKey: Counter]>([:])
     private let latencies = Locked<[String: DurationHistogram]>([:])
     private let buildCounter: Counter
+    private let sourceDecodeCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
 
@@ -34,6 +35,9 @@ final class ServerMetrics: Sendable {
         buildCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "tessera", metricName: "pyramid_builds", unitName: "total",
             helpText: "Pyramids built into the derivative cache"))
+        sourceDecodeCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "tessera", metricName: "source_level_decodes", unitName: "total",
+            helpText: "Whole levels decoded from sources (concurrent requests for one level share one)"))
         buildSeconds = registry.makeDurationHistogram(
             descriptor: MetricNameDescriptor(
                 namespace: "tessera", metricName: "pyramid_build_duration", unitName: "seconds",
@@ -88,6 +92,9 @@ final class ServerMetrics: Sendable {
         counters.withLock { $0[key] = counter }
         return counter
     }
+
+    /// Counts a whole level decoded from a source (not derived from another level or a cache).
+    func recordSourceDecode() { sourceDecodeCounter.increment() }
 
     func recordPyramidBuild(duration: Duration) {
         buildCounter.increment()

@@ -118,7 +118,9 @@ public enum PyramidBuilder {
         do {
             let sink = DirectorySink(root: staging)
             let (summary, descriptors) = try write(
-                rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+                source, rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+            // Tiles durable before the descriptors that make them visible: one sync for the build.
+            try sink.synchronize()
             for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
             try moveIntoPlace(layout.outputEntries, from: staging, to: output)
             try? FileManager.default.removeItem(at: staging)
@@ -152,7 +154,7 @@ public enum PyramidBuilder {
             try sink.removeBlocking(layout.descriptors(fileExtension: fileExtension).map { sink.key($0.path) })
             do {
                 let (summary, descriptors) = try write(
-                    rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+                    source, rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
                 try sink.drain()
                 for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
                 try sink.drain()
@@ -169,8 +171,13 @@ public enum PyramidBuilder {
 
     /// Streams the rows through the levels into `sink`; returns the summary and the descriptors,
     /// which the caller stores last.
+    ///
+    /// The levels are those ``SourceLevels`` defines, so that a region read from the source before
+    /// the pyramid exists has the pixels the pyramid then gives: a JPEG's levels 1, 2 and 3 come
+    /// from passes at the DCT's 1/2, 1/4 and 1/8 scales after the full-resolution one (the coarser
+    /// levels are halvings of the last). Together they cost about what the first pass decodes.
     private static func write(
-        _ rows: ImageRowReader, layout: any TileLayout, to sink: any TileSink,
+        _ source: ImageSource, _ rows: ImageRowReader, layout: any TileLayout, to sink: any TileSink,
         options: PyramidOptions, progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
     ) throws -> (PyramidSummary, [(path: String, contents: Data)]) {
         let size = layout.imageSize
@@ -179,11 +186,21 @@ public enum PyramidBuilder {
             sink: sink, encoding: options.encoding, iccProfile: rows.outputProfile, jobs: options.jobs, executor: executor)
         let padded = layout.paddedTileSize
         let format = rows.format
-        let top = PyramidLevel(reduction: 0, layout: layout, format: format, levelCount: layout.levelCount) {
-            reduction, column, row, pixels in
+        let emit: (Int, Int, Int, PixelBuffer) -> Void = { reduction, column, row, pixels in
             var paths = [layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)]
             paths += layout.aliasPaths(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
             writer.submit(padded.map { Self.pad(pixels, to: $0) } ?? pixels, paths: paths)
+        }
+        // One pass per decode reduction SourceLevels uses, each making its levels down to the next
+        // pass's (every layout's levels are (size + 1) / 2 of the one above, as SourceLevels' are).
+        let lastPass = min(SourceLevels.maximumDecodeReduction(for: rows.properties.format), layout.levelCount - 1)
+        let passes = (0...max(0, lastPass)).map { reduction in
+            PyramidLevel(reduction: reduction, layout: layout, format: format,
+                         levelCount: reduction == lastPass ? layout.levelCount : reduction + 1, emitTile: emit)
+        }
+        let top = passes[0]
+        let scaledPasses = try passes.dropFirst().map { level in
+            (level, try ImageRowReader(source, options: rows.options, reduction: level.reduction))
         }
         var peakHeld = 0
         var delivered = 0
@@ -198,6 +215,9 @@ public enum PyramidBuilder {
                 delivered += 1
                 if delivered % 64 == 0 { peakHeld = max(peakHeld, top.heldByteCount) }
                 progress?.advance()
+            }
+            for (level, scaledRows) in scaledPasses {
+                try scaledRows.forEachRow(context: context, lookaheadRows: bandHeight) { row in level.append(Array(row)) }
             }
         } catch {
             try? writer.finish()

@@ -80,27 +80,7 @@ final class PyramidLevel {
         }
     }
 
-    /// The 2×2 mean of two rows, with the last column repeated when the width is odd.
     private func halve(_ upper: [UInt8], _ lower: [UInt8]) -> [UInt8] {
-        let channels = format.bytesPerPixel
-        let width = size.width
-        let halfWidth = (width + 1) / 2
-        var output = [UInt8](repeating: 0, count: halfWidth * channels)
-        upper.withUnsafeBufferPointer { a in
-            lower.withUnsafeBufferPointer { b in
-                output.withUnsafeMutableBufferPointer { out in
-                    for x in 0..<halfWidth {
-                        let left = 2 * x * channels
-                        let right = min(2 * x + 1, width - 1) * channels
-                        for channel in 0..<channels {
-                            let sum = UInt16(a[left + channel]) + UInt16(a[right + channel])
-                                + UInt16(b[left + channel]) + UInt16(b[right + channel])
-                            out[x * channels + channel] = UInt8((sum + 2) >> 2)
-                        }
-                    }
-                }
-            }
-        }
-        return output
+        LevelHalving.halve(upper, lower, width: size.width, channels: format.bytesPerPixel)
     }
 }
