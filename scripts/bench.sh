@@ -13,6 +13,9 @@ python3 scripts/bench/colour_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/format_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/view_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/video_bench.py "$tessera" bench-out/inputs
+# The cold path: first screens, a grid of unseen photos, a deep first click and a gigapixel JPEG
+# through `tessera serve` from an empty cache, beside the decodes they cannot avoid.
+python3 scripts/bench/cold_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/cold.json
 # `tessera serve` beside nginx (static tiles) and iipsrv (FastCGI behind nginx), wrk on loopback.
 python3 scripts/bench/serving_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/serving.json
 # Scale-out: sources and pyramids in SeaweedFS, one to three `tessera serve` behind nginx.

@@ -37,6 +37,7 @@ bench_tools=(
   "ffmpeg:ffmpeg"
   "hyperfine:hyperfine"
   "wrk:wrk"
+  "strace:strace"
   "spawn-fcgi:spawn-fcgi"
   # scripts/startup-order.py (make order-file) lists what start-up runs with callgrind.
   "valgrind:valgrind"
@@ -56,6 +57,8 @@ done
 ldconfig -p 2>/dev/null | grep 'libcrypto\.so\.3 ' >/dev/null || missing+=(libssl3)
 # CMYK without a profile is converted through ghostscript's SWOP profile (see ColorConverter).
 [ -f /usr/share/color/icc/ghostscript/default_cmyk.icc ] || missing+=(libgs-common)
+# The colour tests convert through the free RGB and gray profiles colord ships (Adobe RGB, ProPhoto…).
+[ -f /usr/share/color/icc/colord/AdobeRGB1998.icc ] || missing+=(colord-data)
 # curl: the server's tests and `make demo` talk HTTP with it.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The official IIIF validator's python-magic needs libmagic (the server's conformance test).

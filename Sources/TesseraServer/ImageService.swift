@@ -88,18 +88,33 @@ final class ImageService: Sendable {
         return try resolver!.resolve(identifier)
     }
 
-    /// The source's header, probed once per identity and checked against the source pixel limit.
+    /// The source's header, probed once per identity and checked against what reading it costs: a
+    /// source read by rows (baseline JPEG, non-interlaced PNG, TIFF) is never held whole (levels
+    /// are made whole only up to ``ServerConfiguration/wholeLevelPixelLimit``, regions are held to
+    /// the IIIF limits), so only its rows are limited (``ServerConfiguration/streamedRowPixelLimit``);
+    /// any other is decoded whole somewhere and held to the source pixel limit.
     func properties(of source: ResolvedSource) async throws -> ImageProperties {
         if let known = probes.withLock({ $0.value(for: source.identity) }) { return known }
         let limit = configuration.sourcePixelLimit
         let properties = try await executor.run(priority: .high) { _ in
             try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit)).probe(source.input)
         }
-        guard properties.size.area <= limit else {
+        if Self.readsByRows(properties) {
+            guard properties.size.width <= configuration.streamedRowPixelLimit else {
+                throw ServerError(.tooLarge, "too wide: rows of \(properties.size.width) pixels, over the limit of \(configuration.streamedRowPixelLimit)")
+            }
+        } else if properties.size.area > limit {
             throw ImageDecodingError.tooLarge(pixels: properties.size.area, limit: limit)
         }
         probes.withLock { _ = $0.insert(properties, for: source.identity, cost: 1) }
         return properties
+    }
+
+    /// Whether every path reads `properties`' source by rows, never holding it whole: baseline
+    /// JPEG, non-interlaced PNG and TIFF, still images. (A progressive JPEG keeps every coefficient
+    /// until its last scan; an interlaced PNG is decoded whole.)
+    static func readsByRows(_ properties: ImageProperties) -> Bool {
+        [.jpeg, .png, .tiff].contains(properties.format) && !properties.isProgressive && properties.frameCount == 1
     }
 
     // MARK: IIIF
@@ -279,14 +294,17 @@ final class ImageService: Sendable {
         // Levels are of the stored pixels; a turned source's regions are cut from them and turned.
         let levels = SourceLevels(source.input, properties: properties, options: decodeOptions)
         let orientation = properties.orientation
+        let layout = IIIFLayout(imageSize: properties.size, name: "", tileSize: configuration.tileSize)
+        let small = configuration.isSmall(properties.size)
+        // A tile of the pyramid is its level's pixels, whatever level the size alone would pick
+        // (`full/163,125` of 2600×2000 is level 4's one tile: 2600/163 rounds below 16).
+        let aligned = orientation == .up && !small ? AlignedTile(request, layout: layout) : nil
         let levelCount = 1 + Int(log2(Double(max(properties.size.longestSide, 1))).rounded(.up))
-        let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
+        let reduction = aligned?.reduction
+            ?? RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
         let levelSize = levels.levelSize(reduction: reduction)
         let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
         let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
-        let layout = IIIFLayout(imageSize: properties.size, name: "", tileSize: configuration.tileSize)
-        let small = configuration.isSmall(properties.size)
-        let aligned = orientation == .up && !small ? AlignedTile(request, layout: layout) : nil
         if small || levelSize.area <= configuration.wholeLevelPixelLimit {
             let level = try await wholeLevel(source, levels: levels, reduction: reduction, small: small)
             // A small source's level is resampled to about the level's size, not exactly it.
@@ -368,7 +386,7 @@ final class ImageService: Sendable {
     /// gets a pyramid whose tiles its answers must match, is instead shrunk on load to the level's
     /// size and resampled (``Thumbnailer``), as sharp as a thumbnail.
     private func wholeLevel(_ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool) async throws -> PixelBuffer {
-        let key = source.key + "/level/" + String(reduction)
+        let key = source.key + (small ? "/resampled/" : "/level/") + String(reduction)
         if let level = decoded.image(for: key) {
             metrics.recordCache(tier: "decoded", hit: true)
             return level
@@ -493,8 +511,26 @@ final class ImageService: Sendable {
                 ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
                 return try await self.render(request, of: source, properties: properties)
             }
-            let pyramid = try await self.pyramidSource.pyramid(.deepZoom, for: source, imageSize: properties.size)
-            return try await pyramid.tile(reduction: reduction, column: column, row: row, executor: self.executor)
+            if let pyramid = self.pyramidSource.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
+                return try await pyramid.tile(reduction: reduction, column: column, row: row, executor: self.executor)
+            }
+            // Until the pyramid exists, the tile (overlap included) from the source's levels, encoded
+            // as the builder encodes it: the same bytes the pyramid will hold.
+            let levels = SourceLevels(source.input, properties: properties, options: self.decodeOptions)
+            let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
+            let quality = self.configuration.jpegQuality, kept = self.configuration.colorManagement.profile(of: properties)
+            if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {
+                let whole = try await self.wholeLevel(source, levels: levels, reduction: reduction, small: false)
+                return try await self.executor.run { _ in
+                    guard let cut = whole.cropped(to: rect) else { throw ServerError(.internal, "a Deep Zoom tile outside its level") }
+                    return ByteBuffer(bytes: try ImageEncoder.encode(cut, as: .jpeg(quality: quality), iccProfile: kept))
+                }
+            }
+            self.buildInBackground(.deepZoom, source: source, imageSize: properties.size)
+            return try await self.executor.run { context in
+                let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
+                return ByteBuffer(bytes: try ImageEncoder.encode(pixels, as: .jpeg(quality: quality), iccProfile: kept))
+            }
         }
     }
 

@@ -34,8 +34,13 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     /// What info.json promises and every request is held to: output width, height and area.
     public var limits = IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: 40_000_000)
-    /// The most pixels a source may have (a decompression-bomb guard; 400 above it).
+    /// The most pixels a source that is decoded whole may have (a decompression-bomb guard; 400
+    /// above it). Sources read by rows (baseline JPEG, non-interlaced PNG, TIFF) are never held
+    /// whole and are held to ``streamedRowPixelLimit`` instead, and to the request timeout.
     public var sourcePixelLimit = DecodeOptions.defaultMaximumPixelCount
+    /// The widest rows of a source read by rows: what one row costs to hold (a few rows are held
+    /// per level being made). 262,144 pixels: 1 MiB a row as RGBA.
+    public var streamedRowPixelLimit = 262_144
     /// Sources with more pixels than this get a pyramid on first use (or are read from their own
     /// levels, for tiled multi-resolution TIFFs); smaller ones are decoded, shrunk on load, into the
     /// memory cache. Capped so that a decoded source fits the cache. 2 MP by measurement: up to

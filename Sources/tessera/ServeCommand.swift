@@ -68,6 +68,12 @@ struct ServeCommand: AsyncParsableCommand {
             transform: Parse.integer(0))
     var smallSourcePixels = 2_000_000
 
+    @Option(help: ArgumentHelp(
+        "Levels of a source of at most this many pixels are decoded whole, once, and kept in memory (default 16000000).",
+        discussion: "Thumbnails, sizes and a viewer's first screens come from them; finer levels are read by region and get a pyramid in the background."),
+            transform: Parse.integer(0))
+    var levelPixels = 16_000_000
+
     @Option(help: "Side in pixels of the IIIF tiles of built pyramids and info.json, 64–4096 (default 256).",
             transform: Parse.integer(64, 4096))
     var tileSize = 256
@@ -98,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.sourcePixelLimit = maxSourcePixels
         configuration.cacheMaxAge = maxAge
         configuration.smallSourcePixelLimit = smallSourcePixels
+        configuration.levelPixelLimit = levelPixels
         configuration.tileSize = tileSize
         configuration.pagesDirectory = pages
         configuration.colorManagement = color.management

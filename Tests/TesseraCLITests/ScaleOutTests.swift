@@ -108,6 +108,15 @@ struct ScaleOutTests {
     }
 
     /// `tessera_pyramid_builds_total` of a server.
+    /// Returns once `done` holds, asking every 0.1 s for at most 120 s (then the test's own
+    /// expectations report what is missing).
+    static func poll(_ done: () async throws -> Bool) async throws {
+        for _ in 0..<1200 {
+            if try await done() { return }
+            usleep(100_000)
+        }
+    }
+
     static func builds(port: Int) throws -> Int {
         let text = String(decoding: try body("http://127.0.0.1:\(port)/metrics"), as: UTF8.self)
         let line = text.split(separator: "\n").first { $0.hasPrefix("tessera_pyramid_builds_total ") }
@@ -154,7 +163,9 @@ struct ScaleOutTests {
         let servers = try (0..<3).map { index in
             try RunningServer(
                 root: "s3://\(name)-originals", cache: directory + "/cache-\(index)",
-                extra: ["--cache", "s3://\(name)-pyramids", "--lease-seconds", String(lease), "--small-source-pixels", "0"] + deadline,
+                extra: ["--cache", "s3://\(name)-pyramids", "--lease-seconds", String(lease), "--small-source-pixels", "0",
+                        // Every level read by region, so the first tiles start a pyramid's build.
+                        "--level-pixels", "0"] + deadline,
                 environment: environment)
         }
         let balancer = try Balancer(upstreams: servers.map(\.port), directory: directory + "/nginx")
@@ -178,6 +189,10 @@ struct ScaleOutTests {
         let answers = try Self.statuses(tiles, parallel: 12, headerOf: "x-upstream")
         #expect(answers.allSatisfy { $0.hasPrefix("200 ") }, "\(answers)")
         #expect(Set(answers.map { $0.dropFirst(4) }).count >= 2, "one server answered everything: \(answers)")
+        // Answered from the source; each server that answered started a build in the background,
+        // and one of them made it (bounded wait: 120 s).
+        try await Self.poll { try await Self.storeContents(deployment.pyramids).pointers.count == 1 }
+        try await Self.poll { try deployment.servers.map { try Self.builds(port: $0.port) }.reduce(0, +) == 1 }
         let contents = try await Self.storeContents(deployment.pyramids)
         #expect(contents.builds.count == 1 && contents.pointers.count == 1, "\(contents)")
         let builds = try deployment.servers.map { try Self.builds(port: $0.port) }
@@ -214,6 +229,8 @@ struct ScaleOutTests {
         // Another server waits out the lease, takes it over and builds its own.
         let answer = try Self.statuses(["http://127.0.0.1:\(other.port)\(tile)"])
         #expect(answer == ["200"])
+        // Answered from the source at once; the build waits out the lease in the background (bounded: 120 s).
+        try await Self.poll { try await !Self.storeContents(deployment.pyramids).pointers.isEmpty }
         let contents = try await Self.storeContents(deployment.pyramids)
         let pointed = try #require(contents.pointers.values.first)
         #expect(contents.builds.count == 2 && contents.builds.isSuperset(of: partial))

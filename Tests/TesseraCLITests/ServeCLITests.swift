@@ -162,12 +162,18 @@ struct ServeCLITests {
         #expect(!staged.isEmpty, "the build was not caught in the middle")
         #expect(files("iiif-256/info.json").isEmpty, "a killed build left a pyramid that looks complete")
 
-        // The next server removes the leftovers at start and builds the pyramid whole on demand.
+        // The next server removes the leftovers at start and builds the pyramid whole when asked again.
         let next = try RunningServer(root: directory + "/root", cache: cache)
         #expect(files(".jpg").filter { $0.contains("/.tessera-") }.isEmpty)
         let (status, code) = try Self.run("/usr/bin/env", ["curl", "-s", "-o", directory + "/tile.jpg", "-w", "%{http_code}",
                                                            "http://127.0.0.1:\(next.port)\(tile)"])
         #expect(status == 0 && code == "200")
+        // The tile was answered from the source; the pyramid is built in the background (bounded wait).
+        polls = 0
+        while files("iiif-256/info.json").isEmpty, polls < 6000 {
+            Thread.sleep(forTimeInterval: 0.01)
+            polls += 1
+        }
         #expect(files("iiif-256/info.json").count == 1)
         #expect(next.stop() == 0)
         let header = try Data(contentsOf: URL(fileURLWithPath: directory + "/tile.jpg")).prefix(3)

@@ -61,8 +61,11 @@ struct ColourServingTests {
     @Test func keptProfilesAreEmbeddedInEveryAnswer() async throws {
         let (sandbox, profile) = try Self.sandbox()
         defer { sandbox.cleanUp() }
-        let converting = try sandbox.server { $0.smallSourcePixelLimit = 200_000 }
-        let keeping = try sandbox.server { $0.smallSourcePixelLimit = 200_000; $0.colorManagement = .keepSourceProfile }
+        // Levels read by region, so each setting builds its pyramids (in the background).
+        let converting = try sandbox.server { $0.smallSourcePixelLimit = 200_000; $0.levelPixelLimit = 0 }
+        let keeping = try sandbox.server {
+            $0.smallSourcePixelLimit = 200_000; $0.levelPixelLimit = 0; $0.colorManagement = .keepSourceProfile
+        }
         let converted = Locked<[String: PixelBuffer]>([:])
         let convertedTags = Locked<[String: String]>([:])
         try await converting.test { client in
@@ -99,6 +102,8 @@ struct ColourServingTests {
             #expect(grayProfile == nil)
         }
         // The two settings' pyramids live apart.
+        await converting.service.backgroundBuildsFinished()
+        await keeping.service.backgroundBuildsFinished()
         let key = try await keeping.service.resolve("tagged-big.png").identity.description
         #expect(FileManager.default.fileExists(atPath: sandbox.cache + "/.kept-profiles/" + key + "/dzi.dzi"))
         #expect(FileManager.default.fileExists(atPath: sandbox.cache + "/" + key + "/dzi.dzi"))

@@ -111,7 +111,9 @@ struct ServingTests {
     @Test func aBadFileFailsOnlyItsOwnRequests() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        try await sandbox.server { $0.sourcePixelLimit = 200_000 }.test { client in
+        try ImageEncoder.encode(ServerSandbox.pattern(width: 400, height: 300), as: .webp(quality: 80))
+            .write(to: URL(fileURLWithPath: sandbox.root + "/decoded-whole.webp"))
+        try await sandbox.server { $0.sourcePixelLimit = 100_000; $0.streamedRowPixelLimit = 1000 }.test { client in
             for name in ["broken-truncated.jpg", "broken-random.jpg"] {
                 try await client.execute(uri: "/iiif/3/\(name)/full/max/0/default.jpg", method: .get) { response in
                     #expect(response.status.code >= 400 && response.status.code < 600, "\(name)")
@@ -119,10 +121,15 @@ struct ServingTests {
                     #expect(body.split(separator: "\n").count == 1 && !body.contains(sandbox.root))
                 }
             }
-            // Over the source pixel limit: 400, naming the limit.
+            // A source read by rows is limited by its rows: 400, naming the limit.
             try await client.execute(uri: "/iiif/3/big.png/info.json", method: .get) { response in
                 #expect(response.status == .badRequest)
-                #expect(String(buffer: response.body).contains("200000"))
+                #expect(String(buffer: response.body).contains("over the limit of 1000"))
+            }
+            // One decoded whole (WebP) by its pixels: 400, naming the limit.
+            try await client.execute(uri: "/iiif/3/decoded-whole.webp/info.json", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("100000"))
             }
             try await client.execute(uri: "/iiif/3/photo-400x300.png/full/max/0/default.jpg", method: .get) { #expect($0.status == .ok) }
         }

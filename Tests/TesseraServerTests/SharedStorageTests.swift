@@ -125,6 +125,8 @@ struct SharedStorageTests {
         }
         #expect(answers.allSatisfy { $0.0 == .ok })
         #expect(Set(answers.map(\.1)).count == 1)
+        // Each answered from the source and started a build in the background: one of them built.
+        for server in servers { await server.service.backgroundBuildsFinished() }
         #expect(try await builds(in: pyramids).count == 1)
         let total = servers.map { String(decoding: $0.service.metrics.exposition(queuedJobs: 0), as: UTF8.self) }
             .filter { $0.contains("tessera_pyramid_builds_total 1") }.count

@@ -7,6 +7,7 @@ would be reported at Python's own ~14 MB or more, hiding anything lighter. GNU t
 the floor instead. Runs are interleaved round-robin, so load on the shared machine falls on all
 tools alike, and only ratios measured within one run are compared."""
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -14,6 +15,17 @@ import tempfile
 import time
 
 TIME = "/usr/bin/time"  # GNU time, installed by scripts/bootstrap.sh --bench
+
+
+def say(*parts):
+    print(*parts, flush=True)
+
+
+def free_port():
+    """A port free on loopback now (the caller binds it next)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def run_once(argv, env=None):

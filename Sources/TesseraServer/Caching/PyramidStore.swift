@@ -185,7 +185,8 @@ final class PyramidStore: PyramidStoring {
         let start = ContinuousClock.now
         let summary = try await PyramidBuilder.build(
             source.input, name: recipe.name(kind), outputDirectory: output,
-            options: recipe.options(kind), executor: executor)
+            // Behind the requests: builds run in the background while the source answers.
+            options: recipe.options(kind), priority: .low, executor: executor)
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
         state.withLock { state in
             let previous = state.usage.peek(name) ?? 0

@@ -111,7 +111,9 @@ final class SharedPyramidStore: PyramidStoring {
         let start = ContinuousClock.now
         _ = try await PyramidBuilder.build(
             source.input, name: recipe.name(kind), store: store, prefix: prefix + source.key + "/" + build,
-            options: recipe.options(kind), uploadConcurrency: uploadConcurrency, executor: executor)
+            // Builds run behind the requests (they are made in the background while the source
+            // answers): a request queued for a worker goes first.
+            options: recipe.options(kind), uploadConcurrency: uploadConcurrency, priority: .low, executor: executor)
         try await store.put(name(kind, source) + ".pyramid", Data(build.utf8), contentType: "text/plain")
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
         return build

@@ -199,9 +199,12 @@ public enum PyramidBuilder {
                          levelCount: reduction == lastPass ? layout.levelCount : reduction + 1, emitTile: emit)
         }
         let top = passes[0]
-        let scaledPasses = try passes.dropFirst().map { level in
+        let scaledPasses = ScaledPasses(try passes.dropFirst().map { level in
             (level, try ImageRowReader(source, options: rows.options, reduction: level.reduction))
-        }
+        }, context: context, lookaheadRows: layout.rowSpans(reduction: 0).map(\.count).max() ?? 0)
+        // The scaled passes (a JPEG's 1/2, 1/4 and 1/8) run beside the full-resolution one on a
+        // thread that is idle, else after it on this one.
+        let handedOff = !scaledPasses.isEmpty && executor.runIfIdle { scaledPasses.run() }
         var peakHeld = 0
         var delivered = 0
         let bandHeight = layout.rowSpans(reduction: 0).map(\.count).max() ?? 0
@@ -216,10 +219,11 @@ public enum PyramidBuilder {
                 if delivered % 64 == 0 { peakHeld = max(peakHeld, top.heldByteCount) }
                 progress?.advance()
             }
-            for (level, scaledRows) in scaledPasses {
-                try scaledRows.forEachRow(context: context, lookaheadRows: bandHeight) { row in level.append(Array(row)) }
-            }
+            if !handedOff { scaledPasses.run() }
+            try scaledPasses.finish()
         } catch {
+            // A pass handed off ends soon after the context is cancelled; one never started is not waited for.
+            if handedOff { try? scaledPasses.finish() }
             try? writer.finish()
             throw error
         }
@@ -227,6 +231,52 @@ public enum PyramidBuilder {
         let summary = PyramidSummary(layout: options.layout.name, imageSize: size, levels: layout.levelCount,
                                      tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
         return (summary, layout.descriptors(fileExtension: fileExtension).map { ($0.path, $0.contents) })
+    }
+
+    /// The passes of a build at the decoder's reductions, run in order on one thread, and waited for.
+    private final class ScaledPasses: @unchecked Sendable {
+        // @unchecked: the passes are touched by one thread at a time: the one that runs them; the
+        // outcome is handed over under `lock`.
+        private let passes: [(level: PyramidLevel, rows: ImageRowReader)]
+        private let context: WorkContext
+        private let lookaheadRows: Int
+        private let lock = ConditionLock()
+        private var finished = false
+        private var failure: (any Error)?
+
+        init(_ passes: [(PyramidLevel, ImageRowReader)], context: WorkContext, lookaheadRows: Int) {
+            self.passes = passes
+            self.context = context
+            self.lookaheadRows = lookaheadRows
+            finished = passes.isEmpty
+        }
+
+        var isEmpty: Bool { passes.isEmpty }
+
+        func run() {
+            var failure: (any Error)?
+            do {
+                for (level, rows) in passes {
+                    try rows.forEachRow(context: context, lookaheadRows: lookaheadRows) { row in level.append(Array(row)) }
+                }
+            } catch {
+                failure = error
+            }
+            lock.withLock {
+                self.failure = failure
+                finished = true
+                lock.broadcast()
+            }
+        }
+
+        /// Waits for ``run()`` to end; throws what stopped it.
+        func finish() throws {
+            let failure = lock.withLock { () -> (any Error)? in
+                while !finished { lock.wait() }
+                return self.failure
+            }
+            if let failure { throw failure }
+        }
     }
 
     /// A tile placed at the top-left of a `size` canvas of background (white, transparent if there is alpha).

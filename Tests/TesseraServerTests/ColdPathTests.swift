@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import TesseraCodecs
+import TesseraCore
+@testable import TesseraServer
+
+/// The cold path: answers made from the source before any pyramid exists are the answers the
+/// pyramid gives later (bytes and ETags, across a restart), a pyramid is made only for a source
+/// that is zoomed into, and concurrent first requests share one decode.
+@Suite("Cold requests answered from the source")
+struct ColdPathTests {
+    /// A 2600×2000 JPEG with detail, and a server whose levels of at most 1 MP are held whole:
+    /// levels 0 and 1 are read by region, 2 and coarser made whole.
+    static func sandbox() throws -> ServerSandbox {
+        let sandbox = try ServerSandbox()
+        try ImageEncoder.encode(ServerSandbox.pattern(width: 2600, height: 2000), as: .jpeg(quality: 90))
+            .write(to: URL(fileURLWithPath: sandbox.root + "/cold.jpg"))
+        return sandbox
+    }
+
+    static func configure(_ configuration: inout ServerConfiguration) {
+        configuration.smallSourcePixelLimit = 0
+        configuration.levelPixelLimit = 1_000_000
+    }
+
+    static func answers(_ server: TesseraServer, _ uris: [String]) async throws -> [String: (body: ByteBuffer, tag: String?)] {
+        let answers = Locked([String: (body: ByteBuffer, tag: String?)]())
+        try await server.test { client in
+            for uri in uris {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok, "\(uri)")
+                answers.withLock { $0[uri] = (response.body, response.headers[.eTag]) }
+            }
+        }
+        return answers.withLock { $0 }
+    }
+
+    @Test func answersBeforeThePyramidEqualAnswersFromItAfterARestart() async throws {
+        let sandbox = try Self.sandbox()
+        defer { sandbox.cleanUp() }
+        let base = "/iiif/3/cold.jpg/"
+        var uris = [
+            base + "info.json",
+            base + "0,0,256,256/256,256/0/default.jpg",            // full resolution, aligned
+            base + "2560,1792,40,208/40,208/0/default.jpg",        // the bottom-right corner
+            base + "512,512,512,512/256,256/0/default.jpg",        // level 1, aligned
+            base + "0,0,1024,1024/256,256/0/default.jpg",          // level 2 (held whole), aligned
+            base + "2048,1024,552,976/138,244/0/default.jpg",      // level 2, the edge
+            base + "full/!200,200/0/default.jpg",                  // a thumbnail
+            base + "300,200,1000,700/500,/0/default.jpg",          // unaligned, level 1
+            base + "123,457,300,200/300,200/0/default.png",        // unaligned, full resolution
+            base + "1000,1000,800,600/400,300/90/gray.jpg",        // turned and gray, level 1
+            base + "pct:10,10,50,50/max/0/default.webp",           // unaligned, full resolution, another format
+        ]
+        let cold = try sandbox.server(Self.configure)
+        // Every size info.json lists.
+        let info = try await Self.answers(cold, [base + "info.json"])[base + "info.json"]!
+        let sizes = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(info.body.readableBytesView)).sizes
+        #expect(!sizes.isEmpty)
+        uris += sizes.map { base + "full/\($0.width),\($0.height)/0/default.jpg" }
+        // Each answered cold: by a server of its own whose pyramids go elsewhere, so none is ever
+        // answered from a pyramid another request started.
+        var before: [String: (body: ByteBuffer, tag: String?)] = [:]
+        for (index, uri) in uris.enumerated() {
+            let alone = try sandbox.server { Self.configure(&$0); $0.cacheDirectory = sandbox.base + "/cold-\(index)" }
+            before[uri] = try await Self.answers(alone, [uri])[uri]
+            await alone.service.backgroundBuildsFinished()
+        }
+        // Zoomed into, through the cache the restarted server reads.
+        _ = try await Self.answers(cold, [base + "0,0,256,256/256,256/0/default.jpg"])
+        await cold.service.backgroundBuildsFinished()
+        // Zoomed into: the pyramid exists now.
+        let source = try await cold.service.resolve("cold.jpg")
+        let descriptor = sandbox.cache + "/" + source.identity.description + "/iiif-256/info.json"
+        #expect(FileManager.default.fileExists(atPath: descriptor))
+        let restarted = try sandbox.server(Self.configure)
+        let after = try await Self.answers(restarted, uris)
+        for uri in uris {
+            #expect(before[uri]?.body == after[uri]?.body, "\(uri)")
+            #expect(before[uri]?.tag == after[uri]?.tag, "\(uri)")
+        }
+        // The full-resolution tile after the restart is the stored file's bytes.
+        let stored = try Data(contentsOf: URL(fileURLWithPath: sandbox.cache + "/" + source.identity.description
+            + "/iiif-256/0,0,256,256/256,256/0/default.jpg"))
+        #expect(Data(after[base + "0,0,256,256/256,256/0/default.jpg"]!.body.readableBytesView) == stored)
+        #expect(restarted.service.pyramids.totalBytes > 0)
+    }
+
+    @Test func aSourceOnlyShownAsThumbnailsGetsNoPyramid() async throws {
+        let sandbox = try Self.sandbox()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server(Self.configure)
+        let base = "/iiif/3/cold.jpg/"
+        _ = try await Self.answers(server, [
+            base + "info.json", base + "full/!320,320/0/default.jpg", base + "full/650,500/0/default.jpg",
+            base + "square/200,200/0/default.webp", base + "0,0,1024,1024/256,256/0/default.jpg",
+        ])
+        await server.service.backgroundBuildsFinished()
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
+        #expect(entries.filter { !$0.hasPrefix(".") }.isEmpty, "\(entries)")
+        let metrics = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
+        #expect(metrics.contains("tessera_pyramid_builds_total 0"))
+    }
+
+    @Test func concurrentFirstRequestsForOneImageDecodeItOnce() async throws {
+        let sandbox = try Self.sandbox()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server(Self.configure)
+        // Tiles of levels 3 and 4 (the 1/8 decode, and it halved), all at once.
+        var uris = [String]()
+        for row in 0..<((2000 + 2047) / 2048) {
+            for column in 0..<((2600 + 2047) / 2048) {
+                let x = column * 2048, y = row * 2048
+                let width = min(2048, 2600 - x), height = min(2048, 2000 - y)
+                uris.append("/iiif/3/cold.jpg/\(x),\(y),\(width),\(height)/\((width + 7) / 8),\((height + 7) / 8)/0/default.jpg")
+            }
+        }
+        uris += ["/iiif/3/cold.jpg/full/163,125/0/default.jpg", "/iiif/3/cold.jpg/full/!100,100/0/default.png"]
+        let requests = uris
+        try await server.test { client in
+            try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for uri in requests { group.addTask { try await client.execute(uri: uri, method: .get).status } }
+                for try await status in group { #expect(status == .ok) }
+            }
+        }
+        let metrics = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
+        #expect(metrics.contains("tessera_source_level_decodes_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("decodes") })")
+    }
+}
