@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_inputs import jpeg  # noqa: E402
-from measure import free_port, run_once, say  # noqa: E402
+from measure import free_port, jpeg_size, run_once, say  # noqa: E402
 
 VIEWPORT = (1280, 800)
 CLIENTS = 6  # a browser's connections to one host
@@ -97,21 +97,6 @@ class Server:
         self.log.close()
         shutil.rmtree(self.cache, ignore_errors=True)
         return peak
-
-
-def jpeg_size(body):
-    """(width, height) from a JPEG's SOF marker; None if the bytes are no JPEG."""
-    if body[:2] != b"\xff\xd8":
-        return None
-    i = 2
-    while i + 9 < len(body):
-        if body[i] != 0xFF:
-            return None
-        marker, length = body[i + 1], int.from_bytes(body[i + 2:i + 4], "big")
-        if marker in (0xC0, 0xC1, 0xC2):
-            return int.from_bytes(body[i + 7:i + 9], "big"), int.from_bytes(body[i + 5:i + 7], "big")
-        i += 2 + length
-    return None
 
 
 def fetch_all(server, requests, clients=CLIENTS):
@@ -208,6 +193,7 @@ def main():
     parser.add_argument("inputs")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json")
+    parser.add_argument("--parts", default="first,grid,pyramid", help="comma-separated: first, grid, pyramid (with the deep click)")
     args = parser.parse_args()
     tessera = os.path.realpath(args.tessera)
     root, grid = make_inputs(Path(args.inputs))
@@ -216,43 +202,59 @@ def main():
     say(f"\nCold path (tessera serve from an empty cache on {kind}; {args.runs} runs, medians; 2 cores)")
     try:
         view = str(root / "view.jpg")
-        # Floors and peers.
-        djpeg8, _ = peer(["sh", "-c", f"djpeg -scale 1/8 {view} >/dev/null"], args.runs)
+        # Floors, each timed right before the server in every run (interleaved: load on the shared
+        # machine falls on both alike).
+        djpeg8 = ["sh", "-c", f"djpeg -scale 1/8 {view} >/dev/null"]
         # What a home view at dpr 2 needs is 4000×3000 of it: no 1/8 decode has those pixels.
-        djpeg4, _ = peer(["sh", "-c", f"djpeg -scale 1/4 {view} >/dev/null"], args.runs)
-        vthumb, _ = peer(["vipsthumbnail", "-s", "1024", "-o", str(scratch / "thumb-%s.jpg"), view], args.runs)
-        png_decode, _ = peer(["vips", "avg", str(root / "view-16000x12000.png")], args.runs)
-        giga8, _ = peer(["sh", "-c", f"djpeg -scale 1/8 {root / 'giga-48000x24000.jpg'} >/dev/null"], args.runs)
+        djpeg4 = ["sh", "-c", f"djpeg -scale 1/4 {view} >/dev/null"]
+        png_decode = ["vips", "avg", str(root / "view-16000x12000.png")]
+        giga8 = ["sh", "-c", f"djpeg -scale 1/8 {root / 'giga-48000x24000.jpg'} >/dev/null"]
 
-        def measured(identifier, dpr, extra=()):
-            times, peaks = [], []
+        def measured(identifier, dpr, floors):
+            times, peaks, floor_times = [], [], [[] for _ in floors]
             for _ in range(args.runs):
-                server = Server(tessera, root, scratch, extra)
+                for index, floor in enumerate(floors):
+                    floor_times[index].append(peer(floor, 1)[0])
+                server = Server(tessera, root, scratch)
                 try:
                     seconds, tiles, factor = first_screen(server, identifier, dpr)
                 finally:
                     peaks.append(server.stop())
                 times.append(seconds)
-            return statistics.median(times), max(peaks), tiles, factor
+            return statistics.median(times), max(peaks), tiles, factor, [statistics.median(t) for t in floor_times]
 
-        say(f"  floors: djpeg -scale 1/8 {djpeg8:.3f} s (1/4: {djpeg4:.3f} s), vipsthumbnail -s 1024 {vthumb:.3f} s, "
-            f"PNG streamed decode (vips avg) {png_decode:.3f} s, gigapixel 1/8 decode {giga8:.3f} s")
-        say("First screen (info.json + every home-view tile, 6 clients):")
-        for dpr in (1, 2):
-            seconds, peak, tiles, factor = measured("view.jpg", dpr)
-            row(f"16000×12000 JPEG, dpr {dpr} ({tiles} tiles at 1/{factor})", seconds, djpeg8, "djpeg 1/8", peak, 1.5,
-                f"  ({seconds / djpeg4:.2f}× djpeg 1/4)" if factor == 4 else "")
-            results[f"first_screen_jpeg_dpr{dpr}"] = {"seconds": seconds, "ratio": seconds / djpeg8, "ratio_quarter": seconds / djpeg4, "peak": peak}
-        for dpr in (1, 2):
-            seconds, peak, tiles, factor = measured("view-16000x12000.png", dpr)
-            row(f"16000×12000 PNG, dpr {dpr} ({tiles} tiles at 1/{factor})", seconds, png_decode, "one decode", peak, 1.2)
-            results[f"first_screen_png_dpr{dpr}"] = {"seconds": seconds, "ratio": seconds / png_decode, "peak": peak}
-        for dpr in (1, 2):
-            seconds, peak, tiles, factor = measured("giga-48000x24000.jpg", dpr)
-            row(f"48000×24000 JPEG, defaults, dpr {dpr} ({tiles} tiles at 1/{factor})", seconds, giga8, "its 1/8", peak, 1.5)
-            results[f"first_screen_giga_dpr{dpr}"] = {"seconds": seconds, "ratio": seconds / giga8, "peak": peak}
+        parts = set(args.parts.split(","))
+        if "first" in parts:
+            vthumb, _ = peer(["vipsthumbnail", "-s", "1024", "-o", str(scratch / "thumb-%s.jpg"), view], args.runs)
+            say(f"First screen (info.json + every home-view tile, 6 clients; vipsthumbnail -s 1024 of the JPEG: {vthumb:.3f} s):")
+        for dpr in (1, 2) if "first" in parts else ():
+            seconds, peak, tiles, factor, (floor8, floor4) = measured("view.jpg", dpr, [djpeg8, djpeg4])
+            row(f"16000×12000 JPEG, dpr {dpr} ({tiles} tiles at 1/{factor})", seconds, floor8, f"djpeg 1/8 ({floor8:.3f} s)", peak, 1.5,
+                f"; {seconds / floor4:.2f}× djpeg 1/4 ({floor4:.3f} s)" if factor == 4 else "")
+            results[f"first_screen_jpeg_dpr{dpr}"] = {"seconds": seconds, "ratio": seconds / floor8, "ratio_quarter": seconds / floor4, "peak": peak}
+        for dpr in (1, 2) if "first" in parts else ():
+            seconds, peak, tiles, factor, (floor,) = measured("view-16000x12000.png", dpr, [png_decode])
+            row(f"16000×12000 PNG, dpr {dpr} ({tiles} tiles at 1/{factor})", seconds, floor, f"vips avg ({floor:.3f} s)", peak, 1.2)
+            results[f"first_screen_png_dpr{dpr}"] = {"seconds": seconds, "ratio": seconds / floor, "peak": peak}
+        for dpr in (1, 2) if "first" in parts else ():
+            seconds, peak, tiles, factor, (floor,) = measured("giga-48000x24000.jpg", dpr, [giga8])
+            row(f"48000×24000 JPEG, defaults, dpr {dpr} ({tiles} tiles at 1/{factor})", seconds, floor, f"its 1/8 ({floor:.3f} s)", peak, 1.5)
+            results[f"first_screen_giga_dpr{dpr}"] = {"seconds": seconds, "ratio": seconds / floor, "peak": peak}
 
         # Grid of unseen photos.
+        if "grid" in parts:
+            grid_bench(args, tessera, grid, scratch, results)
+        if "pyramid" in parts:
+            pyramid_bench(args, tessera, view, root, scratch, results)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+def grid_bench(args, tessera, grid, scratch, results):
+    """100 unseen photos as grid cells, beside vipsthumbnail over the same files."""
+    if True:
         photos = sorted(p.name for p in grid.glob("photo-*.jpg"))
         out = scratch / "vips-grid"
         out.mkdir(exist_ok=True)
@@ -275,22 +277,44 @@ def main():
         say(f"  {'vipsthumbnail -s 320, two processes':<46}{vgrid:>8.3f} s  peak {vpeak / 1e6:.0f} MB (one process)")
         results["grid"] = {"seconds": seconds, "ratio": seconds / vgrid, "peak": max(peaks), "tile_files": max(files)}
 
-        # The whole pyramid, on tmpfs and on disk, with its syncs; the peers' conversions.
+
+def pyramid_bench(args, tessera, view, root, scratch, results):
+    """The whole pyramid, on tmpfs and on disk, with its syncs; the peers' conversions; the deep click against it."""
+    if True:
         disk = Path("bench-out") / "cold-disk"
         disk.mkdir(parents=True, exist_ok=True)
 
-        def tile_cmd(where):
-            target = where / "tile-out"
-            return ["sh", "-c", f"rm -rf {target} && {tessera} tile {view} --layout iiif --tile-size 256 --output {target}"]
+        def writes(where, name, command):
+            """Median seconds and peak RSS of `command(target)`, each run into a new directory: the
+            outputs are deleted only after every run, since deleting thousands of files on a disk
+            with online discard slows whoever writes next (../shared/reference.md)."""
+            times, peaks = [], []
+            for run in range(args.runs):
+                target = where / f"{name}-{run}"
+                seconds, peak, code, stderr = run_once(command(target))
+                if code != 0:
+                    raise SystemExit(f"{name} failed: {stderr[-300:]}")
+                times.append(seconds)
+                peaks.append(peak)
+            return statistics.median(times), max(peaks)
 
-        def dz_cmd(where):
-            target = where / "dz-out"
-            return ["sh", "-c", f"rm -rf {target}_files {target}.dzi && vips dzsave {view} {target}"]
+        def tile_cmd(target):
+            return [tessera, "tile", view, "--output", str(target)]
 
-        tile_shm, tile_peak = peer(tile_cmd(scratch), args.runs)
-        tile_disk, _ = peer(tile_cmd(disk), args.runs)
-        dz_shm, _ = peer(dz_cmd(scratch), args.runs)
-        dz_disk, _ = peer(dz_cmd(disk), args.runs)
+        def iiif_cmd(target):
+            return [tessera, "tile", view, "--layout", "iiif", "--tile-size", "256", "--output", str(target)]
+
+        def dz_cmd(target):
+            target.mkdir(parents=True, exist_ok=True)
+            return ["vips", "dzsave", view, str(target / "out")]
+
+        tile_shm, tile_peak = writes(scratch, "tile", tile_cmd)
+        tile_disk, _ = writes(disk, "tile", tile_cmd)
+        iiif_shm, _ = writes(scratch, "iiif", iiif_cmd)
+        iiif_disk, _ = writes(disk, "iiif", iiif_cmd)
+        dz_shm, _ = writes(scratch, "dz", dz_cmd)
+        dz_disk, _ = writes(disk, "dz", dz_cmd)
+        shutil.rmtree(disk, ignore_errors=True)
         tiff, _ = peer(["sh", "-c", f"vips tiffsave {view} {scratch}/pyramid.tif --tile --pyramid --compression jpeg --tile-width 256 --tile-height 256"], args.runs)
         trace = subprocess.run(["strace", "-f", "-c", "-e", "trace=fsync,fdatasync,syncfs,sync_file_range", "-o", str(scratch / "strace.txt"),
                                 tessera, "tile", view, "--layout", "iiif", "--tile-size", "256", "--output", str(scratch / "traced")],
@@ -302,11 +326,14 @@ def main():
             if len(parts) >= 5 and parts[-1] in ("fsync", "fdatasync", "syncfs", "sync_file_range"):
                 syncs += int(parts[3])
         say("Whole pyramid of the 16000×12000 JPEG (what a cold first tile waited for before):")
-        say(f"  tessera tile (IIIF, 256): tmpfs {tile_shm:.3f} s, disk {tile_disk:.3f} s ({tile_disk / tile_shm:.2f}×, goal ≤ 1.3), "
-            f"peak {tile_peak / 1e6:.0f} MB, sync calls {syncs if trace.returncode == 0 else 'strace failed'}")
+        say(f"  tessera tile (Deep Zoom, as dzsave): tmpfs {tile_shm:.3f} s, disk {tile_disk:.3f} s ({tile_disk / tile_shm:.2f}×, "
+            f"goal ≤ 1.3), peak {tile_peak / 1e6:.0f} MB")
+        say(f"  tessera tile --layout iiif (256, the server's; 3 directories a tile): tmpfs {iiif_shm:.3f} s, disk {iiif_disk:.3f} s "
+            f"({iiif_disk / iiif_shm:.2f}×); sync calls {syncs if trace.returncode == 0 else 'strace failed'} "
+            "(the server's cache builds make one syncfs)")
         say(f"  vips dzsave:              tmpfs {dz_shm:.3f} s, disk {dz_disk:.3f} s ({dz_disk / dz_shm:.2f}×)")
         say(f"  vips tiffsave --pyramid (iipsrv's conversion before its first tile): {tiff:.3f} s")
-        results["pyramid"] = {"tmpfs": tile_shm, "disk": tile_disk, "syncs": syncs, "dzsave_tmpfs": dz_shm,
+        results["pyramid"] = {"tmpfs": tile_shm, "disk": tile_disk, "iiif_tmpfs": iiif_shm, "iiif_disk": iiif_disk, "syncs": syncs, "dzsave_tmpfs": dz_shm,
                               "dzsave_disk": dz_disk, "tiffsave": tiff}
 
         say("Deep first click (one full-resolution tile of the unseen 16000×12000 JPEG):")
@@ -325,10 +352,6 @@ def main():
             seconds = statistics.median(times)
             row(label, seconds, tile_shm, "tessera tile", None, goal)
             results[f"deep_{label}"] = {"seconds": seconds, "ratio": seconds / tile_shm}
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

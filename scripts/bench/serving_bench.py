@@ -47,7 +47,7 @@ import threading
 import time
 from pathlib import Path
 
-from measure import free_port, run_once, say
+from measure import free_port, jpeg_size, run_once, say
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "serving"
@@ -310,25 +310,6 @@ def random_regions(count, width, height, seed, smallest=256, largest=4096, box=5
         if max(w, h) >= box:
             regions.append((x, y, w, h))
     return regions
-
-
-def jpeg_size(body):
-    """(width, height) from a JPEG's SOF marker, or None if body is not a JPEG."""
-    if body[:2] != b"\xff\xd8":
-        return None
-    i = 2
-    while i + 9 < len(body):
-        if body[i] != 0xFF:
-            return None
-        marker = body[i + 1]
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            i += 2
-            continue
-        length = int.from_bytes(body[i + 2:i + 4], "big")
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            return int.from_bytes(body[i + 7:i + 9], "big"), int.from_bytes(body[i + 5:i + 7], "big")
-        i += 2 + length
-    return None
 
 
 def verify(server, aligned, unaligned):

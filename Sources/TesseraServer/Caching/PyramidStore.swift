@@ -77,9 +77,12 @@ struct PyramidRecipe: Sendable {
 
     init(tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int, colorManagement: ColorManagement, jobs: Int) {
         self.tileSize = tileSize
-        options = PyramidOptions(
+        var options = PyramidOptions(
             layout: .deepZoom(), encoding: .jpeg(quality: jpegQuality), jobs: jobs,
             maximumPixelCount: sourcePixelLimit, colorManagement: colorManagement)
+        // A pyramid that looks complete after a power loss is complete: one sync per build.
+        options.isDurable = true
+        self.options = options
     }
 
     /// The pyramid's name inside the source's directory: IIIF ones by tile size, so a server

@@ -16,6 +16,12 @@ public struct PyramidOptions: Sendable {
     /// Tiles converted to sRGB from the source's profile (the default; they are then untagged), or
     /// left in it with the profile embedded in every tile.
     public var colorManagement: ColorManagement
+    /// Whether a build into a directory is made durable before its descriptor appears: one
+    /// `syncfs` for the whole build, so that after a power loss a pyramid that looks complete is
+    /// (a cache others rely on wants it). Off by default, as for `vips dzsave` and `cp`: the
+    /// kernel writes the files back in its own time, and a build on disk costs about what it costs
+    /// in memory. Builds into an object store are durable when the store has answered.
+    public var isDurable = false
 
     public init(
         layout: PyramidLayout = .deepZoom(), encoding: EncodingFormat = .jpeg(quality: 75),
@@ -120,7 +126,7 @@ public enum PyramidBuilder {
             let (summary, descriptors) = try write(
                 source, rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
             // Tiles durable before the descriptors that make them visible: one sync for the build.
-            try sink.synchronize()
+            if options.isDurable { try sink.synchronize() }
             for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
             try moveIntoPlace(layout.outputEntries, from: staging, to: output)
             try? FileManager.default.removeItem(at: staging)
