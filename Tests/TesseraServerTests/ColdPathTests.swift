@@ -76,6 +76,17 @@ struct ColdPathTests {
         let source = try await cold.service.resolve("cold.jpg")
         let descriptor = sandbox.cache + "/" + source.identity.description + "/iiif-256/info.json"
         #expect(FileManager.default.fileExists(atPath: descriptor))
+        // What it cost on disk, per source, in /metrics: the files and bytes under its directory.
+        let tree = sandbox.cache + "/" + source.identity.description
+        let files = (FileManager.default.enumerator(atPath: tree)?.allObjects as? [String] ?? []).filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: tree + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        let bytes = try files.reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: tree + "/" + $1)[.size] as? Int) ?? 0) }
+        let exposition = String(decoding: cold.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
+        let label = "{source=\"\(source.identity.description)\"}"
+        #expect(exposition.contains("tessera_pyramid_disk_files\(label) \(Double(files.count))\n"), "\(files.count) files")
+        #expect(exposition.contains("tessera_pyramid_disk_bytes\(label) \(Double(bytes))\n"), "\(bytes) bytes")
         let restarted = try sandbox.server(Self.configure)
         let after = try await Self.answers(restarted, uris)
         for uri in uris {
@@ -103,6 +114,7 @@ struct ColdPathTests {
         #expect(entries.filter { !$0.hasPrefix(".") }.isEmpty, "\(entries)")
         let metrics = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
         #expect(metrics.contains("tessera_pyramid_builds_total 0"))
+        #expect(!metrics.contains("tessera_pyramid_disk_bytes{"))
     }
 
     @Test func concurrentFirstRequestsForOneImageDecodeItOnce() async throws {

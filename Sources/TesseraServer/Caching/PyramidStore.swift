@@ -140,6 +140,8 @@ final class PyramidStore: PyramidStoring {
         var usage = LRUCache<String, Int>(costLimit: .max)
         /// Identities whose last use was written to disk since start-up.
         var touched: Set<String> = []
+        /// Files of every pyramid directory, by identity (the bytes are in `usage`).
+        var files: [String: Int] = [:]
     }
     private let builds = SingleFlight<Bool>()
 
@@ -156,9 +158,11 @@ final class PyramidStore: PyramidStoring {
         let existing = Self.scan(directory)
         state.withLock { state in
             for entry in existing.sorted(by: { $0.lastUse < $1.lastUse }) {
-                _ = state.usage.insert(entry.bytes, for: entry.name, cost: entry.bytes)
+                _ = state.usage.insert(entry.usage.bytes, for: entry.name, cost: entry.usage.bytes)
+                state.files[entry.name] = entry.usage.files
             }
         }
+        for entry in existing { metrics.recordPyramidDisk(source: entry.name, usage: entry.usage) }
     }
 
     /// Bytes of pyramids held now.
@@ -186,15 +190,20 @@ final class PyramidStore: PyramidStoring {
     private func build(_ kind: PyramidKind, source: ResolvedSource, into output: String) async throws -> Bool {
         let name = source.identity.description
         let start = ContinuousClock.now
-        let summary = try await PyramidBuilder.build(
+        try await PyramidBuilder.build(
             source.input, name: recipe.name(kind), outputDirectory: output,
             // Behind the requests: builds run in the background while the source answers.
             options: recipe.options(kind), priority: .low, executor: executor)
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
+        // Read back from the directory (every pyramid of the source, descriptors included): a few
+        // milliseconds of `stat`s beside the seconds of the build.
+        let usage = Self.usage(ofTree: output)
         state.withLock { state in
-            let previous = state.usage.peek(name) ?? 0
-            _ = state.usage.insert(previous + summary.bytes, for: name, cost: previous + summary.bytes)
+            _ = state.usage.insert(usage.bytes, for: name, cost: usage.bytes)
+            state.files[name] = usage.files
         }
+        // Per source, what deriving it cost on disk (its tiles and descriptor).
+        metrics.recordPyramidDisk(source: name, usage: usage)
         markUsed(name)
         evictIfNeeded(keeping: name)
         return true
@@ -220,11 +229,13 @@ final class PyramidStore: PyramidStoring {
             for name in state.usage.keysByRecency where total > byteLimit && name != keeping && !busy.contains(name) {
                 total -= state.usage.removeValue(for: name) ?? 0
                 state.touched.remove(name)
+                state.files.removeValue(forKey: name)
                 victims.append(name)
             }
             return victims
         }
         for name in victims {
+            metrics.forgetPyramidDisk(source: name)
             // Renamed first, so the pyramid disappears at once and whole; deleted afterwards.
             let trash = directory + "/.trash-" + UUID().uuidString
             if rename(directory + "/" + name, trash) == 0 { try? FileManager.default.removeItem(atPath: trash) }
@@ -233,10 +244,10 @@ final class PyramidStore: PyramidStoring {
 
     /// The pyramids already on disk, with their bytes and last use; removes what interrupted builds
     /// and evictions left behind.
-    private static func scan(_ directory: String) -> [(name: String, bytes: Int, lastUse: Int64)] {
+    private static func scan(_ directory: String) -> [(name: String, usage: DiskUsage, lastUse: Int64)] {
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: directory) else { return [] }
-        var found: [(name: String, bytes: Int, lastUse: Int64)] = []
+        var found: [(name: String, usage: DiskUsage, lastUse: Int64)] = []
         for name in names {
             let path = directory + "/" + name
             if name.hasPrefix(".trash-") {
@@ -247,16 +258,16 @@ final class PyramidStore: PyramidStoring {
             for entry in (try? manager.contentsOfDirectory(atPath: path)) ?? [] where entry.hasPrefix(".tessera-") {
                 try? manager.removeItem(atPath: path + "/" + entry)
             }
-            found.append((name, byteCount(ofTree: path), lastUse))
+            found.append((name, usage(ofTree: path), lastUse))
         }
         return found
     }
 
-    /// Bytes of the regular files under `path`.
-    static func byteCount(ofTree path: String) -> Int {
-        guard let directory = opendir(path) else { return 0 }
+    /// Bytes and number of the regular files under `path`.
+    static func usage(ofTree path: String) -> DiskUsage {
+        guard let directory = opendir(path) else { return DiskUsage() }
         defer { closedir(directory) }
-        var total = 0
+        var total = DiskUsage()
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
             if name == "." || name == ".." { continue }
@@ -264,12 +275,23 @@ final class PyramidStore: PyramidStoring {
             var info = stat()
             guard lstat(child, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
-            case S_IFDIR: total += byteCount(ofTree: child)
-            case S_IFREG: total += Int(info.st_size)
+            case S_IFDIR: total.add(usage(ofTree: child))
+            case S_IFREG: total.add(DiskUsage(bytes: Int(info.st_size), files: 1))
             default: break
             }
         }
         return total
+    }
+}
+
+/// What pyramids hold on disk: bytes of files, and files.
+struct DiskUsage: Sendable, Equatable {
+    var bytes = 0
+    var files = 0
+
+    mutating func add(_ other: DiskUsage) {
+        bytes += other.bytes
+        files += other.files
     }
 }
 

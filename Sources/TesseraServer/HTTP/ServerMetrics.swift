@@ -14,6 +14,8 @@ final class ServerMetrics: Sendable {
     private let sourceDecodeCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
+    /// Per source identity, the gauges of its pyramids' bytes and files on disk.
+    private let pyramidDisk = Locked<[String: (bytes: Gauge, files: Gauge)]>([:])
 
     private struct RequestKey: Hashable {
         let route: String
@@ -95,6 +97,33 @@ final class ServerMetrics: Sendable {
 
     /// Counts a whole level decoded from a source (not derived from another level or a cache).
     func recordSourceDecode() { sourceDecodeCounter.increment() }
+
+    /// What `source`'s pyramids (a source identity: device, inode, size, mtime) hold on disk now,
+    /// as `tessera_pyramid_disk_bytes{source}` and `tessera_pyramid_disk_files{source}`: what
+    /// deriving it cost. Only sources that were zoomed into have any.
+    func recordPyramidDisk(source: String, usage: DiskUsage) {
+        let gauges = pyramidDisk.withLock { gauges in
+            if let known = gauges[source] { return known }
+            let made = (
+                bytes: registry.makeGauge(descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "pyramid_disk", unitName: "bytes",
+                    helpText: "Bytes of a source's pyramids on disk, by source identity"), labels: [("source", source)]),
+                files: registry.makeGauge(descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "pyramid_disk", unitName: "files",
+                    helpText: "Files of a source's pyramids on disk, by source identity"), labels: [("source", source)]))
+            gauges[source] = made
+            return made
+        }
+        gauges.bytes.set(Double(usage.bytes))
+        gauges.files.set(Double(usage.files))
+    }
+
+    /// Drops `source`'s disk gauges (its pyramids were evicted).
+    func forgetPyramidDisk(source: String) {
+        guard let gauges = pyramidDisk.withLock({ $0.removeValue(forKey: source) }) else { return }
+        registry.unregisterGauge(gauges.bytes)
+        registry.unregisterGauge(gauges.files)
+    }
 
     func recordPyramidBuild(duration: Duration) {
         buildCounter.increment()
