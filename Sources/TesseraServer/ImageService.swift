@@ -313,7 +313,7 @@ final class ImageService: Sendable {
                 try context.checkCancellation()
                 let cut = level.cropped(to: rect) ?? level
                 // A tile of the pyramid, encoded as the builder encodes it.
-                if aligned != nil { return ByteBuffer(bytes: try ImageEncoder.encode(cut, as: .jpeg(quality: quality), iccProfile: kept)) }
+                if aligned != nil { return ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
                 return ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: cut), profile: kept, request: request, jpegQuality: quality))
             }
         }
@@ -331,7 +331,7 @@ final class ImageService: Sendable {
                         .intersection(PixelRect(x: 0, y: 0, width: levelSize.width, height: levelSize.height))
                     let place = PixelRect(x: tile.x - covering.x, y: tile.y - covering.y, width: tile.width, height: tile.height)
                     guard let cut = pixels.cropped(to: place) else { throw ServerError(.internal, "a tile outside the region read") }
-                    return try ImageEncoder.encode(cut, as: .jpeg(quality: quality), iccProfile: kept)
+                    return try self.encodedTile(cut, profile: kept)
                 }
                 if let aligned { return ByteBuffer(bytes: try encodedTile(aligned.column, aligned.row)) }
                 return try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
@@ -369,6 +369,12 @@ final class ImageService: Sendable {
             rect, tileSize: tileSize, format: .rgb8, scaledSize: orientation == .up ? request.scaledSize : nil, tile: tile)
         let upright = orientation.apply(to: composed)
         return ByteBuffer(bytes: try RegionRenderer.render(upright, profile: profile, request: request, jpegQuality: configuration.jpegQuality))
+    }
+
+    /// A pyramid tile's bytes made from the source: `pixels` encoded as the builder encodes its
+    /// tiles (``PyramidRecipe/tileEncoding(jpegQuality:)``), `profile` embedded as it embeds it.
+    private func encodedTile(_ pixels: PixelBuffer, profile: ICCProfile?) throws -> Data {
+        try ImageEncoder.encode(pixels, as: PyramidRecipe.tileEncoding(jpegQuality: configuration.jpegQuality), iccProfile: profile)
     }
 
     /// The smallest rectangle of whole tiles (clipped to the level) that covers `rect`.
@@ -518,18 +524,18 @@ final class ImageService: Sendable {
             // as the builder encodes it: the same bytes the pyramid will hold.
             let levels = SourceLevels(source.input, properties: properties, options: self.decodeOptions)
             let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
-            let quality = self.configuration.jpegQuality, kept = self.configuration.colorManagement.profile(of: properties)
+            let kept = self.configuration.colorManagement.profile(of: properties)
             if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {
                 let whole = try await self.wholeLevel(source, levels: levels, reduction: reduction, small: false)
                 return try await self.executor.run { _ in
                     guard let cut = whole.cropped(to: rect) else { throw ServerError(.internal, "a Deep Zoom tile outside its level") }
-                    return ByteBuffer(bytes: try ImageEncoder.encode(cut, as: .jpeg(quality: quality), iccProfile: kept))
+                    return ByteBuffer(bytes: try self.encodedTile(cut, profile: kept))
                 }
             }
             self.buildInBackground(.deepZoom, source: source, imageSize: properties.size)
             return try await self.executor.run { context in
                 let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
-                return ByteBuffer(bytes: try ImageEncoder.encode(pixels, as: .jpeg(quality: quality), iccProfile: kept))
+                return ByteBuffer(bytes: try self.encodedTile(pixels, profile: kept))
             }
         }
     }

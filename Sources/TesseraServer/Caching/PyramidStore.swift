@@ -78,12 +78,16 @@ struct PyramidRecipe: Sendable {
     init(tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int, colorManagement: ColorManagement, jobs: Int) {
         self.tileSize = tileSize
         var options = PyramidOptions(
-            layout: .deepZoom(), encoding: .jpeg(quality: jpegQuality), jobs: jobs,
+            layout: .deepZoom(), encoding: Self.tileEncoding(jpegQuality: jpegQuality), jobs: jobs,
             maximumPixelCount: sourcePixelLimit, colorManagement: colorManagement)
         // A pyramid that looks complete after a power loss is complete: one sync per build.
         options.isDurable = true
         self.options = options
     }
+
+    /// How every tile is encoded. A tile the server makes from the source before its pyramid
+    /// exists is encoded the same way (``ImageService``), so both have the same bytes.
+    static func tileEncoding(jpegQuality: Int) -> EncodingFormat { .jpeg(quality: jpegQuality) }
 
     /// The pyramid's name inside the source's directory: IIIF ones by tile size, so a server
     /// restarted with another tile size never serves tiles cut for the old one.
@@ -190,7 +194,7 @@ final class PyramidStore: PyramidStoring {
     private func build(_ kind: PyramidKind, source: ResolvedSource, into output: String) async throws -> Bool {
         let name = source.identity.description
         let start = ContinuousClock.now
-        try await PyramidBuilder.build(
+        _ = try await PyramidBuilder.build(
             source.input, name: recipe.name(kind), outputDirectory: output,
             // Behind the requests: builds run in the background while the source answers.
             options: recipe.options(kind), priority: .low, executor: executor)

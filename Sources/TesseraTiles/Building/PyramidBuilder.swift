@@ -205,15 +205,15 @@ public enum PyramidBuilder {
                          levelCount: reduction == lastPass ? layout.levelCount : reduction + 1, emitTile: emit)
         }
         let top = passes[0]
+        let bandHeight = layout.rowSpans(reduction: 0).map(\.count).max() ?? 0
         let scaledPasses = ScaledPasses(try passes.dropFirst().map { level in
             (level, try ImageRowReader(source, options: rows.options, reduction: level.reduction))
-        }, context: context, lookaheadRows: layout.rowSpans(reduction: 0).map(\.count).max() ?? 0)
+        }, context: context, lookaheadRows: bandHeight)
         // The scaled passes (a JPEG's 1/2, 1/4 and 1/8) run beside the full-resolution one on a
         // thread that is idle, else after it on this one.
         let handedOff = !scaledPasses.isEmpty && executor.runIfIdle { scaledPasses.run() }
         var peakHeld = 0
         var delivered = 0
-        let bandHeight = layout.rowSpans(reduction: 0).map(\.count).max() ?? 0
         // One unit per row, and one more for the descriptors, so the build shows complete only when it is.
         progress?.totalUnitCount = size.height + 1
         do {

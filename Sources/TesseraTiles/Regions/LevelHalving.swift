@@ -64,6 +64,8 @@ struct RowHalver {
 
     /// Takes the next input row; calls `emit` with each output row it completes.
     mutating func append(_ row: UnsafeBufferPointer<UInt8>, emit: (UnsafeBufferPointer<UInt8>) -> Void) {
+        // With no halving the row goes straight through, uncopied (a whole level's decode).
+        guard !pending.isEmpty else { return emit(row) }
         append(Array(row), stage: 0, emit: emit)
     }
 
