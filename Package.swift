@@ -150,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraPipeline", "StorageTestSupport",
+                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraPipeline", "StorageTestSupport", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

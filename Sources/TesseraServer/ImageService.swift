@@ -35,8 +35,10 @@ final class ImageService: Sendable {
     private let responses: ResponseCache
     private let probes = Locked(LRUCache<FileIdentity, ImageProperties>(costLimit: 4096))
     private let resolutions = Locked(LRUCache<String, (source: ResolvedSource, checked: ContinuousClock.Instant)>(costLimit: 4096))
-    private let renders = SingleFlight<ByteBuffer>()
-    private let levels = SingleFlight<PixelBuffer>()
+    /// Renders and whole-level decodes, each done once for all who ask at the same time, and
+    /// cancelled when all of them have gone (closed their connections, or passed their deadline).
+    private let renders: SingleFlight<ByteBuffer>
+    private let levels: SingleFlight<PixelBuffer>
     /// Pyramids being built in the background (``buildInBackground(_:source:imageSize:)``), by source and kind.
     private let backgroundBuilds = Locked([String: Task<Void, Never>]())
     /// How every source is decoded: the pixel limit, and whether colour is converted or kept.
@@ -80,6 +82,8 @@ final class ImageService: Sendable {
             costLimit: configuration.decodedCacheByteLimit, countLimit: 100_000,
             entryCostLimit: configuration.decodedCacheByteLimit / 2)
         responses = ResponseCache(byteLimit: configuration.responseCacheByteLimit)
+        renders = SingleFlight(cancelsAbandonedWork: true, onAbandoned: metrics.recordAbandonedWork)
+        levels = SingleFlight(cancelsAbandonedWork: true, onAbandoned: metrics.recordAbandonedWork)
     }
 
     /// The source `identifier` names: a file under the root, or an object in the root store.
@@ -614,6 +618,12 @@ final class ImageService: Sendable {
         guard buffer.readableBytes == length else { throw failure(EIO) }
         return buffer
     }
+
+    /// Requests waiting for a render now (each shared render counted once per request).
+    var waitingRenders: Int { renders.waitingCallers }
+
+    /// Renders and decodes cancelled because their clients went, not ended yet.
+    var workBeingStopped: Int { renders.stoppingCount + levels.stoppingCount }
 
     /// Jobs waiting for a worker thread now.
     var queuedJobs: Int { executor.queuedCount }

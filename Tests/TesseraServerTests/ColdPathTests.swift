@@ -141,4 +141,55 @@ struct ColdPathTests {
         let metrics = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
         #expect(metrics.contains("tessera_source_level_decodes_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("decodes") })")
     }
+
+    /// A client that goes away during a cold decode stops the work made for it alone; the same
+    /// work, waited for by another client too, goes on and answers that one.
+    @Test func aClientThatGoesAwayStopsTheWorkNobodyElseWaitsFor() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        // A 16000×16000 PNG: no decoder shortcut, so a thumbnail decodes and halves all its rows
+        // (768 MB of pixels, seconds); the client leaves long before that.
+        try writeBlackPNG(width: 16000, height: 16000, to: sandbox.root + "/slow.png")
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 0 }
+        let request = "GET /iiif/3/slow.png/full/!500,500/0/default.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        @Sendable func metric(_ name: String) -> Int {
+            let text = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
+            let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+            return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        let decodes = "tessera_source_level_decodes_total", abandoned = "tessera_abandoned_work_total"
+        try await server.makeApplication().test(.live) { client in
+            let port = try #require(client.port)
+            // Alone: the decode starts, the client goes, the work stops and frees its thread.
+            let alone = try connectedSocket(port: port, sending: request)
+            try await poll { metric(decodes) == 1 }
+            close(alone)
+            try await poll {
+                metric(abandoned) > 0 && server.service.workBeingStopped == 0 && server.service.executor.runningCount == 0
+            }
+            #expect(metric(abandoned) > 0)
+            #expect(server.service.executor.runningCount == 0)
+            #expect(server.service.waitingRenders == 0)
+            let abandonedBefore = metric(abandoned)
+
+            // Two clients: one goes, the other is answered by the work they shared, decoded anew
+            // (nothing of the stopped work was kept, and nobody joined it as it stopped).
+            let leaving = try connectedSocket(port: port, sending: request)
+            try await poll { metric(decodes) == 2 }
+            let staying = Task {
+                try await withCheckedThrowingContinuation { continuation in
+                    DispatchQueue.global().async {
+                        continuation.resume(with: Result { try ImmediateResponseTests.exchange(request, port: port, responses: 1).answers })
+                    }
+                }
+            }
+            try await poll { server.service.waitingRenders == 2 }
+            #expect(server.service.waitingRenders == 2)
+            close(leaving)
+            let answers = try await staying.value
+            #expect(answers.first?["content-type"] == "image/png")
+            #expect(metric(abandoned) == abandonedBefore)
+            #expect(metric(decodes) == 2)
+        }
+    }
 }

@@ -129,21 +129,8 @@ struct ImmediateResponseTests {
     /// responses (each framed by Content-Length): their headers by lowercase name, and (when
     /// `awaitingClose`; else false) whether the server then closed the connection.
     static func exchange(_ request: String, port: Int, responses: Int, awaitingClose: Bool = false) throws -> (answers: [[String: String]], closed: Bool) {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
+        let socket = try connectedSocket(port: port, sending: request)
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        let bytes = Array(request.utf8)
-        guard write(socket, bytes, bytes.count) == bytes.count else { throw POSIXError(.EIO) }
         var received = [UInt8]()
         var answers: [[String: String]] = []
         var chunk = [UInt8](repeating: 0, count: 65536)

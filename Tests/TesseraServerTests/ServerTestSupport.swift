@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CZlib
 import Foundation
 import HummingbirdTesting
 import NIOCore
@@ -77,4 +81,70 @@ func maximumDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
 func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
     precondition(a.size == b.size && a.format == b.format)
     return Double(zip(a.bytes, b.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(a.bytes.count, 1))
+}
+
+/// A new connection to 127.0.0.1:`port` with `request` written to it (reads time out after 30 s);
+/// the caller closes it.
+func connectedSocket(port: Int, sending request: String) throws -> Int32 {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { throw POSIXError(.EIO) }
+    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    let bytes = Array(request.utf8)
+    guard connected == 0, write(socket, bytes, bytes.count) == bytes.count else {
+        close(socket)
+        throw POSIXError(.ECONNREFUSED)
+    }
+    return socket
+}
+
+/// Waits until `done` holds, checking every 50 ms, at most 2,400 times (two minutes): for what
+/// another thread or process does in its own time (a background build, a cancelled job).
+func poll(_ done: () async throws -> Bool) async throws {
+    for _ in 0..<2400 {
+        if try await done() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+/// Writes a black `width`×`height` RGB PNG to `path` row by row (one row of memory, whatever the
+/// size): a large source that is quick to make and slow to decode whole.
+func writeBlackPNG(width: Int, height: Int, to path: String) throws {
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        let crc = body.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        return withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + body + withUnsafeBytes(of: crc.bigEndian, Array.init)
+    }
+    let header = withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
+        + [8, 2, 0, 0, 0]
+    var stream = z_stream()
+    guard deflateInit_(&stream, Z_BEST_SPEED, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw POSIXError(.EIO) }
+    defer { deflateEnd(&stream) }
+    var row = [UInt8](repeating: 0, count: 1 + width * 3)  // filter byte "none", then the pixels
+    var compressed = [UInt8]()
+    var output = [UInt8](repeating: 0, count: 1 << 16)
+    for y in 0...height {
+        let flush = y == height ? Z_FINISH : Z_NO_FLUSH
+        try row.withUnsafeMutableBufferPointer { input in
+            stream.next_in = input.baseAddress
+            stream.avail_in = y == height ? 0 : UInt32(input.count)
+            repeat {
+                try output.withUnsafeMutableBufferPointer { out in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = UInt32(out.count)
+                    guard deflate(&stream, flush) != Z_STREAM_ERROR else { throw POSIXError(.EIO) }
+                    compressed += out[..<(out.count - Int(stream.avail_out))]
+                }
+            } while stream.avail_out == 0 || (flush == Z_FINISH && stream.avail_in > 0)
+        }
+    }
+    let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", compressed) + chunk("IEND", [])
+    try Data(png).write(to: URL(fileURLWithPath: path))
 }

@@ -12,6 +12,7 @@ final class ServerMetrics: Sendable {
     private let latencies = Locked<[String: DurationHistogram]>([:])
     private let buildCounter: Counter
     private let sourceDecodeCounter: Counter
+    private let abandonedWorkCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
     /// Per source identity, the gauges of its pyramids' bytes and files on disk.
@@ -40,6 +41,9 @@ final class ServerMetrics: Sendable {
         sourceDecodeCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
             namespace: "tessera", metricName: "source_level_decodes", unitName: "total",
             helpText: "Whole levels decoded from sources (concurrent requests for one level share one)"))
+        abandonedWorkCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "tessera", metricName: "abandoned_work", unitName: "total",
+            helpText: "Renders and decodes stopped because every client waiting for them had gone"))
         buildSeconds = registry.makeDurationHistogram(
             descriptor: MetricNameDescriptor(
                 namespace: "tessera", metricName: "pyramid_build_duration", unitName: "seconds",
@@ -97,6 +101,10 @@ final class ServerMetrics: Sendable {
 
     /// Counts a whole level decoded from a source (not derived from another level or a cache).
     func recordSourceDecode() { sourceDecodeCounter.increment() }
+
+    /// Counts a render or decode stopped before its end because every client waiting for it had
+    /// disconnected (or its deadline passed).
+    func recordAbandonedWork() { abandonedWorkCounter.increment() }
 
     /// What `source`'s pyramids (a source identity: device, inode, size, mtime) hold on disk now,
     /// as `tessera_pyramid_disk_bytes{source}` and `tessera_pyramid_disk_files{source}`: what
