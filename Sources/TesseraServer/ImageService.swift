@@ -38,7 +38,7 @@ final class ImageService: Sendable {
     /// Renders and whole-level decodes, each done once for all who ask at the same time, and
     /// cancelled when all of them have gone (closed their connections, or passed their deadline).
     private let renders: SingleFlight<ByteBuffer>
-    private let levels: SingleFlight<PixelBuffer>
+    private let levels: LevelFlights
     /// Pyramids being built in the background (``buildInBackground(_:source:imageSize:)``), by source and kind.
     private let backgroundBuilds = Locked([String: Task<Void, Never>]())
     /// How every source is decoded: the pixel limit, and whether colour is converted or kept.
@@ -83,7 +83,7 @@ final class ImageService: Sendable {
             entryCostLimit: configuration.decodedCacheByteLimit / 2)
         responses = ResponseCache(byteLimit: configuration.responseCacheByteLimit)
         renders = SingleFlight(cancelsAbandonedWork: true, onAbandoned: metrics.recordAbandonedWork)
-        levels = SingleFlight(cancelsAbandonedWork: true, onAbandoned: metrics.recordAbandonedWork)
+        levels = LevelFlights(onAbandoned: metrics.recordAbandonedWork)
     }
 
     /// The source `identifier` names: a file under the root, or an object in the root store.
@@ -310,12 +310,16 @@ final class ImageService: Sendable {
         let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
         let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
         if small || levelSize.area <= configuration.wholeLevelPixelLimit {
-            let level = try await wholeLevel(source, levels: levels, reduction: reduction, small: small)
-            // A small source's level is resampled to about the level's size, not exactly it.
-            let rect = small ? RegionRenderer.levelRect(of: storedRegion, fullSize: properties.size, levelSize: level.size) : rect
+            let cut: PixelBuffer
+            if small {
+                // A small source's level is resampled to about the level's size, not exactly it.
+                let level = try await wholeLevel(source, levels: levels, reduction: reduction, small: true)
+                cut = level.cropped(to: RegionRenderer.levelRect(of: storedRegion, fullSize: properties.size, levelSize: level.size)) ?? level
+            } else {
+                cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+            }
             return try await executor.run { context in
                 try context.checkCancellation()
-                let cut = level.cropped(to: rect) ?? level
                 // A tile of the pyramid, encoded as the builder encodes it.
                 if aligned != nil { return ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
                 return ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: cut), profile: kept, request: request, jpegQuality: quality))
@@ -389,21 +393,24 @@ final class ImageService: Sendable {
         return PixelRect(x: x, y: y, width: right - x, height: bottom - y)
     }
 
-    /// Level `reduction` of `source`, whole: made once however many requests want it at the same
-    /// time, and kept in the decoded cache. A level that is the one above it halved is made from
-    /// that one when it too is held whole (so a viewer's first screen decodes the source once);
-    /// any other from the source, by streaming only what it needs. A small source, which never
-    /// gets a pyramid whose tiles its answers must match, is instead shrunk on load to the level's
-    /// size and resampled (``Thumbnailer``), as sharp as a thumbnail.
-    private func wholeLevel(_ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool) async throws -> PixelBuffer {
+    /// Level `reduction` of `source`, whole, or the part `cut` of it: the level made once however
+    /// many requests want it at the same time, and kept in the decoded cache. A level that is the
+    /// one above it halved is made from that one when it too is held whole (so a viewer's first
+    /// screen decodes the source once); any other from the source, by streaming only what it
+    /// needs, and each `cut` is answered as soon as its rows are decoded (``LevelFlights``). A
+    /// small source, which never gets a pyramid whose tiles its answers must match, is instead
+    /// shrunk on load to the level's size and resampled (``Thumbnailer``), as sharp as a thumbnail.
+    private func wholeLevel(
+        _ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool, cut: PixelRect? = nil
+    ) async throws -> PixelBuffer {
         let key = source.key + (small ? "/resampled/" : "/level/") + String(reduction)
         if let level = decoded.image(for: key) {
             metrics.recordCache(tier: "decoded", hit: true)
-            return level
+            return cut.flatMap { level.cropped(to: $0) } ?? level
         }
         metrics.recordCache(tier: "decoded", hit: false)
         let executor = self.executor
-        return try await self.levels.value(for: key) {
+        return try await self.levels.region(cut, of: key, size: levels.levelSize(reduction: reduction)) { writer in
             let pixels: PixelBuffer
             if small {
                 self.metrics.recordSourceDecode()
@@ -418,7 +425,7 @@ final class ImageService: Sendable {
                 pixels = try await executor.run { _ in SourceLevels.halved(above) }
             } else {
                 self.metrics.recordSourceDecode()
-                pixels = try await executor.run { context in try levels.level(reduction, context: context) }
+                pixels = try await executor.run { context in try levels.level(reduction, context: context, progress: writer.report) }
             }
             self.decoded.store(pixels, for: key)
             return pixels
@@ -530,11 +537,8 @@ final class ImageService: Sendable {
             let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
             let kept = self.configuration.colorManagement.profile(of: properties)
             if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {
-                let whole = try await self.wholeLevel(source, levels: levels, reduction: reduction, small: false)
-                return try await self.executor.run { _ in
-                    guard let cut = whole.cropped(to: rect) else { throw ServerError(.internal, "a Deep Zoom tile outside its level") }
-                    return ByteBuffer(bytes: try self.encodedTile(cut, profile: kept))
-                }
+                let cut = try await self.wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+                return try await self.executor.run { _ in ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
             }
             self.buildInBackground(.deepZoom, source: source, imageSize: properties.size)
             return try await self.executor.run { context in

@@ -22,6 +22,7 @@ Peers run as separate processes through GNU time (scripts/bench/measure.py). Med
 """
 import argparse
 import concurrent.futures
+import http.client
 import json
 import math
 import os
@@ -31,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -58,6 +60,7 @@ class Server:
         self.cache = Path(tempfile.mkdtemp(prefix="cache-", dir=scratch))
         self.port = free_port()
         self.log = open(self.cache.with_suffix(".log"), "wb")
+        self.connections = threading.local()
         self.proc = subprocess.Popen(
             [tessera, "serve", str(root), "--host", "127.0.0.1", "--port", str(self.port), "--cache-dir", str(self.cache), *extra],
             stdout=self.log, stderr=subprocess.STDOUT)
@@ -72,8 +75,18 @@ class Server:
                 time.sleep(0.05)
 
     def get(self, path, timeout=120):
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=timeout) as response:
+        """GET over this thread's own kept-alive connection, as a browser's six connections are."""
+        connection = getattr(self.connections, "connection", None)
+        if connection is None:
+            connection = self.connections.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
             return response.status, response.read()
+        except (http.client.HTTPException, OSError):
+            connection.close()
+            self.connections.connection = None
+            raise
 
     def peak_rss(self):
         with open(f"/proc/{self.proc.pid}/status") as status:

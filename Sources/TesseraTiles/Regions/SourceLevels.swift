@@ -12,6 +12,14 @@ public struct RegionCost: Sendable, Equatable {
     public var rowsPassedOver: Int
 }
 
+/// How far ``SourceLevels/pixels(of:reduction:context:progress:)`` has got.
+public enum RegionProgress {
+    /// The first `written` rows (tightly packed, `format`) at `base` are final.
+    case rows(UnsafeRawPointer, format: PixelFormat, written: Int)
+    /// The read failed: the memory of earlier reports is about to be freed.
+    case failed
+}
+
 /// A source's pyramid levels made straight from the source, pixel for pixel as the pyramid builder
 /// makes them: a region of a level read here and the same region cut from a built pyramid are the
 /// same pixels, so a URL answered before its pyramid exists and after has the same bytes.
@@ -65,13 +73,14 @@ public struct SourceLevels: Sendable {
         reduction > 0 && decodeReduction(for: reduction) == decodeReduction(for: reduction - 1)
     }
 
-    /// Level `reduction` of the whole source (``pixels(of:reduction:context:)`` of all of it).
-    public func level(_ reduction: Int, context: WorkContext = .uncancellable) throws -> PixelBuffer {
+    /// Level `reduction` of the whole source (``pixels(of:reduction:context:progress:)`` of all of it).
+    public func level(_ reduction: Int, context: WorkContext = .uncancellable, progress: ((RegionProgress) -> Void)? = nil) throws -> PixelBuffer {
         let size = levelSize(reduction: reduction)
-        return try pixels(of: PixelRect(x: 0, y: 0, width: size.width, height: size.height), reduction: reduction, context: context)
+        return try pixels(
+            of: PixelRect(x: 0, y: 0, width: size.width, height: size.height), reduction: reduction, context: context, progress: progress)
     }
 
-    /// A whole level halved: the next level's pixels, as ``pixels(of:reduction:context:)`` would
+    /// A whole level halved: the next level's pixels, as ``pixels(of:reduction:context:progress:)`` would
     /// make them when ``halvesPreviousLevel(_:)``.
     public static func halved(_ level: PixelBuffer) -> PixelBuffer {
         var halver = RowHalver(size: level.size, halvings: 1, channels: level.format.bytesPerPixel)
@@ -102,7 +111,7 @@ public struct SourceLevels: Sendable {
         return (PixelRect(x: x, y: y, width: right - x, height: bottom - y), halvings)
     }
 
-    /// What ``pixels(of:reduction:context:)`` of `rect` would decode and pass over.
+    /// What ``pixels(of:reduction:context:progress:)`` of `rect` would decode and pass over.
     public func cost(of rect: PixelRect, reduction: Int) -> RegionCost {
         let (block, _) = decodedBlock(of: clipped(rect, reduction: reduction), reduction: reduction)
         if properties.format == .jpeg {
@@ -121,30 +130,45 @@ public struct SourceLevels: Sendable {
     /// format, converted as ``options`` say: the rows and columns it needs decoded at the level's
     /// decode reduction and halved as they stream.
     ///
+    /// `progress`, when given, is told where the output is and how many of its rows are written
+    /// as they are (every few rows, and once all are), so that other threads can read finished
+    /// rows while later ones are decoded (a viewer's tiles encoded while the level is decoded).
+    /// The memory it points to becomes the returned buffer's; when the read fails, `progress` is
+    /// told so (``RegionProgress/failed``) before that memory is freed.
+    ///
     /// - Throws: ``ImageDecodingError`` (`.cancelled` soon after `context` is cancelled).
-    public func pixels(of rect: PixelRect, reduction: Int, context: WorkContext = .uncancellable) throws -> PixelBuffer {
+    public func pixels(
+        of rect: PixelRect, reduction: Int, context: WorkContext = .uncancellable, progress: ((RegionProgress) -> Void)? = nil
+    ) throws -> PixelBuffer {
         let rect = clipped(rect, reduction: reduction)
         guard rect.width > 0, rect.height > 0 else { throw ImageDecodingError.corrupt(reason: "the region lies outside the image") }
         let base = decodeReduction(for: reduction)
         let reader = try ImageRowReader(source, options: options, reduction: base)
         guard reader.rowReduction == base else { throw ImageDecodingError.unsupported(reason: "the decoder cannot shrink as asked") }
         let (block, halvings) = decodedBlock(of: rect, reduction: reduction)
-        let channels = reader.format.bytesPerPixel
+        let format = reader.format, channels = format.bytesPerPixel
         var halver = RowHalver(size: block.size, halvings: halvings, channels: channels)
         guard halver.outputSize == rect.size else { throw ImageDecodingError.corrupt(reason: "the level's size differs from the header") }
-        var output = PixelBuffer(width: rect.width, height: rect.height, format: reader.format)
         let rowBytes = rect.width * channels
-        var y = 0
-        try output.bytes.withUnsafeMutableBufferPointer { target in
-            try reader.forEachRow(in: block, context: context) { row in
-                halver.append(row) { halved in
-                    guard y < rect.height else { return }
-                    (target.baseAddress! + y * rowBytes).update(from: halved.baseAddress!, count: rowBytes)
-                    y += 1
+        // Reported every 16 rows: often enough for readers, rarely enough to cost nothing.
+        let step = 16
+        return try PixelBuffer(width: rect.width, height: rect.height, format: format) { target in
+            var y = 0
+            do {
+                try reader.forEachRow(in: block, context: context) { row in
+                    halver.append(row) { halved in
+                        guard y < rect.height else { return }
+                        (target.baseAddress! + y * rowBytes).update(from: halved.baseAddress!, count: rowBytes)
+                        y += 1
+                        if y % step == 0 { progress?(.rows(UnsafeRawPointer(target.baseAddress!), format: format, written: y)) }
+                    }
                 }
+                guard y == rect.height else { throw ImageDecodingError.truncated(reason: "the decoder stopped after \(y) of \(rect.height) rows") }
+            } catch {
+                progress?(.failed)
+                throw error
             }
+            progress?(.rows(UnsafeRawPointer(target.baseAddress!), format: format, written: y))
         }
-        guard y == rect.height else { throw ImageDecodingError.truncated(reason: "the decoder stopped after \(y) of \(rect.height) rows") }
-        return output
     }
 }
