@@ -284,7 +284,7 @@ final class ImageService: Sendable {
             let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: shape.levelSizes.count)
             return try await executor.run { context in
                 let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: shape.levelSizes[reduction])
-                let composed = try RegionRenderer.regionPixels(
+                let composed = try TileComposer.regionPixels(
                     rect, tileSize: shape.tileSize, format: shape.pixelFormat, scaledSize: request.scaledSize
                 ) { column, row in
                     try context.checkCancellation()
@@ -373,7 +373,7 @@ final class ImageService: Sendable {
         _ rect: PixelRect, tileSize: PixelSize, orientation: Orientation, request: ResolvedIIIFRequest, profile: ICCProfile?,
         tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
     ) throws -> ByteBuffer {
-        let composed = try RegionRenderer.regionPixels(
+        let composed = try TileComposer.regionPixels(
             rect, tileSize: tileSize, format: .rgb8, scaledSize: orientation == .up ? request.scaledSize : nil, tile: tile)
         let upright = orientation.apply(to: composed)
         return ByteBuffer(bytes: try RegionRenderer.render(upright, profile: profile, request: request, jpegQuality: configuration.jpegQuality))
@@ -465,7 +465,7 @@ final class ImageService: Sendable {
         of pyramid: BuiltPyramid, covering rect: PixelRect, tileSize: PixelSize, reduction: Int, source: ResolvedSource
     ) async throws -> [String: Data] {
         guard case .objects = pyramid.location else { return [:] }
-        let wanted = RegionRenderer.tiles(covering: rect, tileSize: tileSize).map { tile in
+        let wanted = TileComposer.tiles(covering: rect, tileSize: tileSize).map { tile in
             (key: tileCacheKey(pyramid, source: source, reduction: reduction, column: tile.column, row: tile.row),
              column: tile.column, row: tile.row)
         }.filter { decoded.image(for: $0.key) == nil }

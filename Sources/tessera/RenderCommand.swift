@@ -5,10 +5,15 @@ import Tessera
 struct RenderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a view of a tile pyramid headlessly, as a viewer would show it."
+        abstract: "Render a view of a tile pyramid or an image headlessly, as a viewer would show it.",
+        discussion: """
+            An image file is read as the pyramid it would be built into, with none built: each \
+            tile from the source, at the cost of its decode (JPEG levels from the DCT's scaled \
+            decodes), as `tessera serve` answers an unseen image.
+            """
     )
 
-    @Argument(help: "A .dzi file, an IIIF info.json, or a pyramid directory.")
+    @Argument(help: "A .dzi file, an IIIF info.json, a pyramid directory (or URL), or an image file.")
     var source: String
 
     @Option(help: "Viewport size in points, WxH.", transform: Parse.pointSize)
@@ -46,6 +51,8 @@ struct RenderCommand: AsyncParsableCommand {
         do {
             if Parse.isRemote(source) {
                 pyramid = try await RemotePyramidSource(url: try Parse.url(source), pipeline: ImagePipeline())
+            } else if let image = try Self.imageFile(source) {
+                pyramid = image
             } else {
                 pyramid = try LocalPyramidSource(path: source)
             }
@@ -60,10 +67,18 @@ struct RenderCommand: AsyncParsableCommand {
         if let center { view.center = center }
         let engine = TiledViewEngine(source: pyramid, viewport: view, selector: LevelSelector(bias: bias))
         let start = ContinuousClock.now
-        let printer = Task { [timeline] in
-            for await event in engine.events where timeline {
-                print(String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds) + Self.describe(event))
+        // Tiles that failed and never loaded after (the engine retries): a render missing them fails.
+        let printer = Task { [timeline] () -> Set<TileID> in
+            var unread = Set<TileID>()
+            for await event in engine.events {
+                switch event {
+                case .failed(let id, _, _): unread.insert(id)
+                case .loaded(let id), .servedFromCache(let id): unread.remove(id)
+                default: break
+                }
+                if timeline { print(String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds) + Self.describe(event)) }
             }
+            return unread
         }
         await engine.start()
         if noWait {
@@ -73,7 +88,11 @@ struct RenderCommand: AsyncParsableCommand {
         }
         let result = await engine.render(background: (32, 32, 32))
         await engine.finish()
-        await printer.value
+        let unread = await printer.value
+        if !unread.isEmpty {
+            failures.report(source, RenderError.unreadTiles(unread.count))
+            try failures.exit()
+        }
         if timeline {
             print(String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
                 + "drew \(view.bitmapSize) at reduction \(await engine.reduction) "
@@ -88,6 +107,16 @@ struct RenderCommand: AsyncParsableCommand {
         try failures.exit()
     }
 
+    /// `path` read as the pyramid it would be built into, when it is an image file rather than a
+    /// pyramid's descriptor or directory.
+    private static func imageFile(_ path: String) throws -> SourceTiles? {
+        guard !path.hasSuffix(".dzi"), !path.hasSuffix(".json"), FileManager.default.isReadableFile(atPath: path) else { return nil }
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else { return nil }
+        let properties = try ImageDecoder().probe(.file(path))
+        return SourceTiles(.file(path), properties: properties)
+    }
+
     private static func describe(_ event: TiledViewEngine.Event) -> String {
         switch event {
         case .requested(let id, let priority): "requested \(id) (\(priority))"
@@ -97,6 +126,17 @@ struct RenderCommand: AsyncParsableCommand {
         case .failed(let id, let attempt, let retry): String(cFormat: "failed \(id) (attempt \(attempt), retry in %.2f s)", retry)
         case .invalidated(let x, let y, let width, let height):
             String(cFormat: "invalidated %.0f,%.0f %.0f×%.0f pt", x, y, width, height)
+        }
+    }
+}
+
+/// Why a render failed although its source opened.
+enum RenderError: Error, CustomStringConvertible {
+    case unreadTiles(Int)
+
+    var description: String {
+        switch self {
+        case .unreadTiles(let count): "\(count) tile\(count == 1 ? "" : "s") of the view could not be read"
         }
     }
 }

@@ -87,6 +87,32 @@ struct JSONOutputTests {
         #expect(missing.status == 66 && missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
     }
 
+    @Test("render of an image file draws what render of its built pyramid draws, with no pyramid; a broken file fails in one line")
+    func renderAnImageFile() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let photo = CLI.fixture("photo-400x300.png")
+        // Lossless tiles, so both draw the same pixels: the builder's levels are the region core's.
+        let tiled = try CLI.run(["tile", photo, "--layout", "iiif", "--tile-size", "256", "--format", "png",
+                                 "--output", directory.path, "--name", "photo"])
+        #expect(tiled.status == 0, "\(tiled.stderr)")
+        for view in [["--viewport", "200x150"], ["--viewport", "120x90", "--zoom", "0.5", "--center", "300,220"]] {
+            var drawn: [Data] = []
+            for source in [photo, directory.appendingPathComponent("photo/info.json").path] {
+                let output = directory.appendingPathComponent("view-\(drawn.count).png").path
+                let rendered = try CLI.run(["render", source, "--output", output] + view)
+                #expect(rendered.status == 0, "\(rendered.stderr)")
+                drawn.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+            }
+            #expect(drawn[0] == drawn[1], "\(view)")
+        }
+        let broken = try CLI.run(["render", CLI.fixture("broken-truncated.jpg"), "--viewport", "64x64",
+                                  "--output", directory.appendingPathComponent("b.png").path])
+        #expect(broken.status != 0 && broken.stderr.split(separator: "\n").count == 1, "\(broken.stderr)")
+        #expect(broken.stderr.contains("broken-truncated.jpg"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.png").path))
+    }
+
     @Test("load of a missing file and an unreachable loopback URL: a line each, the others load")
     func loadFailures() throws {
         let directory = try Self.temporaryDirectory()

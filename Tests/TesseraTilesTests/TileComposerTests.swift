@@ -1,10 +1,10 @@
 import Testing
 import TesseraCore
-@testable import TesseraServer
+@testable import TesseraTiles
 
 /// Regions composed from the tiles of a level, on a canvas that is not zeroed first.
 @Suite("Composing regions from tiles")
-struct RegionComposeTests {
+struct TileComposerTests {
     /// A level of `size` whose pixel (x, y) is (x, y, x ^ y) truncated to bytes.
     static func levelPixel(_ x: Int, _ y: Int) -> [UInt8] {
         [UInt8(truncatingIfNeeded: x), UInt8(truncatingIfNeeded: y), UInt8(truncatingIfNeeded: x ^ y)]
@@ -34,7 +34,7 @@ struct RegionComposeTests {
     ])
     func everyPixelComesFromItsTile(_ rect: PixelRect) throws {
         Self.dirtyTheHeap(rect.width * rect.height * 3)
-        let canvas = try RegionRenderer.compose(rect, tileSize: PixelSize(width: 256, height: 256), format: .rgb8) { Self.tile($0, $1) }
+        let canvas = try TileComposer.compose(rect, tileSize: PixelSize(width: 256, height: 256), format: .rgb8) { Self.tile($0, $1) }
         #expect(canvas.size == PixelSize(width: rect.width, height: rect.height))
         for y in 0..<rect.height {
             for x in 0..<rect.width {
@@ -53,7 +53,7 @@ struct RegionComposeTests {
     @Test func whatAShortTileLeavesIsZero() throws {
         let rect = PixelRect(x: 200, y: 200, width: 400, height: 300)
         Self.dirtyTheHeap(rect.width * rect.height * 3)
-        let canvas = try RegionRenderer.compose(rect, tileSize: PixelSize(width: 256, height: 256), format: .rgb8) {
+        let canvas = try TileComposer.compose(rect, tileSize: PixelSize(width: 256, height: 256), format: .rgb8) {
             Self.tile($0, $1, damaged: (1, 1), short: 10)
         }
         var unreached = 0
@@ -83,11 +83,11 @@ struct RegionComposeTests {
     func rowsResampledAsTheyAreAssembledMatchTheCanvas(_ rect: PixelRect, _ size: PixelSize) throws {
         let tileSize = PixelSize(width: 256, height: 256)
         let tile = { (column: Int, row: Int) in Self.tile(column, row, damaged: (1, 1), short: 10) }
-        let expected = LanczosResampler.resize(try RegionRenderer.compose(rect, tileSize: tileSize, format: .rgb8, tile: tile), to: size)
+        let expected = LanczosResampler.resize(try TileComposer.compose(rect, tileSize: tileSize, format: .rgb8, tile: tile), to: size)
         Self.dirtyTheHeap(rect.width * 3)
-        let direct = try RegionRenderer.composeResized(rect, tileSize: tileSize, format: .rgb8, to: size, tile: tile)
+        let direct = try TileComposer.composeResized(rect, tileSize: tileSize, format: .rgb8, to: size, tile: tile)
         #expect(direct == expected)
         // regionPixels takes this path when one Lanczos pass is all the scaling needs.
-        #expect(try RegionRenderer.regionPixels(rect, tileSize: tileSize, format: .rgb8, scaledSize: size, tile: tile) == expected)
+        #expect(try TileComposer.regionPixels(rect, tileSize: tileSize, format: .rgb8, scaledSize: size, tile: tile) == expected)
     }
 }
