@@ -30,6 +30,7 @@ bench_tools=(
   "convert:imagemagick"
   "djpeg:libjpeg-turbo-progs"
   "cjpeg:libjpeg-turbo-progs"
+  "jpegtran:libjpeg-turbo-progs"
   "heif-enc:libheif-examples"
   "avifenc:libavif-bin"
   "pdftoppm:poppler-utils"

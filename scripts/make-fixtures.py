@@ -652,6 +652,19 @@ def make_jpeg():
         progressive=True)
     approx_image("jpeg-progressive.jpg", src, 12)
 
+    # Restart markers (DRI), for JPEGs entered in the middle (JPEGRestartSplice): 4:2:0 with an
+    # interval per MCU row; 4:2:0 with an interval of 7 MCUs (30 a row: every 7th MCU row starts
+    # one); 4:4:4 with an interval of 3 MCU rows. No reference: the tests compare windows with the
+    # file's own whole decode.
+    tall = natural_rgb(480, 400, seed=103)
+    for name, options in [("jpeg-restart-rows.jpg", dict(subsampling=2, restart_marker_rows=1)),
+                          ("jpeg-restart-blocks.jpg", dict(subsampling=2, restart_marker_blocks=7)),
+                          ("jpeg-restart-444.jpg", dict(subsampling=0, restart_marker_rows=3))]:
+        data = write(name, image_bytes(tall, "JPEG", quality=75, **options))
+        info = jpeg_info(data)
+        check(info["sof"] == 0xC0 and b"\xff\xdd" in data and b"\xff\xd7" in data, f"{name}: restart markers")
+        add(name, "jpeg", info["width"], info["height"], bits=info["precision"], reference=False)
+
     gray = natural_gray(64, 48, seed=102)
     data = write("jpeg-grayscale.jpg", image_bytes(gray, "JPEG", quality=88))
     info = jpeg_info(data)
@@ -1447,6 +1460,10 @@ Notes
 * `jpeg-cmyk.jpg`: Adobe APP14, inverted CMYK as Pillow writes it, with a
   moderate K channel; the reference uses Pillow's un-managed conversion
   R = (255-C)(255-K)/255.
+* `jpeg-restart-rows.jpg`, `jpeg-restart-blocks.jpg`, `jpeg-restart-444.jpg`:
+  480x400 baseline JPEGs with restart markers (an interval per MCU row; of
+  7 MCUs; of 3 MCU rows at 4:4:4), for decoding from the middle. No
+  reference: windows are compared with the file's own whole decode.
 * Hand-written PNGs (`png-gray-2/4`, `png-rgb-16`, `png-rgba-16`,
   `png-adam7-*`, `broken-corrupt-idat`) cycle through all five row filter
   types. 16-bit samples have a random low byte.
@@ -1494,8 +1511,10 @@ def verify():
     check(on_disk == names, f"unlisted files: {on_disk - names}")
     refs = {p.name for p in REF.iterdir()}
     check(refs == {Path(e["reference"]).name for e in entries if e["reference"]}, "stray references")
-    # colour/ has its own generator and budget (scripts/make-colour-fixtures.py).
-    total = sum(p.stat().st_size for p in OUT.rglob("*") if p.is_file() and "colour" not in p.relative_to(OUT).parts)
+    # This script's files and references only: the subdirectories have their own generators
+    # (video, PDF, colour, bombs, resampling and fuzz fixtures).
+    total = sum((OUT / e["file"]).stat().st_size + ((OUT / e["reference"]).stat().st_size if e["reference"] else 0)
+                for e in entries)
     check(total < 4 * 1024 * 1024, f"fixtures too large: {total}")
     print(f"{len(entries)} fixtures, {len(refs)} references, {total} bytes total")
 

@@ -46,6 +46,87 @@ int tessera_jpeg_source_memory(TesseraJPEGDecoder *decoder, const unsigned char 
     GUARDED(decoder, jpeg_mem_src(&decoder->info, bytes, length));
 }
 
+// The source manager of tessera_jpeg_source_spliced, allocated in the decoder's permanent pool
+// (as jpeg_stdio_src allocates its own).
+typedef struct {
+    struct jpeg_source_mgr pub;
+    JOCTET *prefix;
+    size_t prefix_length;
+    int prefix_served;
+    FILE *file;
+    JOCTET *buffer;
+    int marker_shift;
+    int last_was_ff;  // the previous chunk ended in 0xFF: its marker byte starts this one
+} SplicedSource;
+
+enum { SPLICED_BUFFER_SIZE = 65536 };
+
+static void spliced_init(j_decompress_ptr info) { (void)info; }
+
+static boolean spliced_fill(j_decompress_ptr info) {
+    SplicedSource *source = (SplicedSource *)info->src;
+    if (!source->prefix_served) {
+        source->prefix_served = 1;
+        source->pub.next_input_byte = source->prefix;
+        source->pub.bytes_in_buffer = source->prefix_length;
+        return TRUE;
+    }
+    size_t count = fread(source->buffer, 1, SPLICED_BUFFER_SIZE, source->file);
+    if (count == 0) {
+        // As libjpeg's own sources: a warning, and a fake end of image.
+        WARNMS(info, JWRN_JPEG_EOF);
+        source->buffer[0] = 0xFF;
+        source->buffer[1] = JPEG_EOI;
+        count = 2;
+    } else {
+        for (size_t index = 0; index < count; index++) {
+            JOCTET byte = source->buffer[index];
+            if (source->last_was_ff && byte >= 0xD0 && byte <= 0xD7) {
+                source->buffer[index] = (JOCTET)(0xD0 + ((byte - 0xD0 - source->marker_shift) & 7));
+            }
+            source->last_was_ff = byte == 0xFF;
+        }
+    }
+    source->pub.next_input_byte = source->buffer;
+    source->pub.bytes_in_buffer = count;
+    return TRUE;
+}
+
+static void spliced_skip(j_decompress_ptr info, long count) {
+    struct jpeg_source_mgr *source = info->src;
+    while (count > (long)source->bytes_in_buffer) {
+        count -= (long)source->bytes_in_buffer;
+        (void)source->fill_input_buffer(info);
+    }
+    if (count > 0) {
+        source->next_input_byte += count;
+        source->bytes_in_buffer -= (size_t)count;
+    }
+}
+
+static void spliced_term(j_decompress_ptr info) { (void)info; }
+
+int tessera_jpeg_source_spliced(TesseraJPEGDecoder *decoder, const unsigned char *prefix, unsigned long prefix_length,
+                                FILE *file, int marker_shift) {
+    GUARDED(decoder, {
+        j_common_ptr common = (j_common_ptr)&decoder->info;
+        SplicedSource *source = (SplicedSource *)(*common->mem->alloc_small)(common, JPOOL_PERMANENT, sizeof(SplicedSource));
+        memset(source, 0, sizeof(*source));
+        source->prefix = (JOCTET *)(*common->mem->alloc_large)(common, JPOOL_PERMANENT, prefix_length);
+        memcpy(source->prefix, prefix, prefix_length);
+        source->prefix_length = prefix_length;
+        source->buffer = (JOCTET *)(*common->mem->alloc_large)(common, JPOOL_PERMANENT, SPLICED_BUFFER_SIZE);
+        source->file = file;
+        source->marker_shift = marker_shift & 7;
+        source->pub.init_source = spliced_init;
+        source->pub.fill_input_buffer = spliced_fill;
+        source->pub.skip_input_data = spliced_skip;
+        source->pub.resync_to_restart = jpeg_resync_to_restart;
+        source->pub.term_source = spliced_term;
+        decoder->info.src = &source->pub;
+    });
+}
+
 int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder) {
     GUARDED(decoder, jpeg_read_header(&decoder->info, TRUE));
 }

@@ -30,6 +30,10 @@ int tessera_jpeg_decoder_init(TesseraJPEGDecoder *decoder);
 void tessera_jpeg_decoder_destroy(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_source_file(TesseraJPEGDecoder *decoder, FILE *file);
 int tessera_jpeg_source_memory(TesseraJPEGDecoder *decoder, const unsigned char *bytes, unsigned long length);
+// A JPEG entered at a restart marker: `prefix` (the headers, copied), then `file` from its current
+// position, each restart marker's number lowered by `marker_shift` (mod 8) so they run from RST0.
+int tessera_jpeg_source_spliced(TesseraJPEGDecoder *decoder, const unsigned char *prefix, unsigned long prefix_length,
+                                FILE *file, int marker_shift);
 int tessera_jpeg_read_header(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_start_decompress(TesseraJPEGDecoder *decoder);
 int tessera_jpeg_read_scanlines(TesseraJPEGDecoder *decoder, unsigned char **rows, unsigned int maxRows,

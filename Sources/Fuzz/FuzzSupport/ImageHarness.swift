@@ -39,17 +39,21 @@ public enum ImageHarness {
         if let rows = try? ImageRowReader(source, options: DecodeOptions(maximumPixelCount: maximumPixelCount)) {
             try? rows.forEachRow { _ in }
         }
-        // A window of rows and columns at a reduction, as the server's region reads take them
-        // (JPEG: rows above passed over, columns cropped), placed by the input's length so each
-        // input is repeatable.
-        let reduction = data.count % 4
+        readWindow(source, seed: data.count)
+        extra?(data)
+        return .tried
+    }
+
+    /// Reads a window of rows and columns at a reduction, as the server's region reads take them
+    /// (JPEG: rows above passed over, or entered at a restart marker when `source` is a file;
+    /// columns cropped), placed by `seed` (the input's length) so each input is repeatable.
+    public static func readWindow(_ source: ImageSource, seed: Int) {
+        let reduction = seed % 4
         if let rows = try? ImageRowReader(source, options: DecodeOptions(maximumPixelCount: maximumPixelCount), reduction: reduction) {
             let size = rows.rowSize
             let window = PixelRect(x: size.width / 3, y: size.height / 2, width: max(1, size.width / 4), height: max(1, size.height / 3))
             try? rows.forEachRow(in: window) { row in precondition(row.count == window.intersection(
                 PixelRect(x: 0, y: 0, width: size.width, height: size.height)).width * rows.format.bytesPerPixel) }
         }
-        extra?(data)
-        return .tried
     }
 }

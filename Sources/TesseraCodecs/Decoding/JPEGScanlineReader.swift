@@ -5,7 +5,8 @@ import TesseraCore
 /// Streams a JPEG through libjpeg(-turbo), optionally shrinking in the DCT (1/2, 1/4, 1/8: the
 /// scales libjpeg-turbo accelerates) and optionally only a window of it: rows above it are passed
 /// over without being produced (`jpeg_skip_scanlines`), rows below it never read, and only the
-/// iMCU columns it touches decoded (`jpeg_crop_scanline`). CMYK and YCCK come out as RGB.
+/// iMCU columns it touches decoded (`jpeg_crop_scanline`); where the file has restart markers, the
+/// rows above are not even passed over (``JPEGRestartSplice``). CMYK and YCCK come out as RGB.
 final class JPEGScanlineReader: ScanlineReader {
     private(set) var outputSize: PixelSize
     private(set) var columnOffset = 0
@@ -13,6 +14,9 @@ final class JPEGScanlineReader: ScanlineReader {
     /// The DCT reduction in use: 1, 2, 4 or 8.
     let scaleDenominator: Int
     private(set) var isTruncated = false
+    /// The output row decoding started at: 0, or the first of a restart interval entered directly
+    /// (``JPEGRestartSplice``).
+    let enteredAtRow: Int
 
     private let handle: CHandle<UnsafeMutablePointer<TesseraJPEGDecoder>>
     private var decoder: UnsafeMutablePointer<TesseraJPEGDecoder> { handle.pointer }
@@ -58,8 +62,25 @@ final class JPEGScanlineReader: ScanlineReader {
         lastRow = scaled.height
         let decoder = handle.pointer
         guard tessera_jpeg_decoder_init(decoder) == 0 else { throw .unsupported(reason: "libjpeg could not start") }
-        try check(input.withFile { tessera_jpeg_source_file(decoder, $0) }
-                ?? input.withBytes { tessera_jpeg_source_memory(decoder, $0, UInt($1)) })
+        // A window below the top of a file with restart markers is entered at the marker above it
+        // (its rows numbered from there); any other is read from the top.
+        let firstWanted = max(0, window.y - Self.windowMargin)
+        let splice = firstWanted > 0 && input.isLocalFile
+            ? input.withFile { JPEGRestartSplice.find(in: $0, startingAtOrAbove: firstWanted * denominator) } ?? nil : nil
+        let rowOffset = (splice?.firstRow ?? 0) / denominator
+        enteredAtRow = rowOffset
+        if let splice {
+            try check(input.withFile { file in
+                guard fseeko(file, off_t(splice.dataOffset), SEEK_SET) == 0 else { return -1 }
+                return splice.prefix.withUnsafeBufferPointer {
+                    tessera_jpeg_source_spliced(decoder, $0.baseAddress, UInt($0.count), file, Int32(splice.markerShift))
+                }
+            } ?? -1)
+        } else {
+            if input.isLocalFile { _ = input.withFile { rewind($0) } }
+            try check(input.withFile { tessera_jpeg_source_file(decoder, $0) }
+                    ?? input.withBytes { tessera_jpeg_source_memory(decoder, $0, UInt($1)) })
+        }
         try check(tessera_jpeg_read_header(decoder))
         // Progressive and multi-scan JPEGs keep every DCT coefficient (2 bytes a sample) until the last
         // scan. Cap libjpeg's memory so a hostile header fails instead of exhausting the machine.
@@ -70,7 +91,7 @@ final class JPEGScanlineReader: ScanlineReader {
         try check(tessera_jpeg_start_decompress(decoder))
         try checkTruncation()
         let info = decoder.pointee.info
-        guard Int(info.output_width) == scaled.width, Int(info.output_height) == scaled.height else {
+        guard Int(info.output_width) == scaled.width, Int(info.output_height) == scaled.height - rowOffset else {
             throw .corrupt(reason: "libjpeg's output size differs from the header")
         }
         var columns = (offset: UInt32(0), width: UInt32(scaled.width))
@@ -81,7 +102,7 @@ final class JPEGScanlineReader: ScanlineReader {
         }
         columnOffset = Int(columns.offset)
         outputSize = PixelSize(width: Int(columns.width), height: window.height)
-        let firstDecoded = max(0, window.y - Self.windowMargin)
+        let firstDecoded = firstWanted - rowOffset
         var skipped: UInt32 = 0
         while skipped < firstDecoded {
             var count: UInt32 = 0
@@ -90,8 +111,8 @@ final class JPEGScanlineReader: ScanlineReader {
             guard count > 0 else { throw .truncated(reason: "the JPEG data ends before row \(firstDecoded)") }
             skipped += count
         }
-        rowsToDiscard = window.y - firstDecoded
-        lastRow = window.y + window.height
+        rowsToDiscard = window.y - rowOffset - firstDecoded
+        lastRow = window.y - rowOffset + window.height
         // Adobe writes CMYK inverted, and libjpeg flags it through the APP14 marker.
         cmykTransform = isCMYK ? ColorConverter.shared.cmykTransform(profile: profile, inverted: info.saw_Adobe_marker != 0) : nil
     }

@@ -55,6 +55,9 @@ final class LibraryInput {
     /// the file truncated.
     var readFailure: ImageDecodingError? { rangedStream?.readFailure }
 
+    /// Whether the input is a local file (seeking is a system call, not a transfer).
+    var isLocalFile: Bool { fileStream != nil }
+
     /// Calls `body` with the open file, or returns nil for in-memory input.
     func withFile<Result>(_ body: (UnsafeMutablePointer<FILE>) -> Result) -> Result? {
         if let cookieFile { return body(cookieFile) }
