@@ -29,7 +29,9 @@ struct TesseraCommand: ParsableCommand {
         do {
             var command = try parseAsRoot()
             // Before any other thread exists: glibc's arena limit binds only arenas made after it.
-            if command is ServeCommand { TesseraServer.configureProcess() }
+            if command is ServeCommand, !TesseraServer.configureProcess() {
+                writeToStandardError("tessera serve: handlers run on Swift's own thread pool (this runtime's executor hook is not one Tessera knows)\n")
+            }
             if let asynchronous = command as? any AsyncParsableCommand {
                 try waitFor(asynchronous)
             } else {
