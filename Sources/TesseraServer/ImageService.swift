@@ -326,7 +326,19 @@ final class ImageService: Sendable {
             }
         }
         let tileSize = PixelSize(width: layout.tileSize, height: layout.tileSize)
-        guard let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size) else {
+        // A pyramid stops at the level one tile holds; a level coarser than that (asked for when
+        // levels are held whole only when tiny, `--level-pixels`) is read from the source, as
+        // before the pyramid existed, and is no reason to build one.
+        let inPyramid = reduction < layout.levelCount
+        guard inPyramid, let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size) else {
+            guard inPyramid else {
+                // No stored tile will ever hold this level: the region's pixels as they are.
+                return try await executor.run { context in
+                    let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
+                    return ByteBuffer(bytes: try RegionRenderer.render(
+                        orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
+                }
+            }
             buildInBackground(.iiif, source: source, imageSize: properties.size)
             // The tiles the pyramid will hold, made from the source: the rows and columns of the
             // ones the region touches, read at once, then each tile encoded (and for a region that

@@ -38,9 +38,13 @@ struct ColdPathTests {
         return answers.withLock { $0 }
     }
 
-    @Test func answersBeforeThePyramidEqualAnswersFromItAfterARestart() async throws {
+    /// With levels of at most 1 MP held whole, and with none (every level read by region, levels
+    /// coarser than the pyramid's coarsest included: `full/!8,8` and the smallest `sizes`).
+    @Test(arguments: [1_000_000, 0])
+    func answersBeforeThePyramidEqualAnswersFromItAfterARestart(levelPixels: Int) async throws {
         let sandbox = try Self.sandbox()
         defer { sandbox.cleanUp() }
+        let configure: (inout ServerConfiguration) -> Void = { Self.configure(&$0); $0.levelPixelLimit = levelPixels }
         let base = "/iiif/3/cold.jpg/"
         var uris = [
             base + "info.json",
@@ -54,8 +58,9 @@ struct ColdPathTests {
             base + "123,457,300,200/300,200/0/default.png",        // unaligned, full resolution
             base + "1000,1000,800,600/400,300/90/gray.jpg",        // turned and gray, level 1
             base + "pct:10,10,50,50/max/0/default.webp",           // unaligned, full resolution, another format
+            base + "full/!8,8/0/default.jpg",                      // coarser than the pyramid's coarsest
         ]
-        let cold = try sandbox.server(Self.configure)
+        let cold = try sandbox.server(configure)
         // Every size info.json lists.
         let info = try await Self.answers(cold, [base + "info.json"])[base + "info.json"]!
         let sizes = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(info.body.readableBytesView)).sizes
@@ -65,7 +70,7 @@ struct ColdPathTests {
         // answered from a pyramid another request started.
         var before: [String: (body: ByteBuffer, tag: String?)] = [:]
         for (index, uri) in uris.enumerated() {
-            let alone = try sandbox.server { Self.configure(&$0); $0.cacheDirectory = sandbox.base + "/cold-\(index)" }
+            let alone = try sandbox.server { configure(&$0); $0.cacheDirectory = sandbox.base + "/cold-\(index)" }
             before[uri] = try await Self.answers(alone, [uri])[uri]
             await alone.service.backgroundBuildsFinished()
         }
@@ -87,7 +92,7 @@ struct ColdPathTests {
         let label = "{source=\"\(source.identity.description)\"}"
         #expect(exposition.contains("tessera_pyramid_disk_files\(label) \(Double(files.count))\n"), "\(files.count) files")
         #expect(exposition.contains("tessera_pyramid_disk_bytes\(label) \(Double(bytes))\n"), "\(bytes) bytes")
-        let restarted = try sandbox.server(Self.configure)
+        let restarted = try sandbox.server(configure)
         let after = try await Self.answers(restarted, uris)
         for uri in uris {
             #expect(before[uri]?.body == after[uri]?.body, "\(uri)")
