@@ -361,7 +361,7 @@ final class ImageService: Sendable {
             }
         }
         if let aligned {
-            return try await pyramid.tile(reduction: aligned.reduction, column: aligned.column, row: aligned.row, executor: executor)
+            return try await pyramid.body(reduction: aligned.reduction, column: aligned.column, row: aligned.row)
         }
         // Tiles in a store are fetched first, all at once, so no worker thread waits on the network.
         let fetched = try await fetchTiles(of: pyramid, covering: rect, tileSize: tileSize, reduction: reduction, source: source)
@@ -481,12 +481,10 @@ final class ImageService: Sendable {
             (key: tileCacheKey(pyramid, source: source, reduction: reduction, column: tile.column, row: tile.row),
              column: tile.column, row: tile.row)
         }.filter { decoded.image(for: $0.key) == nil }
-        let executor = self.executor
         return try await withThrowingTaskGroup(of: (String, Data).self) { group in
             for tile in wanted {
                 group.addTask {
-                    let bytes = try await pyramid.tile(reduction: reduction, column: tile.column, row: tile.row, executor: executor)
-                    return (tile.key, Data(bytes.readableBytesView))
+                    return (tile.key, try await pyramid.encodedTile(reduction: reduction, column: tile.column, row: tile.row))
                 }
             }
             var fetched: [String: Data] = [:]
@@ -541,7 +539,7 @@ final class ImageService: Sendable {
                 return try await self.render(request, of: source, properties: properties)
             }
             if let pyramid = self.pyramidSource.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
-                return try await pyramid.tile(reduction: reduction, column: column, row: row, executor: self.executor)
+                return try await pyramid.body(reduction: reduction, column: column, row: row)
             }
             // Until the pyramid exists, the tile (overlap included) from the source's levels, encoded
             // as the builder encodes it: the same bytes the pyramid will hold.

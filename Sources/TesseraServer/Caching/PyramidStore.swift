@@ -26,46 +26,13 @@ protocol PyramidStoring: Sendable {
     func builtPyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) -> BuiltPyramid?
 }
 
-/// A complete pyramid: in a directory, or under a prefix of an object store.
-struct BuiltPyramid: Sendable {
-    enum Location: Sendable {
-        /// `{cache}/{source identity}`.
-        case directory(String)
-        /// `{prefix}/…` in `store`.
-        case objects(any ObjectStoring, prefix: String)
-    }
+/// A complete pyramid: in a directory, or under a prefix of an object store (the library's reader).
+typealias BuiltPyramid = StoredPyramid
 
-    let location: Location
-    let layout: any TileLayout
-    let fileExtension: String
-
-    /// The tile's path inside the pyramid.
-    func tileRelativePath(reduction: Int, column: Int, row: Int) -> String {
-        layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
-    }
-
-    /// The tile file's absolute path, for a pyramid in a directory; nil for one in a store.
-    func tilePath(reduction: Int, column: Int, row: Int) -> String? {
-        guard case .directory(let directory) = location else { return nil }
-        return directory + "/" + tileRelativePath(reduction: reduction, column: column, row: row)
-    }
-
-    /// The stored tile's bytes: a file read on `executor`, or a GET from the store.
-    func tile(reduction: Int, column: Int, row: Int, executor: WorkExecutor) async throws -> ByteBuffer {
-        switch location {
-        case .directory:
-            let path = tilePath(reduction: reduction, column: column, row: row)!
-            return try await executor.run(priority: .high) { _ in try ImageService.readFile(path) }
-        case .objects(let store, let prefix):
-            let key = prefix + "/" + tileRelativePath(reduction: reduction, column: column, row: row)
-            do {
-                return ByteBuffer(bytes: try await store.get(key))
-            } catch ObjectStorageError.notFound {
-                // Only a complete pyramid is ever handed out, so its tile was removed behind its back
-                // (a lifecycle rule): not the client's fault.
-                throw ServerError(.io, "a stored tile is missing from the shared cache")
-            }
-        }
+extension StoredPyramid {
+    /// The stored tile's bytes as a response body.
+    func body(reduction: Int, column: Int, row: Int) async throws -> ByteBuffer {
+        ByteBuffer(bytes: try await encodedTile(reduction: reduction, column: column, row: row))
     }
 }
 
@@ -108,8 +75,10 @@ struct PyramidRecipe: Sendable {
     }
 
     /// The complete pyramid of `kind` at `location`.
-    func pyramid(_ kind: PyramidKind, at location: BuiltPyramid.Location, imageSize: PixelSize) -> BuiltPyramid {
-        BuiltPyramid(location: location, layout: layout(kind, imageSize: imageSize), fileExtension: kind == .deepZoom ? "jpeg" : "jpg")
+    func pyramid(_ kind: PyramidKind, at location: BuiltPyramid.Location, imageSize: PixelSize, executor: WorkExecutor) -> BuiltPyramid {
+        BuiltPyramid(
+            location: location, layout: layout(kind, imageSize: imageSize), fileExtension: kind == .deepZoom ? "jpeg" : "jpg",
+            executor: executor)
     }
 
     /// The builder's options for `kind`.
@@ -180,7 +149,7 @@ final class PyramidStore: PyramidStoring {
         _ = try await builds.value(for: source.key + "/" + kind.rawValue) {
             try await self.build(kind, source: source, into: output)
         }
-        return recipe.pyramid(kind, at: .directory(output), imageSize: imageSize)
+        return recipe.pyramid(kind, at: .directory(output), imageSize: imageSize, executor: executor)
     }
 
     /// The complete pyramid of `kind` for `source` if there is one now; nil (and nothing started) if not.
@@ -188,7 +157,7 @@ final class PyramidStore: PyramidStoring {
         guard access(directory + "/" + source.key + "/" + recipe.descriptor(kind), F_OK) == 0 else { return nil }
         metrics.recordCache(tier: "pyramid", hit: true)
         markUsed(source.key)
-        return recipe.pyramid(kind, at: .directory(directory + "/" + source.key), imageSize: imageSize)
+        return recipe.pyramid(kind, at: .directory(directory + "/" + source.key), imageSize: imageSize, executor: executor)
     }
 
     private func build(_ kind: PyramidKind, source: ResolvedSource, into output: String) async throws -> Bool {

@@ -51,7 +51,7 @@ final class SharedPyramidStore: PyramidStoring {
         let name = self.name(kind, source)
         guard let build = pointers.withLock({ $0.value(for: name) }) else { return nil }
         metrics.recordCache(tier: "pyramid", hit: true)
-        return recipe.pyramid(kind, at: .objects(store, prefix: prefix + source.key + "/" + build), imageSize: imageSize)
+        return recipe.pyramid(kind, at: .objects(store, prefix: prefix + source.key + "/" + build), imageSize: imageSize, executor: executor)
     }
 
     func pyramid(_ kind: PyramidKind, for source: ResolvedSource, imageSize: PixelSize) async throws -> BuiltPyramid {
@@ -66,7 +66,7 @@ final class SharedPyramidStore: PyramidStoring {
             build = try await builds.value(for: name) { try await self.obtain(kind, source: source) }
         }
         pointers.withLock { _ = $0.insert(build, for: name, cost: 1) }
-        return recipe.pyramid(kind, at: .objects(store, prefix: prefix + source.key + "/" + build), imageSize: imageSize)
+        return recipe.pyramid(kind, at: .objects(store, prefix: prefix + source.key + "/" + build), imageSize: imageSize, executor: executor)
     }
 
     /// `{prefix}{identity}/{pyramid}`: the lease's name, and the pointer's key less `.pyramid`.

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import FoundationEssentials
 import TesseraCodecs
 public import TesseraCore
@@ -22,11 +27,17 @@ public enum TiledSourceError: TesseraError, Equatable {
     case notAPyramid(String)
     /// The descriptor is malformed.
     case invalidDescriptor(String)
+    /// A tile of a complete pyramid is gone (removed behind its back: a lifecycle rule, a cleaner).
+    case missingTile
+    /// A tile could not be read (the C library's error number).
+    case unreadableTile(Int32)
 
     public var description: String {
         switch self {
         case .notAPyramid(let path): "\(path) is not a .dzi, an info.json or a directory holding one"
         case .invalidDescriptor(let reason): "invalid pyramid descriptor: \(reason)"
+        case .missingTile: "a stored tile is missing from the pyramid"
+        case .unreadableTile(let code): "a stored tile could not be read: \(String(cString: strerror(code)))"
         }
     }
 
@@ -34,6 +45,7 @@ public enum TiledSourceError: TesseraError, Equatable {
         switch self {
         case .notAPyramid: .notFound
         case .invalidDescriptor: .corrupt
+        case .missingTile, .unreadableTile: .io
         }
     }
 }
