@@ -1,4 +1,3 @@
-import TesseraCodecs
 import TesseraCore
 import TesseraTiles
 
@@ -126,7 +125,7 @@ final class LevelFlights: Sendable {
         var endedByCancellation: Bool {
             state.withLock { state in
                 guard case .failure(let error)? = state.result else { return false }
-                return error is CancellationError || (error as? ImageDecodingError) == .cancelled
+                return ErrorCategory(of: error) == .cancelled
             }
         }
 

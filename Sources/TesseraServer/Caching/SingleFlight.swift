@@ -1,4 +1,3 @@
-import TesseraCodecs
 import TesseraCore
 
 /// One run of some work per key, however many callers ask for it at once: a pyramid build, a
@@ -92,7 +91,7 @@ final class SingleFlight<Value: Sendable>: Sendable {
         // Work that finished meanwhile has nothing left to stop.
         Task {
 
-            if case .failure(let error) = await abandoned.result, error is CancellationError || (error as? ImageDecodingError) == .cancelled {
+            if case .failure(let error) = await abandoned.result, ErrorCategory(of: error) == .cancelled {
                 self.onAbandoned()
             }
         }

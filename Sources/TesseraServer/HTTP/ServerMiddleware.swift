@@ -23,8 +23,7 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
             // The client went away (``ServerChannel``) and its work was stopped: nobody reads this
             // answer. Counted as nginx logs it, 499, and not reported as a server error.
             context.logger.debug("\(request.method) \(request.uri.path): the client went away")
-            metrics.recordRequest(route: context.endpointPath.map(Self.routeName) ?? "unmatched", status: 499, duration: ContinuousClock.now - start)
-            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
+            response = Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
         } catch {
             response = Self.errorResponse(error, request: request, logger: context.logger)
         }
