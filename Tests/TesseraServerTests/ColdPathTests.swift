@@ -152,9 +152,9 @@ struct ColdPathTests {
     @Test func aClientThatGoesAwayStopsTheWorkNobodyElseWaitsFor() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        // A 16000×16000 PNG: no decoder shortcut, so a thumbnail decodes and halves all its rows
-        // (768 MB of pixels, seconds); the client leaves long before that.
-        try writeBlackPNG(width: 16000, height: 16000, to: sandbox.root + "/slow.png")
+        // An 8000×8000 PNG: no decoder shortcut, so a thumbnail decodes and halves all its rows
+        // (192 MB of pixels, seconds in a debug build); the client leaves long before that.
+        try writeBlackPNG(width: 8000, height: 8000, to: sandbox.root + "/slow.png")
         let server = try sandbox.server { $0.smallSourcePixelLimit = 0 }
         let request = "GET /iiif/3/slow.png/full/!500,500/0/default.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         @Sendable func metric(_ name: String) -> Int {
