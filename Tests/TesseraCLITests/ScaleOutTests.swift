@@ -140,7 +140,7 @@ struct ScaleOutTests {
     /// A fresh pair of buckets with `images` (name → generated noise JPEG of that size) uploaded,
     /// three servers over them, and nginx in front.
     private func deployment(
-        _ name: String, images: [String: (Int, Int)], lease: Int = 30
+        _ name: String, images: [String: (Int, Int)], lease: Int = 30, firstThroughProxy: Bool = false
     ) async throws -> (directory: String, pyramids: S3ObjectStore, servers: [RunningServer], balancer: Balancer) {
         let directory = try ServeCLITests.temporaryDirectory()
         let originals = try await seaweed.store(bucket: "\(name)-originals")
@@ -161,7 +161,10 @@ struct ScaleOutTests {
         // 30-s deadline, so it is lifted there (as ServerSandbox does for in-process servers).
         let deadline = ProcessInfo.processInfo.environment["TESSERA_SANITIZER"] == nil ? [] : ["--request-timeout", "600"]
         let servers = try (0..<3).map { index in
-            try RunningServer(
+            // The first server may reach the store through the fault proxy (stalls make its build slow).
+            var environment = environment
+            if index == 0, firstThroughProxy { environment["AWS_ENDPOINT_URL"] = seaweed.proxyEndpoint.absoluteString }
+            return try RunningServer(
                 root: "s3://\(name)-originals", cache: directory + "/cache-\(index)",
                 extra: ["--cache", "s3://\(name)-pyramids", "--lease-seconds", String(lease), "--small-source-pixels", "0",
                         // Every level read by region, so the first tiles start a pyramid's build.
@@ -206,11 +209,14 @@ struct ScaleOutTests {
 
     @Test("a server killed mid-build: another takes its lease over and finishes; the half-written build is never served")
     func killTheBuilderMidBuild() async throws {
-        // Large enough that the build outlasts a poll of the store on a loaded machine (6000×4000 once
-        // finished between the poll that saw its first tiles and the kill).
-        let deployment = try await deployment("takeover", images: ["huge.jpg": (9000, 6000)], lease: 3)
+        // The builder reaches the store through the fault proxy, every request stalled 0.3 s: its
+        // build takes minutes, not the fraction of a second between a poll of the store and the kill
+        // (a clean CI run once saw a 9000×6000 build finish in that gap).
+        let deployment = try await deployment("takeover", images: ["huge.jpg": (6000, 4000)], lease: 3, firstThroughProxy: true)
         defer { tear(down: deployment) }
         let (builder, other) = (deployment.servers[0], deployment.servers[1])
+        try seaweed.fault("mode=stall&seconds=0.3&count=1000000")
+        defer { try? seaweed.fault("mode=none") }
         let tile = "/iiif/3/huge.jpg/0,0,256,256/256,/0/default.jpg"
         let request = Process()
         request.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
@@ -225,6 +231,7 @@ struct ScaleOutTests {
         #expect(partial.count == 1, "the build never started")
         builder.killHard()
         request.waitUntilExit()
+        try seaweed.fault("mode=none")
         #expect(try await Self.storeContents(deployment.pyramids).pointers.isEmpty, "the build finished before it was killed")
         // Another server waits out the lease, takes it over and builds its own.
         let answer = try Self.statuses(["http://127.0.0.1:\(other.port)\(tile)"])

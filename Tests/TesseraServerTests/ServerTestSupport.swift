@@ -40,6 +40,9 @@ struct ServerSandbox {
         // `make sanitize`): 30 s to answer is not always enough there (a clean CI run saw 503s),
         // and no test here is about that deadline unless it sets its own.
         configuration.requestTimeout = .seconds(600)
+        // Likewise the idle deadline: a test that waits for a background build between two requests
+        // on one keep-alive connection saw it closed under that load ("I/O on closed channel").
+        configuration.idleTimeout = .seconds(600)
         configure(&configuration)
         return try TesseraServer(configuration: configuration)
     }
