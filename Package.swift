@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Tessera", targets: ["Tessera"]),
         .library(name: "TesseraCore", targets: ["TesseraCore"]),
         .library(name: "TesseraCodecs", targets: ["TesseraCodecs"]),
+        .library(name: "TesseraStorage", targets: ["TesseraStorage"]),
         .library(name: "TesseraPipeline", targets: ["TesseraPipeline"]),
         .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
         .library(name: "TesseraVideo", targets: ["TesseraVideo"]),
@@ -75,10 +76,12 @@ let package = Package(
             swiftSettings: layered
         ),
         .target(
-            name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraPipeline", "CTesseraShims"],
+            name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "CTesseraShims"],
             swiftSettings: layered),
+        // Object storage (the `ObjectStoring` role, the file and S3 stores, SigV4, leases): below
+        // the pipeline and the tiles, which both store through it.
         .target(
-            name: "TesseraPipeline",
+            name: "TesseraStorage",
             dependencies: [
                 "TesseraCore", "TesseraCodecs", "CTesseraCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -87,15 +90,26 @@ let package = Package(
             ],
             swiftSettings: layered
         ),
+        .target(
+            name: "TesseraPipeline",
+            dependencies: [
+                "TesseraCore", "TesseraCodecs", "TesseraStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: layered
+        ),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
-        // The pages' files (Sources/TesseraServer/Resources/Web), compiled in with #embed.
-        .target(name: "CTesseraWeb"),
+        // The pages' files (Sources/CTesseraWeb/Web), compiled in with #embed.
+        .target(name: "CTesseraWeb", exclude: ["Web"]),
         // The only module that imports Hummingbird; its IIIF parser and identifier rules are plain Swift.
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "CTesseraProcess", "CTesseraWeb",
+                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "CTesseraProcess",
+                "CTesseraWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -109,13 +123,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // Compiled into CTesseraWeb, not read as resources (see Sources/CTesseraWeb/web.c).
-            exclude: ["Resources"],
             swiftSettings: layered
         ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraCore", "TesseraCodecs", "TesseraTiles", "TesseraPipeline", "TesseraVideo"]
+            dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraPipeline", "TesseraVideo"]
         ),
         .executableTarget(
             name: "tessera",
@@ -134,14 +146,15 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "StorageTestSupport"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
-        .target(name: "StorageTestSupport", dependencies: ["TesseraPipeline"], path: "Tests/StorageTestSupport"),
+        .target(name: "StorageTestSupport", dependencies: ["TesseraStorage"], path: "Tests/StorageTestSupport"),
+        .testTarget(name: "TesseraStorageTests", dependencies: ["TesseraStorage", "TesseraCodecs", "StorageTestSupport"]),
         .testTarget(
             name: "TesseraPipelineTests",
             dependencies: [
-                "TesseraPipeline", "StorageTestSupport",
+                "TesseraPipeline", "TesseraStorage", "StorageTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -150,13 +163,13 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraPipeline", "StorageTestSupport", "CZlib",
+                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "StorageTestSupport", "TesseraPipeline"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "StorageTestSupport", "TesseraStorage"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -194,7 +207,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
-        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraPipeline", "TesseraServer"]),
+        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraServer"]),
     ]
     // The fuzz build makes the harnesses and nothing else, so one `swift build` makes them all, and no
     // other executable is linked from instrumented objects.

@@ -1,89 +1,89 @@
 // The pages' files, compiled in with C23's #embed: `tessera` stays one self-contained binary, and
 // no resource bundle (whose SwiftPM accessor imports all of Foundation into every `tessera`
 // process) has to be found beside it. The table below is written by scripts/embed-web.py (run it
-// after adding or removing a file in Resources/Web; a test checks that the two agree).
+// after adding or removing a file in Web/; a test checks that the two agree).
 #pragma clang diagnostic ignored "-Wc23-extensions"
 #include "tessera_web.h"
 
 #define WEB_FILE(symbol, file_name) { file_name, symbol, sizeof symbol }
 
 static const unsigned char common_css[] = {
-#embed "../TesseraServer/Resources/Web/common.css"
+#embed "Web/common.css"
 };
 static const unsigned char format_js[] = {
-#embed "../TesseraServer/Resources/Web/format.js"
+#embed "Web/format.js"
 };
 static const unsigned char grid_css[] = {
-#embed "../TesseraServer/Resources/Web/grid.css"
+#embed "Web/grid.css"
 };
 static const unsigned char grid_html[] = {
-#embed "../TesseraServer/Resources/Web/grid.html"
+#embed "Web/grid.html"
 };
 static const unsigned char grid_js[] = {
-#embed "../TesseraServer/Resources/Web/grid.js"
+#embed "Web/grid.js"
 };
 static const unsigned char icon_svg[] = {
-#embed "../TesseraServer/Resources/Web/icon.svg"
+#embed "Web/icon.svg"
 };
 static const unsigned char index_css[] = {
-#embed "../TesseraServer/Resources/Web/index.css"
+#embed "Web/index.css"
 };
 static const unsigned char index_html[] = {
-#embed "../TesseraServer/Resources/Web/index.html"
+#embed "Web/index.html"
 };
 static const unsigned char index_js[] = {
-#embed "../TesseraServer/Resources/Web/index.js"
+#embed "Web/index.js"
 };
 static const unsigned char level_js[] = {
-#embed "../TesseraServer/Resources/Web/level.js"
+#embed "Web/level.js"
 };
 static const unsigned char trim_export_js[] = {
-#embed "../TesseraServer/Resources/Web/trim-export.js"
+#embed "Web/trim-export.js"
 };
 static const unsigned char trim_model_js[] = {
-#embed "../TesseraServer/Resources/Web/trim-model.js"
+#embed "Web/trim-model.js"
 };
 static const unsigned char trim_strip_js[] = {
-#embed "../TesseraServer/Resources/Web/trim-strip.js"
+#embed "Web/trim-strip.js"
 };
 static const unsigned char trimmer_css[] = {
-#embed "../TesseraServer/Resources/Web/trimmer.css"
+#embed "Web/trimmer.css"
 };
 static const unsigned char trimmer_html[] = {
-#embed "../TesseraServer/Resources/Web/trimmer.html"
+#embed "Web/trimmer.html"
 };
 static const unsigned char trimmer_js[] = {
-#embed "../TesseraServer/Resources/Web/trimmer.js"
+#embed "Web/trimmer.js"
 };
 static const unsigned char viewer_cache_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-cache.js"
+#embed "Web/viewer-cache.js"
 };
 static const unsigned char viewer_geometry_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-geometry.js"
+#embed "Web/viewer-geometry.js"
 };
 static const unsigned char viewer_input_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-input.js"
+#embed "Web/viewer-input.js"
 };
 static const unsigned char viewer_loader_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-loader.js"
+#embed "Web/viewer-loader.js"
 };
 static const unsigned char viewer_navigator_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-navigator.js"
+#embed "Web/viewer-navigator.js"
 };
 static const unsigned char viewer_pyramid_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-pyramid.js"
+#embed "Web/viewer-pyramid.js"
 };
 static const unsigned char viewer_render_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer-render.js"
+#embed "Web/viewer-render.js"
 };
 static const unsigned char viewer_css[] = {
-#embed "../TesseraServer/Resources/Web/viewer.css"
+#embed "Web/viewer.css"
 };
 static const unsigned char viewer_html[] = {
-#embed "../TesseraServer/Resources/Web/viewer.html"
+#embed "Web/viewer.html"
 };
 static const unsigned char viewer_js[] = {
-#embed "../TesseraServer/Resources/Web/viewer.js"
+#embed "Web/viewer.js"
 };
 
 static const struct tessera_web_file files[] = {

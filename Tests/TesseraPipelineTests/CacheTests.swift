@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCore
 @testable import TesseraPipeline
+import TesseraStorage
 
 @Suite("Caches")
 struct CacheTests {

@@ -8,7 +8,7 @@ import NIOCore
 import Testing
 import TesseraCodecs
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 @testable import TesseraServer
 
 /// Aligned tiles answered on the event loop (``ImmediateResponseHandler``), against a live server:

@@ -8,9 +8,9 @@ import Testing
 @Suite("Pages and the asset listing")
 struct PageRouteTests {
     static let webDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/TesseraServer/Resources/Web").path
+        .deletingLastPathComponent().appendingPathComponent("Sources/CTesseraWeb/Web").path
 
-    /// The #embed table in CTesseraWeb lists exactly the files of Resources/Web, byte for byte
+    /// The #embed table in CTesseraWeb lists exactly the files of CTesseraWeb/Web, byte for byte
     /// (scripts/embed-web.py rewrites it): a page file added but not embedded would be a 404 in a
     /// release build only.
     @Test func theBuiltInPagesAreExactlyTheWebDirectory() throws {

@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 import TesseraCodecs
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 import TesseraTiles
 @testable import TesseraServer
 

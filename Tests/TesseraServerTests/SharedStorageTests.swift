@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 import TesseraCodecs
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 @testable import TesseraServer
 
 /// `tessera serve` over object storage, against a real SeaweedFS: originals read from a bucket by

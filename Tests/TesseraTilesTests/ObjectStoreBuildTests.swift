@@ -3,7 +3,7 @@ import StorageTestSupport
 import Testing
 import TesseraCodecs
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 @testable import TesseraTiles
 
 @Suite("Building pyramids into S3 (SeaweedFS)", .seaweedFS, .serialized)

@@ -1,7 +1,7 @@
 #ifndef TESSERA_WEB_H
 #define TESSERA_WEB_H
 
-/// One file of the server's pages (Sources/TesseraServer/Resources/Web), compiled into the binary.
+/// One file of the server's pages (Sources/CTesseraWeb/Web), compiled into the binary.
 struct tessera_web_file {
     /// The file's name, as served under /web/.
     const char *name;

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import FuzzSupport
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 @testable import TesseraServer
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import TesseraCore
+import TesseraStorage
 
 /// The default ``DataCaching``: one file per entry, named by the SHA-256 of its key, with a small
 /// metadata file beside it and an index of all entries.

@@ -7,7 +7,7 @@ import FoundationEssentials
 import TesseraCodecs
 import NIOCore
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 import TesseraTiles
 
 /// The two pyramids the server builds: IIIF tiles (what info.json lists, also composed into regions)

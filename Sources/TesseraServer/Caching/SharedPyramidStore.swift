@@ -1,6 +1,6 @@
 import FoundationEssentials
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 import TesseraTiles
 
 /// The derivative cache every server shares (`tessera serve --cache s3://…`): pyramids in an object

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 
 /// The `Date` header's value for responses made outside Hummingbird's responder (which keeps its
 /// own): the current second's, formatted once a second.

@@ -6,7 +6,7 @@ import Darwin
 import FoundationEssentials
 public import TesseraCore
 public import TesseraCodecs
-public import TesseraPipeline
+public import TesseraStorage
 
 /// A source an identifier named: a file under the root directory or an object in the root store,
 /// and which version of it this is.

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import TesseraCore
-public import TesseraPipeline
+public import TesseraStorage
 
 /// Turns IIIF identifiers into objects of a store (`tessera serve s3://bucket/prefix`): the same
 /// rules as ``IdentifierResolver`` (decoded once, no `..`, no hidden names, …), then the key is

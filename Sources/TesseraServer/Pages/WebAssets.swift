@@ -3,7 +3,7 @@ import FoundationEssentials
 import NIOCore
 import TesseraCore
 
-/// The files of the server's pages (HTML, CSS, ES modules from `Resources/Web`), by name.
+/// The files of the server's pages (HTML, CSS, ES modules from `Sources/CTesseraWeb/Web`), by name.
 ///
 /// Normally the copies compiled into the binary, read once. With a pages directory (`--pages`)
 /// each request reads the file from there instead, so pages can be customised or developed

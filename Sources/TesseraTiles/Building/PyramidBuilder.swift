@@ -1,7 +1,7 @@
 import FoundationEssentials
 public import TesseraCodecs
 public import TesseraCore
-public import TesseraPipeline
+public import TesseraStorage
 
 /// Options for building a pyramid.
 public struct PyramidOptions: Sendable {

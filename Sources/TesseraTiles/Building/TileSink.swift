@@ -4,7 +4,7 @@ import Glibc
 import CTesseraShims
 import FoundationEssentials
 import TesseraCore
-import TesseraPipeline
+import TesseraStorage
 
 /// Where the builder's files go, one encoded file at a time, from the threads that encode them.
 protocol TileSink: Sendable {

@@ -5,7 +5,7 @@
 #endif
 public import FoundationEssentials
 public import TesseraCore
-public import TesseraPipeline
+public import TesseraStorage
 import TesseraCodecs
 
 /// A complete pyramid in a directory or under a prefix of an object store, read tile by tile: what

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TesseraCodecs
 import TesseraCore
-@testable import TesseraPipeline
+@testable import TesseraStorage
 import StorageTestSupport
 
 @Suite("S3 object store against a real SeaweedFS", .seaweedFS, .serialized)

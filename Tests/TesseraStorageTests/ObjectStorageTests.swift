@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
-@testable import TesseraPipeline
+@testable import TesseraStorage
 
 @Suite("Object storage: signing, keys, configuration, the file store")
 struct ObjectStorageTests {
