@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "TesseraPipeline", targets: ["TesseraPipeline"]),
         .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
         .library(name: "TesseraVideo", targets: ["TesseraVideo"]),
+        .library(name: "TesseraIIIF", targets: ["TesseraIIIF"]),
         .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .executable(name: "tessera", targets: ["tessera"]),
     ],
@@ -102,14 +103,18 @@ let package = Package(
         ),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
+        // IIIF without HTTP: the Image API's grammar, its resolution against an image, info.json, and
+        // identifiers resolved to sources under a root or in a store.
+        .target(
+            name: "TesseraIIIF", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage"], swiftSettings: layered),
         // The pages' files (Sources/CTesseraWeb/Web), compiled in with #embed.
         .target(name: "CTesseraWeb", exclude: ["Web"]),
-        // The only module that imports Hummingbird; its IIIF parser and identifier rules are plain Swift.
+        // The only module that imports Hummingbird.
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "CTesseraProcess",
-                "CTesseraWeb",
+                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "TesseraIIIF",
+                "CTesseraProcess", "CTesseraWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -132,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "Tessera", "TesseraServer",
+                "Tessera", "TesseraIIIF", "TesseraServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: layered
@@ -148,6 +153,7 @@ let package = Package(
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
+        .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore"]),
         // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
         .target(name: "StorageTestSupport", dependencies: ["TesseraStorage"], path: "Tests/StorageTestSupport"),
         .testTarget(name: "TesseraStorageTests", dependencies: ["TesseraStorage", "TesseraCodecs", "StorageTestSupport"]),
@@ -207,7 +213,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
-        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraServer"]),
+        harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraIIIF", "TesseraServer"]),
     ]
     // The fuzz build makes the harnesses and nothing else, so one `swift build` makes them all, and no
     // other executable is linked from instrumented objects.

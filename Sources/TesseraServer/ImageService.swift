@@ -9,6 +9,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraPipeline
 import TesseraTiles
+import TesseraIIIF
 
 /// What the routes ask of the library, with no HTTP in it: resolve an identifier, describe an
 /// image, render an IIIF request, give a Deep Zoom descriptor or tile. Every answer is an encoded

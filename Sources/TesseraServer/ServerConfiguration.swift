@@ -1,6 +1,7 @@
 public import TesseraCodecs
 import TesseraCore
 public import TesseraStorage
+public import TesseraIIIF
 
 /// Everything `tessera serve` can be told, with the defaults the README documents.
 public struct ServerConfiguration: Sendable {

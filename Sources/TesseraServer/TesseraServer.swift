@@ -7,6 +7,7 @@ import NIOCore
 import ServiceLifecycle
 import TesseraCore
 import UnixSignals
+import TesseraIIIF
 
 /// `tessera serve`: IIIF Image API 3.0 and Deep Zoom from any image under a root, pyramids built on
 /// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer). A

@@ -5,6 +5,7 @@ import Glibc
 import FoundationEssentials
 import Tessera
 import TesseraServer
+import TesseraIIIF
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import FuzzSupport
 import TesseraCore
 import TesseraStorage
 @testable import TesseraServer
+@testable import TesseraIIIF
 
 #if canImport(Glibc)
     import Glibc

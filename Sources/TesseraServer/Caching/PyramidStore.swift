@@ -9,6 +9,7 @@ import NIOCore
 import TesseraCore
 import TesseraStorage
 import TesseraTiles
+import TesseraIIIF
 
 /// The two pyramids the server builds: IIIF tiles (what info.json lists, also composed into regions)
 /// and Deep Zoom tiles (as `vips dzsave` and `tessera tile --layout dzi` cut them).

@@ -2,6 +2,7 @@ import FoundationEssentials
 import TesseraCore
 import TesseraStorage
 import TesseraTiles
+import TesseraIIIF
 
 /// The derivative cache every server shares (`tessera serve --cache s3://…`): pyramids in an object
 /// store, cut and named as in a directory of one's own (``PyramidRecipe``), under the source's

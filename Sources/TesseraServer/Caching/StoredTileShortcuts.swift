@@ -1,6 +1,7 @@
 import HTTPTypes
 import NIOCore
 import TesseraCore
+import TesseraIIIF
 
 /// What answering a URL with a stored tile found (the source's real path and identity, the tile's
 /// file and length, the response's headers), kept so that the next request for the same URL is one

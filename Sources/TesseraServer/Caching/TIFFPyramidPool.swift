@@ -1,5 +1,6 @@
 import TesseraCodecs
 import TesseraCore
+import TesseraIIIF
 
 /// The shape of a tiled multi-resolution TIFF, as the server serves it: IIIF tiles of the file's
 /// own tile size, scale factors one per level.

@@ -7,6 +7,7 @@ import FoundationEssentials
 import TesseraCodecs
 import TesseraCore
 import TesseraVideo
+import TesseraIIIF
 
 /// Lists the directories, images and videos under the root a page at a time (`/api/assets`).
 ///

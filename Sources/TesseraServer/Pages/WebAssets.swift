@@ -2,6 +2,7 @@ import CTesseraWeb
 import FoundationEssentials
 import NIOCore
 import TesseraCore
+import TesseraIIIF
 
 /// The files of the server's pages (HTML, CSS, ES modules from `Sources/CTesseraWeb/Web`), by name.
 ///

@@ -2,6 +2,7 @@ import FoundationEssentials
 import TesseraCodecs
 import TesseraCore
 import TesseraTiles
+import TesseraIIIF
 
 /// The pixel work behind an IIIF image request, in the order the spec applies it: region, size,
 /// rotation (mirroring first), quality, format. Pure and synchronous; callers run it on the

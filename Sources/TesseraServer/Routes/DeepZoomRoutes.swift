@@ -1,6 +1,7 @@
 import Hummingbird
 import HTTPTypes
 import TesseraCore
+import TesseraIIIF
 
 /// Deep Zoom under `/dzi/`: `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg`,
 /// tiled as `vips dzsave` tiles (254 px, overlap 1, JPEG), so OpenSeadragon opens it directly.

@@ -2,6 +2,7 @@ import Hummingbird
 import HTTPTypes
 import TesseraCore
 import NIOCore
+import TesseraIIIF
 
 /// IIIF Image API 3.0 under `/iiif/3/`: the base URI (303 to info.json), info.json, and image requests.
 struct IIIFRoutes {

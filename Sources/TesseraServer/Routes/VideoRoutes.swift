@@ -4,6 +4,7 @@ import HTTPTypes
 import NIOCore
 import TesseraCore
 import TesseraVideo
+import TesseraIIIF
 
 /// The trimmer's video API: the file itself (ranges, so `<video>` can seek), its info.json, frame
 /// sprites with their WebVTT tracks, and clip exports as background jobs.

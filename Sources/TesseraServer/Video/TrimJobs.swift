@@ -6,6 +6,7 @@ import Darwin
 import FoundationEssentials
 import TesseraCore
 import TesseraVideo
+import TesseraIIIF
 
 /// Clip exports the trimmer asks for (`POST /video/{id}/trim`), run in the background and polled
 /// (`GET /jobs/{id}`), their results kept for a while for download.

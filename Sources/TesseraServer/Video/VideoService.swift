@@ -3,6 +3,7 @@ import NIOCore
 import TesseraCodecs
 import TesseraCore
 import TesseraVideo
+import TesseraIIIF
 
 /// What the video routes ask of the library: a video's properties, frame strips as one sprite
 /// image with its WebVTT track, and the file's media type. Answers are cached with the image

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Testing
-@testable import TesseraServer
 import TesseraCore
+@testable import TesseraIIIF
 
 /// The IIIF Image API 3.0 request model: parsing, resolution against an image and limits, the
 /// canonical form, and info.json. Examples marked §… are the spec's own; the 1000×1000 cases are the

@@ -1,9 +1,9 @@
 /// Percent-encoding (RFC 3986) of URL path segments: identifiers and IIIF parameters are decoded
 /// with it exactly once, and ids in info.json and canonical links are encoded with it.
-enum PercentEncoding {
+package enum PercentEncoding {
     /// `text` with every `%XX` replaced by its byte, decoded as UTF-8; nil for a bad escape or bytes
     /// that are not UTF-8.
-    static func decode(_ text: String) -> String? {
+    package static func decode(_ text: String) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -29,7 +29,7 @@ enum PercentEncoding {
 
     /// `text` percent-encoded for a URL path segment: everything but unreserved characters
     /// (RFC 3986), so `/` becomes `%2F`.
-    static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             switch byte {
