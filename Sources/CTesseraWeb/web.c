@@ -37,6 +37,9 @@ static const unsigned char index_js[] = {
 static const unsigned char level_js[] = {
 #embed "Web/level.js"
 };
+static const unsigned char page_path_js[] = {
+#embed "Web/page-path.js"
+};
 static const unsigned char trim_export_js[] = {
 #embed "Web/trim-export.js"
 };
@@ -97,6 +100,7 @@ static const struct tessera_web_file files[] = {
     WEB_FILE(index_html, "index.html"),
     WEB_FILE(index_js, "index.js"),
     WEB_FILE(level_js, "level.js"),
+    WEB_FILE(page_path_js, "page-path.js"),
     WEB_FILE(trim_export_js, "trim-export.js"),
     WEB_FILE(trim_model_js, "trim-model.js"),
     WEB_FILE(trim_strip_js, "trim-strip.js"),

@@ -33,6 +33,10 @@ public struct ServerConfiguration: Sendable {
     /// The base of every `id` in info.json and of the canonical `Link` (`https://images.example.org`);
     /// nil means the scheme `http` and the request's `Host` header.
     public var publicURL: String?
+    /// Where `tessera serve` mounts all its routes: "" (the root) or a path such as `/images`
+    /// (pages at `/images/`, IIIF at `/images/iiif/3/…`), for a server behind a proxy that passes
+    /// the path on. An app that mounts the routes itself chooses its own paths.
+    public var basePath = ""
     /// What info.json promises and every request is held to: output width, height and area.
     public var limits = IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: 40_000_000)
     /// The most pixels a source that is decoded whole may have (a decompression-bomb guard; 400

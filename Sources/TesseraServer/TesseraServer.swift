@@ -10,9 +10,12 @@ import UnixSignals
 import TesseraIIIF
 
 /// `tessera serve`: IIIF Image API 3.0 and Deep Zoom from any image under a root, pyramids built on
-/// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer). A
-/// thin Hummingbird application over ``ImageService`` and ``VideoService``; routes live in
-/// `Routes/`, and errors become statuses in one place (``ServerMiddleware``).
+/// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer).
+///
+/// Run it as an application (``run(logger:onListening:)``), or mount its route collections in an
+/// app of your own, each at any path and with your own request context (``iiifRoutes(_:)``,
+/// ``routes(_:)``, docs/embedding.md). Routes live in `Routes/`; errors become statuses in one
+/// place (``TesseraMiddleware``), around Tessera's routes only.
 public struct TesseraServer: Sendable {
     public let configuration: ServerConfiguration
     let service: ImageService
@@ -22,6 +25,8 @@ public struct TesseraServer: Sendable {
     let assets: WebAssets
     /// What answering aligned tiles on the event loop found, per URL (``ImmediateResponseHandler``).
     let shortcuts: StoredTileShortcuts
+    /// When this server was made (`/health`'s uptime).
+    let started = ContinuousClock.now
 
     /// - Throws: ``IdentifierError`` when the root is not a directory; a file-system error when the
     ///   cache directory cannot be made.
@@ -38,17 +43,91 @@ public struct TesseraServer: Sendable {
         shortcuts = StoredTileShortcuts(reuse: configuration.rootFreshness, commonFields: common)
     }
 
-    /// The router with every route and the middleware (also what HummingbirdTesting drives).
+    /// `tessera serve`'s router: ``routes(_:)`` under ``ServerConfiguration/basePath``, and a
+    /// request no route matches answered and counted as Tessera answers (also what
+    /// HummingbirdTesting drives).
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(options: .autoGenerateHeadEndpoints)
-        router.add(middleware: ServerMiddleware(metrics: service.metrics))
-        IIIFRoutes(service: service).register(on: router)
-        DeepZoomRoutes(service: service).register(on: router)
-        StatusRoutes(service: service, started: .now).register(on: router)
-        VideoRoutes(videos: videos, jobs: jobs).register(on: router)
-        AssetRoutes(lister: lister).register(on: router)
-        PageRoutes(assets: assets).register(on: router)
+        router.addRoutes(routes(), atPath: RouterPath(configuration.basePath))
+        // Added after the routes, so it wraps only the router's answer to what no route matched.
+        router.add(middleware: TesseraMiddleware(metrics: service.metrics, route: "unmatched"))
         return router
+    }
+
+    // MARK: Route collections, to mount anywhere
+
+    /// IIIF Image API 3.0: `{identifier}` (303 to info.json), `{identifier}/info.json` and
+    /// `{identifier}/{region}/{size}/{rotation}/{quality}.{format}`. Mount it where its URLs should
+    /// be, `router.addRoutes(server.iiifRoutes(), atPath: "/images/iiif/3")`: every `id` and `Link`
+    /// it writes names that path. `tessera serve` has it at `/iiif/3`.
+    public func iiifRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { IIIFRoutes(service: service).add(to: $0) }
+    }
+
+    /// Deep Zoom: `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg` (`/dzi` in
+    /// `tessera serve`).
+    public func deepZoomRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { DeepZoomRoutes(service: service).add(to: $0) }
+    }
+
+    /// The video API the trimmer uses: `video/{identifier}` (the file, with ranges), its
+    /// `info.json`, `sprite.jpg` and `thumbnails.vtt`, `POST video/{identifier}/trim`, and the
+    /// export jobs at `jobs/{id}` and `jobs/{id}/result`.
+    public func videoRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { VideoRoutes(videos: videos, jobs: jobs).add(to: $0) }
+    }
+
+    /// `api/assets`: the folders, images and videos under the root, a page at a time, as JSON.
+    public func assetRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { AssetRoutes(lister: lister).add(to: $0) }
+    }
+
+    /// The pages: the listing (`/`), `grid`, `view/{identifier}`, `trim/{identifier}`, and their
+    /// files under `web/`. Each page's `<base>` names where they are mounted, and the pages ask for
+    /// the other collections relative to it: mount them under the same path (``routes(_:)`` does).
+    public func pageRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { PageRoutes(assets: assets).add(to: $0) }
+    }
+
+    /// `health` (JSON: status, version, uptime in seconds) and `metrics` (Prometheus text).
+    public func statusRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { StatusRoutes(service: service, started: started).add(to: $0) }
+    }
+
+    /// Everything `tessera serve` answers, laid out as it lays it out: IIIF under `iiif/3`, Deep
+    /// Zoom under `dzi`, the rest at the collection's own root. Mounted at `/tessera`, the viewer is
+    /// at `/tessera/view/{identifier}` and its tiles at `/tessera/iiif/3/…`.
+    public func routes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        let all = RouteCollection(context: Context.self)
+        all.addRoutes(iiifRoutes(), atPath: "iiif/3")
+        all.addRoutes(deepZoomRoutes(), atPath: "dzi")
+        all.addRoutes(statusRoutes())
+        all.addRoutes(videoRoutes())
+        all.addRoutes(assetRoutes())
+        all.addRoutes(pageRoutes())
+        return all
+    }
+
+    private func collection<Context: RequestContext>(_ add: (LabelledRoutes<Context>) -> Void) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        add(LabelledRoutes(collection: routes, metrics: service.metrics))
+        return routes
+    }
+
+    /// The HTTP/1.1 server `tessera serve` runs, for an app's own `Application(router:server:…)`:
+    /// Hummingbird's HTTP/1.1 channel with two additions. Aligned tiles of pyramids already built
+    /// are answered on the event loop as their requests are read, before the router, when the IIIF
+    /// routes are mounted at `iiifPath` (through the router, warm aligned tiles ran at 0.31–0.42×
+    /// nginx's rate; on the event loop at about 0.5×, docs/benchmarks.md). And a request whose
+    /// client went away is cancelled, with the work made for it alone.
+    ///
+    /// - Important: a tile answered on the event loop passes through none of the app's middleware.
+    ///   Use this only when nothing of the app's (authentication, logging) must see every IIIF
+    ///   request; otherwise keep Hummingbird's `.http1()`, which still serves every route.
+    /// - Parameter iiifPath: where the app mounted ``iiifRoutes(_:)``.
+    public func httpServer(iiifPath: String) -> HTTPServerBuilder {
+        let (idle, answer) = (configuration.idleTimeout, immediateAnswer(iiifPath: iiifPath))
+        return HTTPServerBuilder { responder in ServerChannel(responder: responder, idleTimeout: idle, answer: answer) }
     }
 
     /// The application, listening on the configured host and port; `onListening` is told the port
@@ -56,12 +135,10 @@ public struct TesseraServer: Sendable {
     public func makeApplication(
         logger: Logger = Logger(label: "tessera.serve"), onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let idle = configuration.idleTimeout
         let serverName = Self.serverName
-        let answer = immediateAnswer()
         return Application(
             router: makeRouter(),
-            server: HTTPServerBuilder { responder in ServerChannel(responder: responder, idleTimeout: idle, answer: answer) },
+            server: httpServer(iiifPath: configuration.basePath + "/iiif/3"),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
@@ -74,14 +151,15 @@ public struct TesseraServer: Sendable {
     /// The responses ``ImmediateResponseHandler`` makes on the event loop (aligned tiles of built
     /// pyramids, with every header the router's path gives them: ``StoredTileShortcuts`` builds
     /// them), dated and counted in the metrics.
-    func immediateAnswer() -> ImmediateResponseHandler.Answer {
+    func immediateAnswer(iiifPath: String) -> ImmediateResponseHandler.Answer {
         let iiif = IIIFRoutes(service: service)
+        let mount = iiifPath.hasSuffix("/") ? String(iiifPath.dropLast()) : iiifPath
         let metrics = service.metrics
         let date = DateHeader()
         let shortcuts = self.shortcuts
         return { request in
             let start = ContinuousClock.now
-            guard case (var head, let body)? = iiif.immediateTileResponse(to: request, shortcuts: shortcuts) else { return nil }
+            guard case (var head, let body)? = iiif.immediateTileResponse(to: request, mount: mount, shortcuts: shortcuts) else { return nil }
             head.headerFields[.date] = date.now
             metrics.recordRequest(route: "iiif_image", status: head.status.code, duration: ContinuousClock.now - start)
             return (head, body)

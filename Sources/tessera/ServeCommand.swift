@@ -55,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
             transform: Parse.httpURL)
     var publicURL: String?
 
+    @Option(help: "Serve everything under this path, such as /images (default: at the root).", transform: Parse.basePath)
+    var basePath = ""
+
     @Option(help: "The most pixels one response may have, advertised as maxArea (default 40000000).",
             transform: Parse.integer(1))
     var maxArea = 40_000_000
@@ -101,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.cacheByteLimit = cacheSize << 20
         configuration.memoryCacheByteLimit = memoryCache << 20
         configuration.publicURL = publicURL
+        configuration.basePath = basePath
         configuration.limits.maxArea = maxArea
         configuration.sourcePixelLimit = maxSourcePixels
         configuration.cacheMaxAge = maxAge

@@ -52,16 +52,17 @@ def media_root(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
-def server(media_root, tmp_path_factory):
+def run_server(media_root, tmp_path_factory, extra=(), base_path=""):
+    """`tessera serve` over `media_root` on a free loopback port until the generator is closed."""
     binary = Path(os.environ.get("TESSERA_BIN", REPO / ".build" / "debug" / "tessera"))
     port = free_port()
     cache = tmp_path_factory.mktemp("cache")
     log = open(tmp_path_factory.mktemp("log") / "serve.log", "w+")
     process = subprocess.Popen(
-        [str(binary), "serve", str(media_root), "--host", "127.0.0.1", "--port", str(port), "--cache-dir", str(cache)],
+        [str(binary), "serve", str(media_root), "--host", "127.0.0.1", "--port", str(port), "--cache-dir", str(cache),
+         *extra],
         stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}{base_path}"
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -80,6 +81,17 @@ def server(media_root, tmp_path_factory):
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
     log.close()
+
+
+@pytest.fixture(scope="session")
+def server(media_root, tmp_path_factory):
+    yield from run_server(media_root, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def server_under_base_path(media_root, tmp_path_factory):
+    """The same media with every route under /tessera (`--base-path`): `url` ends with it."""
+    yield from run_server(media_root, tmp_path_factory, ["--base-path", "/tessera"], base_path="/tessera")
 
 
 @pytest.fixture

@@ -187,6 +187,12 @@ struct ServeCLITests {
         #expect(result.stderr.split(separator: "\n").count == 1)
         let bad = try CLI.run(["serve", "/tmp", "--port", "70000"])
         #expect(bad.status == 64)
+        // A base path is written into URLs and pages as is: only plain segments are taken.
+        for path in ["images", "/a//b", "/a/../b", "/a b", "/<script>", "/%2e%2e"] {
+            let refused = try CLI.run(["serve", "/tmp", "--port", "0", "--base-path", path])
+            #expect(refused.status == 64, "\(path)")
+            #expect(refused.stderr.contains("must be a path such as /images"), "\(path)")
+        }
     }
 }
 

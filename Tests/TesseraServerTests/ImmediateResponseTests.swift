@@ -20,18 +20,22 @@ struct ImmediateResponseTests {
     /// The event loop's answers equal the router's (in process) for every tile, plain and
     /// conditional: status, body, and every header our code sets; and they carry the length, the
     /// date and the server's name, as Hummingbird's do.
-    @Test func theEventLoopsAnswersAreTheRoutersAnswers() async throws {
+    /// Also with every route under a base path: the event loop answers there, with the same links.
+    @Test(arguments: ["", "/images"])
+    func theEventLoopsAnswersAreTheRoutersAnswers(basePath: String) async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512 }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512; $0.basePath = basePath
+        }
         try await server.makeApplication().test(.live) { client in
             // The first request is answered from the source (and probes it) through the router, and
             // starts the pyramid's build.
-            try await client.execute(uri: "/iiif/3/big.png/\(Self.tiles[0])/0/default.jpg", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "\(basePath)/iiif/3/big.png/\(Self.tiles[0])/0/default.jpg", method: .get) { #expect($0.status == .ok) }
             await server.service.backgroundBuildsFinished()
             #expect(server.shortcuts.count == 0)
             for tile in Self.tiles {
-                let uri = "/iiif/3/big.png/\(tile)/0/default.jpg"
+                let uri = "\(basePath)/iiif/3/big.png/\(tile)/0/default.jpg"
                 let first = try await client.execute(uri: uri, method: .get)
                 let again = try await client.execute(uri: uri, method: .get)
                 let routed = try await server.makeApplication().test(.router) { router in
@@ -43,6 +47,7 @@ struct ImmediateResponseTests {
                     #expect(answer.body == routed.body, "\(tile)")
                     #expect(answer.headers[.contentLength] == String(routed.body.readableBytes))
                     #expect(answer.headers[.server] == "Tessera/\(tesseraVersion)")
+                    #expect(answer.headers[CacheableResponse.linkField]?.contains("\(basePath)/iiif/3/big.png/") == true)
                     #expect(answer.headers[.date].flatMap(HTTPDate.seconds(from:)) != nil)
                 }
                 let tag = try #require(routed.headers[.eTag])

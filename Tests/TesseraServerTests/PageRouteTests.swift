@@ -33,7 +33,9 @@ struct PageRouteTests {
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
                 #expect(response.headers[.cacheControl] == "no-cache")
                 #expect(response.headers[HTTPField.Name("Content-Security-Policy")!]?.contains("script-src 'self'") == true)
-                #expect(String(buffer: response.body).contains("/web/viewer.js"))
+                // Every URL in a page is relative to its base: where the pages are mounted.
+                #expect(String(buffer: response.body).contains("<base href=\"/\">"))
+                #expect(String(buffer: response.body).contains("src=\"web/viewer.js\""))
                 return try #require(response.headers[.eTag])
             }
             // The same page for any identifier: nothing from the URL is written into it.

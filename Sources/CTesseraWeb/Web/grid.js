@@ -4,7 +4,7 @@
 // megabytes. Cells load as they come within one screen of the viewport; loads of cells scrolled
 // away before they arrive are cancelled. The panel adds up what was transferred and decoded.
 
-import { formatBytes } from "/web/format.js";
+import { formatBytes } from "./format.js";
 
 const dir = new URLSearchParams(location.search).get("dir") ?? "";
 const grid = document.getElementById("grid");
@@ -66,7 +66,7 @@ async function listImages() {
   do {
     const query = new URLSearchParams({ dir, limit: "1000" });
     if (cursor) query.set("cursor", cursor);
-    const response = await fetch("/api/assets?" + query);
+    const response = await fetch("api/assets?" + query);
     if (!response.ok) throw new Error(`${response.status} ${(await response.text()).trim()}`);
     const page = await response.json();
     images.push(...page.entries.filter((entry) => entry.kind === "image"));
@@ -78,7 +78,7 @@ async function listImages() {
 function makeCell(entry) {
   const figure = document.createElement("figure");
   const link = document.createElement("a");
-  link.href = "/view/" + entry.id;
+  link.href = "view/" + entry.id;
   const image = document.createElement("img");
   image.alt = entry.name;
   image.decoding = "async";
@@ -126,7 +126,7 @@ async function load(cell) {
   cell.pendingSide = side;
   stats.requests += 1;
   stats.pending += 1;
-  const url = `/iiif/3/${cell.entry.id}/full/!${side},${side}/0/default.jpg`;
+  const url = `iiif/3/${cell.entry.id}/full/!${side},${side}/0/default.jpg`;
   let blob;
   try {
     [blob] = await Promise.all([fetchBlob(url, controller.signal), fetchFullSize(cell, controller.signal)]);
@@ -180,7 +180,7 @@ async function fetchBlob(url, signal) {
 /** What decoding the image at full size would take, from its info.json, fetched once per cell. */
 async function fetchFullSize(cell, signal) {
   if (cell.fullBytes != null) return;
-  const response = await fetch(`/iiif/3/${cell.entry.id}/info.json`, { signal });
+  const response = await fetch(`iiif/3/${cell.entry.id}/info.json`, { signal });
   if (!response.ok) throw new Error(`info.json: ${response.status}`);
   const info = await response.json();
   cell.fullBytes = info.width * info.height * 4;

@@ -1,7 +1,7 @@
 // The listing at `/`: the folders, images and videos under the server's root, a page at a time
 // from /api/assets, each linking to its viewer (images), trimmer (videos) or listing (folders).
 
-import { formatBytes, formatDuration } from "/web/format.js";
+import { formatBytes, formatDuration } from "./format.js";
 
 const params = new URLSearchParams(location.search);
 const dir = params.get("dir") ?? "";
@@ -10,7 +10,7 @@ const more = document.getElementById("more");
 const status = document.getElementById("status");
 let cursor = null;
 
-document.getElementById("grid-link").href = "/grid" + (dir ? "?dir=" + encodeURIComponent(dir) : "");
+document.getElementById("grid-link").href = "grid" + (dir ? "?dir=" + encodeURIComponent(dir) : "");
 document.title = "Tessera — " + (dir || "all files");
 showCrumbs();
 more.addEventListener("click", () => loadPage());
@@ -20,12 +20,12 @@ loadPage();
 function showCrumbs() {
   const crumbs = document.getElementById("crumbs");
   const parts = dir ? dir.split("/") : [];
-  const root = link("/", "root");
+  const root = link("./", "root");
   crumbs.append(root);
   parts.forEach((part, index) => {
     crumbs.append(" / ");
     const path = parts.slice(0, index + 1).join("/");
-    const crumb = link("/?dir=" + encodeURIComponent(path), part);
+    const crumb = link("./?dir=" + encodeURIComponent(path), part);
     if (index === parts.length - 1) crumb.setAttribute("aria-current", "page");
     crumbs.append(crumb);
   });
@@ -38,7 +38,7 @@ async function loadPage() {
   const query = new URLSearchParams({ dir });
   if (cursor) query.set("cursor", cursor);
   try {
-    const response = await fetch("/api/assets?" + query);
+    const response = await fetch("api/assets?" + query);
     if (!response.ok) throw new Error(`${response.status} ${(await response.text()).trim()}`);
     const page = await response.json();
     for (const entry of page.entries) list.append(row(entry));
@@ -61,20 +61,20 @@ function row(entry) {
   let href;
   let meta = "";
   if (entry.kind === "directory") {
-    href = "/?dir=" + encodeURIComponent(entry.path);
+    href = "./?dir=" + encodeURIComponent(entry.path);
     thumb.textContent = "folder";
     thumb.classList.add("badge");
     thumb.setAttribute("aria-hidden", "true");
   } else if (entry.kind === "image") {
-    href = "/view/" + entry.id;
+    href = "view/" + entry.id;
     // A thumbnail no larger than its 48 CSS px box at this screen's density.
     const side = Math.round(48 * devicePixelRatio);
-    thumb.src = `/iiif/3/${entry.id}/full/!${side},${side}/0/default.jpg`;
+    thumb.src = `iiif/3/${entry.id}/full/!${side},${side}/0/default.jpg`;
     thumb.loading = "lazy";
     thumb.alt = "";
     meta = `${entry.width} × ${entry.height}`;
   } else {
-    href = "/trim/" + entry.id;
+    href = "trim/" + entry.id;
     thumb.textContent = "video";
     thumb.classList.add("badge");
     thumb.setAttribute("aria-hidden", "true");

@@ -10,6 +10,7 @@
 import { TrimmingSlider, TrimmingSliderGeometry, TrimmingSliderModel, TrimmingTimeFormat } from './trim-model.js';
 import { FrameStrip } from './trim-strip.js';
 import { exportClip } from './trim-export.js';
+import { pagePath } from './page-path.js';
 
 /** The control's layout in CSS px. The insets are half of what a 44-px hit target adds to a
  * 16-px handle, so a handle at either end of the clip keeps its whole target inside the control. */
@@ -38,7 +39,7 @@ const video = elements.video;
 
 /** Everything the page knows; `slider` is null until info.json has arrived. */
 const state = {
-  identifier: location.pathname.startsWith('/trim/') ? location.pathname.slice('/trim/'.length) : '',
+  identifier: pagePath().startsWith('trim/') ? pagePath().slice('trim/'.length) : '',
   info: null,
   slider: null,
   strip: null,
@@ -63,7 +64,7 @@ const state = {
   hintLower: null,
   exporting: null,
 };
-const videoURL = `/video/${state.identifier}`;
+const videoURL = `video/${state.identifier}`;
 
 // MARK: - Errors
 

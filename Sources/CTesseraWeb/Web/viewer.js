@@ -9,6 +9,7 @@ import { TileLoader } from "./viewer-loader.js";
 import { drawView } from "./viewer-render.js";
 import { Minimap } from "./viewer-navigator.js";
 import { attachGestures } from "./viewer-input.js";
+import { pagePath } from "./page-path.js";
 
 /** Decoded tiles kept, at least; more on screens whose visible tiles and ring would not fit. */
 const MIN_BUDGET = 64 * 1024 * 1024;
@@ -46,7 +47,7 @@ const buttons = {
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 // The identifier stays percent-encoded (a `/` in it is %2F) exactly as the server expects it back.
-const identifier = /^\/view\/(.+)$/.exec(location.pathname)?.[1] ?? "";
+const identifier = /^view\/(.+)$/.exec(pagePath())?.[1] ?? "";
 const name = (() => {
   try {
     return decodeURIComponent(identifier);
@@ -318,7 +319,9 @@ function writeFragment(now) {
     }, wait);
     return;
   }
-  history.replaceState(history.state, "", wanted);
+  // The page's own path with the fragment: a bare "#…" would resolve against the document's
+  // <base>, which is where the pages are mounted, not this page.
+  history.replaceState(history.state, "", location.pathname + location.search + wanted);
   fragment.written = wanted;
   fragment.at = now;
 }
@@ -469,7 +472,7 @@ async function open() {
   document.getElementById("name").textContent = name;
   canvas.setAttribute("aria-label", name);
   if (!identifier) return fail("No image named: open /view/ followed by the image's identifier.");
-  const base = `/iiif/3/${identifier}`;
+  const base = `iiif/3/${identifier}`;
   let info;
   try {
     const response = await fetch(`${base}/info.json`);

@@ -1,9 +1,9 @@
-public import HTTPTypes
-public import TesseraCore
+import HTTPTypes
+import TesseraCore
 
 extension HTTPResponse.Status {
     /// The one table from the library's error categories to HTTP statuses (README, "Serving").
-    public init(_ category: ErrorCategory) {
+    init(_ category: ErrorCategory) {
         switch category {
         case .badInput: self = .badRequest
         case .notFound: self = .notFound

@@ -3,31 +3,34 @@ import HTTPTypes
 import TesseraCore
 import TesseraIIIF
 
-/// Deep Zoom under `/dzi/`: `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg`,
+/// Deep Zoom, mounted anywhere (`/dzi` by `tessera serve`): `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg`,
 /// tiled as `vips dzsave` tiles (254 px, overlap 1, JPEG), so OpenSeadragon opens it directly.
 struct DeepZoomRoutes {
     let service: ImageService
 
-    func register(on router: Router<BasicRequestContext>) {
-        let group = router.group("dzi")
-        group.get(":name") { request, context in
-            let name = try context.parameters.require("name")
-            guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
-            let source = try await service.resolve(String(name.dropLast(4)))
-            let body = try await service.deepZoomDescriptor(for: source)
-            return response(body, "application/xml", key: "dzi", source: source, request: request)
+    func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
+        routes("dzi_descriptor") {
+            $0.get(":name") { request, context in
+                let name = try context.parameters.require("name")
+                guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
+                let source = try await service.resolve(String(name.dropLast(4)))
+                let body = try await service.deepZoomDescriptor(for: source)
+                return response(body, "application/xml", key: "dzi", source: source, request: request)
+            }
         }
-        group.get(":name/:level/:tile") { request, context in
-            let files = try context.parameters.require("name")
-            let tile = try context.parameters.require("tile")
-            guard files.hasSuffix("_files"), tile.hasSuffix(".jpeg"),
-                let level = Int(try context.parameters.require("level")),
-                case let parts = tile.dropLast(5).split(separator: "_", omittingEmptySubsequences: false), parts.count == 2,
-                let column = Int(parts[0]), let row = Int(parts[1])
-            else { throw ServerError(.notFound, "not a Deep Zoom tile path") }
-            let source = try await service.resolve(String(files.dropLast(6)))
-            let body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
-            return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request)
+        routes("dzi_tile") {
+            $0.get(":name/:level/:tile") { request, context in
+                let files = try context.parameters.require("name")
+                let tile = try context.parameters.require("tile")
+                guard files.hasSuffix("_files"), tile.hasSuffix(".jpeg"),
+                    let level = Int(try context.parameters.require("level")),
+                    case let parts = tile.dropLast(5).split(separator: "_", omittingEmptySubsequences: false), parts.count == 2,
+                    let column = Int(parts[0]), let row = Int(parts[1])
+                else { throw ServerError(.notFound, "not a Deep Zoom tile path") }
+                let source = try await service.resolve(String(files.dropLast(6)))
+                let body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
+                return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request)
+            }
         }
     }
 

@@ -4,81 +4,95 @@ import TesseraCore
 import NIOCore
 import TesseraIIIF
 
-/// IIIF Image API 3.0 under `/iiif/3/`: the base URI (303 to info.json), info.json, and image requests.
+/// IIIF Image API 3.0, mounted anywhere (`/iiif/3` by `tessera serve`): `{identifier}` (303 to
+/// info.json), `{identifier}/info.json`, and image requests. Ids and links are built from where
+/// the routes are mounted.
 struct IIIFRoutes {
     let service: ImageService
 
     static let profileLink = "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
     static let jsonLDType = "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\""
 
-    func register(on router: Router<BasicRequestContext>) {
-        let group = router.group("iiif/3")
-        group.get(":identifier") { request, context in
-            let identifier = try context.parameters.require("identifier")
-            _ = try await service.resolve(identifier)
-            let location = baseURL(authority: request.head.authority) + "/iiif/3/" + identifier + "/info.json"
-            return Response(status: .seeOther, headers: [.location: location])
-        }
-        group.get(":identifier/info.json") { request, context in
-            let source = try await service.resolve(try context.parameters.require("identifier"))
-            let id = baseURL(authority: request.head.authority) + "/iiif/3/" + PercentEncoding.encode(source.relativePath)
-            let contentType = Self.infoContentType(accept: request.headers[values: .accept])
-            let body = try await service.info(for: source, id: id)
-            return CacheableResponse(
-                body: body, contentType: contentType,
-                entityTag: service.entityTag(source, "info|" + id + "|" + contentType),
-                lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
-                links: [Self.profileLink], vary: "Accept"
-            ).response(to: request)
-        }
-        group.get(":identifier/:region/:size/:rotation/:file") { request, context in
-            let parameters = context.parameters
-            // Parsed before the identifier is looked up, so a malformed request is a 400 whatever it names.
-            var imageRequest = try IIIFImageRequest(
-                region: try parameters.require("region"), size: try parameters.require("size"),
-                rotation: try parameters.require("rotation"), qualityAndFormat: try parameters.require("file"))
-            if imageRequest.negotiatesFormat {
-                imageRequest.format = .negotiated(accept: request.headers[values: .accept])
+    func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
+        routes("iiif_base") {
+            $0.get(":identifier") { request, context in
+                let identifier = try context.parameters.require("identifier")
+                _ = try await service.resolve(identifier)
+                let location = baseURL(authority: request.head.authority) + context.mountPath(less: 1) + "/" + identifier + "/info.json"
+                return Response(status: .seeOther, headers: [.location: location])
             }
-            let source = try await service.resolve(try parameters.require("identifier"))
-            let (body, resolved) = try await service.image(for: source, request: imageRequest)
-            return imageResponse(body, source: source, request: imageRequest, resolved: resolved, authority: request.head.authority)
-                .response(to: request)
         }
+        routes("iiif_info") {
+            $0.get(":identifier/info.json") { request, context in
+                let source = try await service.resolve(try context.parameters.require("identifier"))
+                let id = imageBase(authority: request.head.authority, mount: context.mountPath(less: 2), source: source)
+                let contentType = Self.infoContentType(accept: request.headers[values: .accept])
+                let body = try await service.info(for: source, id: id)
+                return CacheableResponse(
+                    body: body, contentType: contentType,
+                    entityTag: service.entityTag(source, "info|" + id + "|" + contentType),
+                    lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
+                    links: [Self.profileLink], vary: "Accept"
+                ).response(to: request)
+            }
+        }
+        routes("iiif_image") {
+            $0.get(":identifier/:region/:size/:rotation/:file") { request, context in
+                let parameters = context.parameters
+                // Parsed before the identifier is looked up, so a malformed request is a 400 whatever it names.
+                var imageRequest = try IIIFImageRequest(
+                    region: try parameters.require("region"), size: try parameters.require("size"),
+                    rotation: try parameters.require("rotation"), qualityAndFormat: try parameters.require("file"))
+                if imageRequest.negotiatesFormat {
+                    imageRequest.format = .negotiated(accept: request.headers[values: .accept])
+                }
+                let source = try await service.resolve(try parameters.require("identifier"))
+                let (body, resolved) = try await service.image(for: source, request: imageRequest)
+                let base = imageBase(authority: request.head.authority, mount: context.mountPath(less: 5), source: source)
+                return imageResponse(body, source: source, request: imageRequest, resolved: resolved, imageBase: base)
+                    .response(to: request)
+            }
+        }
+    }
+
+    /// An image's id: the server's base URL, where the routes are mounted, and its identifier.
+    private func imageBase(authority: String?, mount: String, source: ResolvedSource) -> String {
+        baseURL(authority: authority) + mount + "/" + PercentEncoding.encode(source.relativePath)
     }
 
     /// The response to an image request, from its body and the request resolved.
     private func imageResponse(
-        _ body: ByteBuffer, source: ResolvedSource, request: IIIFImageRequest, resolved: ResolvedIIIFRequest, authority: String?
+        _ body: ByteBuffer, source: ResolvedSource, request: IIIFImageRequest, resolved: ResolvedIIIFRequest, imageBase: String
     ) -> CacheableResponse {
-        let canonical = baseURL(authority: authority) + "/iiif/3/" + PercentEncoding.encode(source.relativePath) + "/" + resolved.canonicalPath
-        return CacheableResponse(
+        CacheableResponse(
             body: body, contentType: resolved.format.mediaType,
             entityTag: service.entityTag(source, "iiif|" + resolved.canonicalPath),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
-            links: [Self.profileLink, "<\(canonical)>;rel=\"canonical\""],
+            links: [Self.profileLink, "<\(imageBase)/\(resolved.canonicalPath)>;rel=\"canonical\""],
             vary: request.negotiatesFormat ? "Accept" : nil)
     }
 
-    /// The response to `head` when it is a GET of an aligned tile of a pyramid already built, whose
-    /// stored bytes are the answer (``ImageService/storedTile(identifier:request:)``), through
-    /// `shortcuts`; nil for anything else, and for any failure, which the route then meets and
-    /// reports. Synchronous: for ``ImmediateResponseHandler``, on the event loop.
-    func immediateTileResponse(to head: HTTPRequest, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
-        guard head.method == .get, let target = head.path, target.hasPrefix("/iiif/3/") else { return nil }
+    /// The response to `head` when it is a GET of an aligned tile, under `mount` (where the routes
+    /// are mounted), of a pyramid already built, whose stored bytes are the answer
+    /// (``ImageService/storedTile(identifier:request:)``), through `shortcuts`; nil for anything
+    /// else, and for any failure, which the route then meets and reports. Synchronous: for
+    /// ``ImmediateResponseHandler``, on the event loop.
+    func immediateTileResponse(to head: HTTPRequest, mount: String, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
+        guard head.method == .get, let target = head.path, target.hasPrefix(mount + "/") else { return nil }
         let key = StoredTileShortcuts.Key(authority: head.authority, target: target)
         if let known = shortcuts.response(to: head, key: key) { return known }
         var path = target[...]
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         // The route's parameters, as the router splits them (raw, percent-escapes and all).
-        let parts = path.dropFirst(8).split(separator: "/", omittingEmptySubsequences: false)
+        let parts = path.dropFirst(mount.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5, !parts.contains(where: \.isEmpty),
             let request = try? IIIFImageRequest(
                 region: String(parts[1]), size: String(parts[2]), rotation: String(parts[3]), qualityAndFormat: String(parts[4])),
             !request.negotiatesFormat,
             let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request)
         else { return nil }
-        let response = imageResponse(body, source: source, request: request, resolved: resolved, authority: head.authority)
+        let base = imageBase(authority: head.authority, mount: mount, source: source)
+        let response = imageResponse(body, source: source, request: request, resolved: resolved, imageBase: base)
         return shortcuts.remember(key, source: source, tilePath: tilePath, response: response)?.response(to: head, body: body)
     }
 

@@ -6,7 +6,8 @@ import TesseraCore
 import TesseraVideo
 import TesseraIIIF
 
-/// The trimmer's video API: the file itself (ranges, so `<video>` can seek), its info.json, frame
+/// The trimmer's video API, mounted anywhere (at the root by `tessera serve`), under `video/` and
+/// `jobs/`: the file itself (ranges, so `<video>` can seek), its info.json, frame
 /// sprites with their WebVTT tracks, and clip exports as background jobs.
 struct VideoRoutes {
     let videos: VideoService
@@ -15,81 +16,85 @@ struct VideoRoutes {
 
     private var configuration: ServerConfiguration { videos.images.configuration }
 
-    func register(on router: Router<BasicRequestContext>) {
-        let group = router.group("video")
-        group.get(":identifier") { request, context in
-            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
-            // Only videos Tessera reads are served: /video/ is not a way to fetch any file under the root.
-            _ = try await videos.asset(source)
-            return try await file(source, request: request, context: context)
-        }
-        group.get(":identifier/info.json") { request, context in
-            let identifier = try context.parameters.require("identifier")
-            let source = try await videos.images.resolve(identifier)
-            let id = PercentEncoding.encode(source.relativePath)
-            return CacheableResponse(
-                body: try await videos.info(source, id: id), contentType: "application/json",
-                entityTag: videos.images.entityTag(source, "video-info|" + id),
-                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-            ).response(to: request)
-        }
-        group.get(":identifier/sprite.jpg") { request, context in
-            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
-            let sprite = try spriteRequest(request)
-            return CacheableResponse(
-                body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
-                entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
-                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-            ).response(to: request)
-        }
-        group.get(":identifier/thumbnails.vtt") { request, context in
-            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
-            let sprite = try spriteRequest(request)
-            let spriteURL = "/video/" + PercentEncoding.encode(source.relativePath) + "/sprite.jpg?" + sprite.query
-            return CacheableResponse(
-                body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
-                entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
-                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-            ).response(to: request)
-        }
-        group.post(":identifier/trim") { request, context in
-            let source = try await videos.images.resolve(try context.parameters.require("identifier"))
-            let body = try await request.body.collect(upTo: 4096)
-            guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
-                throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
+    func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
+        routes("video") {
+            $0.get("video/:identifier") { request, context in
+                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                // Only videos Tessera reads are served: /video/ is not a way to fetch any file under the root.
+                _ = try await videos.asset(source)
+                return try await file(source, request: request, context: context)
             }
-            let asset = try await videos.asset(source)
-            let id = try jobs.start(source, asset: asset, from: order.from, to: order.to, exact: order.exact ?? false)
-            let url = "/jobs/" + id
-            return Response(
-                status: .accepted, headers: [.location: url, .contentType: "application/json", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"id\":\"\(id)\",\"url\":\"\(url)\"}\n")))
-        }
-        router.get("jobs/:id") { _, context in
-            let id = try context.parameters.require("id")
-            guard TrimJobs.isValidID(id), let status = jobs.status(id) else { throw ServerError(.notFound, "no such job") }
-            return Response(
-                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: try JSONBody.encode(status)))
-        }
-        router.get("jobs/:id/result") { request, context in
-            let id = try context.parameters.require("id")
-            guard TrimJobs.isValidID(id) else { throw ServerError(.notFound, "no such job") }
-            switch jobs.clip(id) {
-            case .failure(.unknown): throw ServerError(.notFound, "no such job")
-            case .failure(let reason):
-                // 409: the job exists but has no clip (yet); its status says why.
-                let message = reason == .failed ? "the export failed; see /jobs/\(id)\n" : "the export is not finished\n"
+            $0.get("video/:identifier/info.json") { request, context in
+                let identifier = try context.parameters.require("identifier")
+                let source = try await videos.images.resolve(identifier)
+                let id = PercentEncoding.encode(source.relativePath)
+                return CacheableResponse(
+                    body: try await videos.info(source, id: id), contentType: "application/json",
+                    entityTag: videos.images.entityTag(source, "video-info|" + id),
+                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+                ).response(to: request)
+            }
+            $0.get("video/:identifier/sprite.jpg") { request, context in
+                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let sprite = try spriteRequest(request)
+                return CacheableResponse(
+                    body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
+                    entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
+                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+                ).response(to: request)
+            }
+            $0.get("video/:identifier/thumbnails.vtt") { request, context in
+                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let sprite = try spriteRequest(request)
+                let spriteURL = context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath)
+                    + "/sprite.jpg?" + sprite.query
+                return CacheableResponse(
+                    body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
+                    entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
+                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+                ).response(to: request)
+            }
+            $0.post("video/:identifier/trim") { request, context in
+                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let body = try await request.body.collect(upTo: 4096)
+                guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
+                    throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
+                }
+                let asset = try await videos.asset(source)
+                let id = try jobs.start(source, asset: asset, from: order.from, to: order.to, exact: order.exact ?? false)
+                let url = context.mountPath(less: 3) + "/jobs/" + id
                 return Response(
-                    status: .conflict, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
-            case .success(let clip):
-                guard let identity = FileIdentity(path: clip.path) else { throw ServerError(.notFound, "the clip has expired") }
-                var response = try await send(
-                    path: clip.path, identity: identity, mediaType: clip.mediaType, request: request, context: context)
-                response.headers[.contentDisposition] = "attachment; filename=\"\(clip.fileName)\""
-                response.headers[.cacheControl] = "no-store"
-                return response
+                    status: .accepted, headers: [.location: url, .contentType: "application/json", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"id\":\"\(id)\",\"url\":\"\(url)\"}\n")))
+            }
+        }
+        routes("jobs") {
+            $0.get("jobs/:id") { _, context in
+                let id = try context.parameters.require("id")
+                guard TrimJobs.isValidID(id), let status = jobs.status(id) else { throw ServerError(.notFound, "no such job") }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                    body: ResponseBody(byteBuffer: try JSONBody.encode(status)))
+            }
+            $0.get("jobs/:id/result") { request, context in
+                let id = try context.parameters.require("id")
+                guard TrimJobs.isValidID(id) else { throw ServerError(.notFound, "no such job") }
+                switch jobs.clip(id) {
+                case .failure(.unknown): throw ServerError(.notFound, "no such job")
+                case .failure(let reason):
+                    // 409: the job exists but has no clip (yet); its status says why.
+                    let message = reason == .failed ? "the export failed; see \(context.mountPath(less: 3))/jobs/\(id)\n" : "the export is not finished\n"
+                    return Response(
+                        status: .conflict, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
+                case .success(let clip):
+                    guard let identity = FileIdentity(path: clip.path) else { throw ServerError(.notFound, "the clip has expired") }
+                    var response = try await send(
+                        path: clip.path, identity: identity, mediaType: clip.mediaType, request: request, context: context)
+                    response.headers[.contentDisposition] = "attachment; filename=\"\(clip.fileName)\""
+                    response.headers[.cacheControl] = "no-store"
+                    return response
+                }
             }
         }
     }
@@ -100,7 +105,7 @@ struct VideoRoutes {
             frames: query["frames"].map(String.init), height: query["height"].map(String.init), mode: query["mode"].map(String.init))
     }
 
-    private func file(_ source: ResolvedSource, request: Request, context: BasicRequestContext) async throws -> Response {
+    private func file(_ source: ResolvedSource, request: Request, context: some RequestContext) async throws -> Response {
         let path = try VideoService.filePath(of: source)
         var response = try await send(
             path: path, identity: source.identity, mediaType: VideoService.mediaType(of: path),
@@ -114,7 +119,7 @@ struct VideoRoutes {
     /// A file with its validators, `Accept-Ranges`, and the one range asked for (206), unless
     /// `If-Range` names another version; 304 when the client's copy is current.
     private func send(
-        path: String, identity: FileIdentity, mediaType: String, request: Request, context: BasicRequestContext
+        path: String, identity: FileIdentity, mediaType: String, request: Request, context: some RequestContext
     ) async throws -> Response {
         let entityTag = EntityTag.make(identity.description.utf8)
         let validators = CacheableResponse(

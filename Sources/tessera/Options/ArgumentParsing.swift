@@ -109,6 +109,18 @@ enum Parse {
         return text
     }
 
+    /// A path to serve under: `/images` (a trailing `/` dropped; `/` alone is the root, ""), made of
+    /// segments of ASCII letters, digits and `-._~` only, so it is written into URLs and pages as is.
+    static func basePath(_ text: String) throws -> String {
+        let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+        let segments = trimmed.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
+        guard text.hasPrefix("/"), trimmed.allSatisfy(allowed.contains),
+              !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+        else { throw ValidationError("must be a path such as /images: segments of letters, digits and -._~") }
+        return trimmed
+    }
+
     /// True for an http(s) URL, which is loaded rather than opened.
     static func isRemote(_ text: String) -> Bool {
         let lowered = text.lowercased()

@@ -1,4 +1,4 @@
-import Hummingbird
+public import Hummingbird
 import HTTPTypes
 import Logging
 import NIOCore
@@ -9,12 +9,30 @@ import TesseraCore
 /// (the generic middleware cannot hold a stored static).
 let commonResponseFields: HTTPFields = [.accessControlAllowOrigin: "*"]
 
-/// What every request goes through, in one place: errors mapped to statuses by the one
-/// table (``HTTPResponse/Status/init(_:)``) with a short text body, CORS, and the request metrics.
-struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
+/// What every request to Tessera's routes goes through, in one place: errors mapped to statuses by
+/// the one table (``HTTPResponse/Status/init(_:)``) with a short text body naming no path, CORS,
+/// and the request metrics (`tessera_http_requests_total{route=…}`).
+///
+/// Each route collection ``TesseraServer`` hands out carries its own, around its own routes only:
+/// an app that mounts them keeps its own error format and headers everywhere else. An app may add
+/// it to routes of its own too, to answer their errors as Tessera does.
+public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
+    let route: String
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// - Parameters:
+    ///   - server: whose metrics count the requests.
+    ///   - route: their label in the metrics (`route="…"`).
+    public init(server: TesseraServer, route: String) {
+        self.init(metrics: server.service.metrics, route: route)
+    }
+
+    init(metrics: ServerMetrics, route: String) {
+        self.metrics = metrics
+        self.route = route
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var response: Response
         do {
@@ -28,21 +46,8 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
             response = Self.errorResponse(error, request: request, logger: context.logger)
         }
         response.headers.append(contentsOf: commonResponseFields)
-        let route = context.endpointPath.map(Self.routeName) ?? "unmatched"
         metrics.recordRequest(route: route, status: response.status.code, duration: ContinuousClock.now - start)
         return response
-    }
-
-    /// A metric label for a route pattern: `/iiif/3/{identifier}/info.json` → `iiif_info`.
-    /// Counted without allocating: it runs on every request.
-    static func routeName(_ pattern: String) -> String {
-        let slashes = pattern.utf8.reduce(0) { $1 == UInt8(ascii: "/") ? $0 + 1 : $0 }
-        if pattern.hasPrefix("/iiif/3") {
-            if pattern.hasSuffix("info.json") { return "iiif_info" }
-            return slashes > 3 ? "iiif_image" : "iiif_base"
-        }
-        if pattern.hasPrefix("/dzi") { return slashes > 2 ? "dzi_tile" : "dzi_descriptor" }
-        return pattern.split(separator: "/").first.map(String.init) ?? "root"
     }
 
     /// The response for a failure: its status, `Retry-After` when trying later may work, and one line

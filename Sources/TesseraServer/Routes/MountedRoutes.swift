@@ -1,0 +1,27 @@
+import Hummingbird
+
+/// Adds routes to a collection each under its own ``TesseraMiddleware`` (its metric label), so
+/// the middleware wraps those routes alone: `routes("iiif_info") { $0.get(…) }`.
+struct LabelledRoutes<Context: RequestContext> {
+    let collection: RouteCollection<Context>
+    let metrics: ServerMetrics
+
+    func callAsFunction(_ label: String, _ add: (RouteCollection<Context>) -> Void) {
+        let routes = RouteCollection(context: Context.self)
+        routes.add(middleware: TesseraMiddleware(metrics: metrics, route: label))
+        add(routes)
+        collection.addRoutes(routes)
+    }
+}
+
+extension RequestContext {
+    /// The path the matched route's collection is mounted at ("" at the root, else `/images/iiif/3`),
+    /// from the route's pattern less its own last `segments` (`/images/iiif/3/{identifier}/info.json`
+    /// less 2): what every URL a route writes is built from, wherever an app mounted it. The
+    /// pattern is the app's, never the client's.
+    func mountPath(less segments: Int) -> String {
+        guard let pattern = endpointPath else { return "" }
+        let parts = pattern.split(separator: "/").dropLast(segments)
+        return parts.isEmpty ? "" : "/" + parts.joined(separator: "/")
+    }
+}
