@@ -29,6 +29,8 @@ test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/browser-tests.sh
+	@# The example app's sources and tests ran above; its own manifest must resolve as an app's would.
+	$(SWIFT) package --package-path Examples/EmbeddedServer --scratch-path .build/example describe >/dev/null
 
 demo: release
 	@scripts/demo.sh $(RELEASE_BIN)
