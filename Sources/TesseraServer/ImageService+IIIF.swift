@@ -1,0 +1,271 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FoundationEssentials
+import NIOCore
+import TesseraCodecs
+import TesseraCore
+import TesseraPipeline
+import TesseraTiles
+import TesseraIIIF
+
+// IIIF: info.json, and image requests answered from stored tiles, pyramids or the source.
+extension ImageService {
+
+    /// The info.json body for `source`, whose service `id` is `id`.
+    func info(for source: ResolvedSource, id: String) async throws -> ByteBuffer {
+        try await answer("info|" + id, source: source) {
+            let properties = try await self.properties(of: source)
+            let tiling = try await self.tiling(of: source, properties: properties)
+            // Sizes a client may ask for whole (thumbnails, overviews): the levels from about 64 px
+            // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
+            var sizes = Array(tiling.levelSizes.filter { $0.longestSide <= 2048 }.reversed())
+            if sizes.isEmpty, let coarsest = tiling.levelSizes.last { sizes = [coarsest] }
+            let info = IIIFImageInfo(
+                id: id, size: properties.displaySize,
+                tiles: [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: tiling.scaleFactors)],
+                sizes: sizes, limits: self.configuration.limits)
+            return ByteBuffer(string: info.json())
+        }
+    }
+
+    /// The tiles info.json advertises and the power-of-two levels (full size first) down to about
+    /// 64 px: a TIFF pyramid's own, or those of the IIIF pyramid the server builds (small sources are
+    /// described as if they had one).
+    func tiling(
+        of source: ResolvedSource, properties: ImageProperties
+    ) async throws -> (tileSize: PixelSize, scaleFactors: [Int], levelSizes: [PixelSize]) {
+        if let shape = try await tiffShape(of: source, properties: properties) {
+            let count = shape.levelSizes.count
+            let last = shape.levelSizes.firstIndex { $0.longestSide <= 64 } ?? count - 1
+            return (shape.tileSize, (0..<count).map { 1 << $0 }, Array(shape.levelSizes[...last]))
+        }
+        let size = properties.displaySize
+        let layout = IIIFLayout(imageSize: size, name: "", tileSize: configuration.tileSize)
+        var levelSizes = [size]
+        while let last = levelSizes.last, last.longestSide > 64 {
+            levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
+        }
+        return (PixelSize(width: layout.tileSize, height: layout.tileSize), layout.scaleFactors, levelSizes)
+    }
+
+    /// The shape of `source` when it is a large tiled multi-resolution TIFF the server reads directly.
+    func tiffShape(of source: ResolvedSource, properties: ImageProperties) async throws -> TIFFPyramidShape? {
+        guard properties.format == .tiff, !configuration.isSmall(properties.size) else { return nil }
+        return try await executor.run(priority: .high) { _ in try self.tiffPyramids.shape(of: source) }
+    }
+
+    /// The encoded image an IIIF request asks for, and the request resolved (for its canonical form).
+    func image(for source: ResolvedSource, request: IIIFImageRequest) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
+        let properties = try await properties(of: source)
+        let resolved = try request.resolved(imageSize: properties.displaySize, limits: configuration.limits)
+        if let path = storedTilePath(resolved, of: source, properties: properties), let stored = try? Self.readFile(path) {
+            return (stored, resolved)
+        }
+        let body = try await answer("iiif|" + resolved.canonicalPath, source: source) {
+            if Self.answersAnimated(resolved, properties: properties) {
+                return try await self.renderAnimation(resolved, of: source, properties: properties)
+            }
+            return try await self.render(resolved, of: source, properties: properties)
+        }
+        return (body, resolved)
+    }
+
+    /// The most canvas pixels an animated answer composes, all frames counted (as
+    /// ``ThumbnailOptions/maximumAnimationPixelCount``); a longer animation is answered with its
+    /// first frame.
+    static let maximumAnimationPixelCount = 1 << 30
+
+    /// Whether the answer is an animation: an animated GIF, WebP or APNG asked for as WebP, within
+    /// ``maximumAnimationPixelCount``.
+    static func answersAnimated(_ request: ResolvedIIIFRequest, properties: ImageProperties) -> Bool {
+        guard properties.animation != nil, request.format == .webp else { return false }
+        let (pixels, overflow) = properties.size.area.multipliedReportingOverflow(by: properties.frameCount)
+        return !overflow && pixels <= maximumAnimationPixelCount
+    }
+
+    /// An animated WebP of every frame, each cut, scaled, turned and converted as the request asks,
+    /// with the source's durations and loop count. Frames are composed one at a time: memory is
+    /// a few canvases (``AnimatedImage/workingByteCount``) and the encoder's output.
+    func renderAnimation(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
+        let quality = max(configuration.jpegQuality, 80)
+        let options = decodeOptions
+        return try await executor.run { context in
+            let animation = try AnimatedImage(source.input, options: options)
+            let reader = try animation.makeFrameReader()
+            var encoder: AnimationEncoder?
+            while let frame = try reader.next() {
+                try context.checkCancellation()
+                let upright = properties.orientation.apply(to: frame.pixels)
+                let finished = RegionRenderer.finish(upright.cropped(to: request.region) ?? upright, request: request)
+                let frames = try encoder ?? AnimationEncoder(
+                    size: finished.size, format: .webp(quality: quality), loopCount: animation.properties.animation?.loopCount ?? 0)
+                try frames.add(finished, duration: frame.duration)
+                encoder = frames
+            }
+            guard let encoder else { throw ServerError(.internal, "an animation without frames") }
+            return ByteBuffer(bytes: try encoder.finish())
+        }
+    }
+
+    /// The stored bytes that answer `request` for `identifier` at once, when they are there: the
+    /// source is a file whose header is already known, and the request is an aligned tile of its
+    /// pyramid, already built. Nil otherwise, and on any failure (``image(for:request:)`` then
+    /// answers, or reports it). Synchronous, for the event loop: a few `stat`s and one small read.
+    func storedTile(
+        identifier: String, request: IIIFImageRequest
+    ) -> (source: ResolvedSource, body: ByteBuffer, resolved: ResolvedIIIFRequest, tilePath: String)? {
+        guard let source = recentlyResolved(identifier),
+            let properties = probes.withLock({ $0.value(for: source.identity) }),
+            let resolved = try? request.resolved(imageSize: properties.displaySize, limits: configuration.limits),
+            let path = storedTilePath(resolved, of: source, properties: properties), let body = try? Self.readFile(path)
+        else { return nil }
+        return (source, body, resolved, path)
+    }
+
+    /// `identifier`'s source for ``storedTile(identifier:request:)``: the real path a full resolution
+    /// found within the root's freshness (its realpath walk costs a `readlink` per path
+    /// component), with the file's identity read now, so a changed file is never served old tiles.
+    /// Nothing outside the root is read through a reused path: an identity that is not a built
+    /// pyramid's sends the request to the route, which resolves it in full.
+    func recentlyResolved(_ identifier: String) -> ResolvedSource? {
+        guard let resolver else { return nil }
+        let now = ContinuousClock.now
+        if let (source, checked) = resolutions.withLock({ $0.value(for: identifier) }), now - checked < configuration.rootFreshness {
+            guard let path = source.path, let identity = FileIdentity(path: path) else { return nil }
+            return identity == source.identity ? source : ResolvedSource(relativePath: source.relativePath, path: path, identity: identity)
+        }
+        guard let source = try? resolver.resolve(identifier) else { return nil }
+        resolutions.withLock { _ = $0.insert((source, now), for: identifier, cost: 1) }
+        return source
+    }
+
+    /// The file of an aligned tile of a pyramid already built, whose bytes are the answer: read on
+    /// the calling thread, as nginx serves files (a small read, from the page cache once warm), with
+    /// no hop to a worker and no copy in the memory cache, which is kept for what costs work to make.
+    /// Nil when the request is anything else, or the pyramid is not there.
+    func storedTilePath(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) -> String? {
+        // TIFF pyramids are read from their own levels; turned sources are composed and turned.
+        guard !configuration.isSmall(properties.size), properties.format != .tiff, properties.orientation == .up,
+            let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size),
+            let layout = pyramid.layout as? IIIFLayout, let tile = AlignedTile(request, layout: layout),
+            let path = pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row)
+        else { return nil }
+        return path
+    }
+
+    /// The pixels an IIIF request asks for, encoded. Tiled multi-resolution TIFFs are read from their
+    /// own levels; every other source through ``SourceLevels`` (the region core), level by level:
+    ///
+    /// - a level small enough to hold (``ServerConfiguration/wholeLevelPixelLimit``: thumbnails,
+    ///   `sizes`, a viewer's first screens) is made whole with the source's cheapest decode (JPEG's
+    ///   DCT scaling), once for every request that needs it, and kept in the decoded cache;
+    /// - a finer level is read from the built pyramid when there is one, else from the source (only
+    ///   the rows and columns the region needs), and a pyramid is built in the background, since the
+    ///   source is being zoomed into.
+    ///
+    /// Either way the answer's bytes are the same before and after the pyramid exists: its tiles
+    /// are the same levels encoded the same way.
+    func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
+        let quality = configuration.jpegQuality
+        let kept = configuration.colorManagement.profile(of: properties)
+        if let shape = try await tiffShape(of: source, properties: properties) {
+            let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: shape.levelSizes.count)
+            return try await executor.run { context in
+                let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: shape.levelSizes[reduction])
+                let composed = try TileComposer.regionPixels(
+                    rect, tileSize: shape.tileSize, format: shape.pixelFormat, scaledSize: request.scaledSize
+                ) { column, row in
+                    try context.checkCancellation()
+                    return try self.decodedTile(key: "\(source.key)/tiff/\(reduction)/\(column)_\(row)") {
+                        try self.tiffPyramids.withReader(source, shape: shape) { try $0.tile(level: reduction, column: column, row: row) }
+                    }
+                }
+                return ByteBuffer(bytes: try RegionRenderer.render(composed, profile: kept, request: request, jpegQuality: quality))
+            }
+        }
+        // Levels are of the stored pixels; a turned source's regions are cut from them and turned.
+        let levels = SourceLevels(source.input, properties: properties, options: decodeOptions)
+        let orientation = properties.orientation
+        let layout = IIIFLayout(imageSize: properties.size, name: "", tileSize: configuration.tileSize)
+        let small = configuration.isSmall(properties.size)
+        // A tile of the pyramid is its level's pixels, whatever level the size alone would pick
+        // (`full/163,125` of 2600×2000 is level 4's one tile: 2600/163 rounds below 16).
+        let aligned = orientation == .up && !small ? AlignedTile(request, layout: layout) : nil
+        let levelCount = 1 + Int(log2(Double(max(properties.size.longestSide, 1))).rounded(.up))
+        let reduction = aligned?.reduction
+            ?? RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
+        let levelSize = levels.levelSize(reduction: reduction)
+        let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
+        let rect = RegionRenderer.levelRect(of: storedRegion, reduction: reduction, levelSize: levelSize)
+        if small || levelSize.area <= configuration.wholeLevelPixelLimit {
+            let cut: PixelBuffer
+            if small {
+                // A small source's level is resampled to about the level's size, not exactly it.
+                let level = try await wholeLevel(source, levels: levels, reduction: reduction, small: true)
+                cut = level.cropped(to: RegionRenderer.levelRect(of: storedRegion, fullSize: properties.size, levelSize: level.size)) ?? level
+            } else {
+                cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+            }
+            return try await executor.run { context in
+                try context.checkCancellation()
+                // A tile of the pyramid, encoded as the builder encodes it.
+                if aligned != nil { return ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
+                return ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: cut), profile: kept, request: request, jpegQuality: quality))
+            }
+        }
+        let tileSize = PixelSize(width: layout.tileSize, height: layout.tileSize)
+        // A pyramid stops at the level one tile holds; a level coarser than that (asked for when
+        // levels are held whole only when tiny, `--level-pixels`) is read from the source, as
+        // before the pyramid existed, and is no reason to build one.
+        let inPyramid = reduction < layout.levelCount
+        guard inPyramid, let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size) else {
+            guard inPyramid else {
+                // No stored tile will ever hold this level: the region's pixels as they are.
+                return try await executor.run { context in
+                    let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
+                    return ByteBuffer(bytes: try RegionRenderer.render(
+                        orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
+                }
+            }
+            buildInBackground(.iiif, source: source, imageSize: properties.size)
+            // The tiles the pyramid will hold, made from the source: the rows and columns of the
+            // ones the region touches, read at once, then each tile encoded (and for a region that
+            // is not one tile, decoded again) exactly as a stored tile is.
+            return try await executor.run { context in
+                let covering = Self.tileAlignedRect(covering: rect, tileSize: tileSize, levelSize: levelSize)
+                let pixels = try levels.pixels(of: covering, reduction: reduction, context: context)
+                func encodedTile(_ column: Int, _ row: Int) throws -> Data {
+                    let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
+                        .intersection(PixelRect(x: 0, y: 0, width: levelSize.width, height: levelSize.height))
+                    let place = PixelRect(x: tile.x - covering.x, y: tile.y - covering.y, width: tile.width, height: tile.height)
+                    guard let cut = pixels.cropped(to: place) else { throw ServerError(.internal, "a tile outside the region read") }
+                    return try self.encodedTile(cut, profile: kept)
+                }
+                if let aligned { return ByteBuffer(bytes: try encodedTile(aligned.column, aligned.row)) }
+                return try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
+                    try context.checkCancellation()
+                    return try ImageDecoder(options: self.decodeOptions).decode(.data(try encodedTile(column, row))).pixels
+                }
+            }
+        }
+        if let aligned {
+            return try await pyramid.body(reduction: aligned.reduction, column: aligned.column, row: aligned.row)
+        }
+        // Tiles in a store are fetched first, all at once, so no worker thread waits on the network.
+        let fetched = try await fetchTiles(of: pyramid, covering: rect, tileSize: tileSize, reduction: reduction, source: source)
+        return try await executor.run { context in
+            try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
+                try context.checkCancellation()
+                let key = self.tileCacheKey(pyramid, source: source, reduction: reduction, column: column, row: row)
+                return try self.decodedTile(key: key) {
+                    let input = fetched[key].map { ImageSource.data($0) }
+                        ?? .file(pyramid.tilePath(reduction: reduction, column: column, row: row) ?? "")
+                    return try ImageDecoder(options: self.decodeOptions).decode(input).pixels
+                }
+            }
+        }
+    }
+}
