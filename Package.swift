@@ -151,9 +151,11 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore"]),
+        // What several test targets share: pixel differences, a TIFF writer for any layout.
+        .target(name: "TesseraTestSupport", dependencies: ["TesseraCore"], path: "Tests/TesseraTestSupport"),
         // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
         .target(name: "StorageTestSupport", dependencies: ["TesseraStorage"], path: "Tests/StorageTestSupport"),
         .testTarget(name: "TesseraStorageTests", dependencies: ["TesseraStorage", "TesseraCodecs", "StorageTestSupport"]),
@@ -169,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "CZlib",
+                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -238,7 +240,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
     // other executable is linked from instrumented objects.
     package.targets.removeAll {
         ($0.type == .executable && !$0.name.hasPrefix("Fuzz")) || $0.type == .test
-            || ["StorageTestSupport", "EmbeddedServer"].contains($0.name)
+            || ["StorageTestSupport", "TesseraTestSupport", "EmbeddedServer"].contains($0.name)
     }
     package.products.removeAll { $0 is Product.Executable }
     // Only this package's code is instrumented: coverage of SwiftNIO or BoringSSL would only dilute

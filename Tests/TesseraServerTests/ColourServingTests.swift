@@ -5,6 +5,7 @@ import Testing
 import TesseraCodecs
 import TesseraCore
 @testable import TesseraServer
+import TesseraTestSupport
 
 /// Sources with an embedded profile, served converted to sRGB (the default) or with the profile
 /// kept and embedded in every answer (``ServerConfiguration/colorManagement``).

@@ -6,6 +6,7 @@ import Testing
 import TesseraCodecs
 import TesseraCore
 @testable import TesseraServer
+import TesseraTestSupport
 
 @Suite("IIIF routes")
 struct IIIFRouteTests {

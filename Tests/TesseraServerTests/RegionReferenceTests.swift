@@ -9,6 +9,7 @@ import TesseraCore
 import TesseraStorage
 import TesseraTiles
 @testable import TesseraServer
+import TesseraTestSupport
 
 /// The region core against a reference: every kind of source the server reads (plain JPEG, PNG,
 /// WebP, GIF, TIFF in strips and in tiles, a tiled multi-resolution TIFF, a pyramid built in a
@@ -79,23 +80,6 @@ enum RegionReference {
             }
         }
         return stored
-    }
-
-    /// A JPEG with an Exif APP1 segment holding only the Orientation tag (a big-endian TIFF
-    /// structure of one entry), after SOI and the JFIF APP0 if there is one.
-    static func withOrientation(_ jpeg: Data, _ orientation: Orientation) -> Data {
-        var bytes = [UInt8](jpeg)
-        precondition(bytes.count > 6 && bytes[0] == 0xFF && bytes[1] == 0xD8, "not a JPEG")
-        var at = 2
-        if bytes[2] == 0xFF, bytes[3] == 0xE0 { at = 4 + Int(bytes[4]) << 8 + Int(bytes[5]) }
-        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8,  // "MM", 42, IFD0 at 8
-                             0, 1,  // one entry: 274 (Orientation), SHORT, 1 value
-                             0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(orientation.rawValue), 0, 0,
-                             0, 0, 0, 0]  // no IFD1
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        let length = payload.count + 2
-        bytes.insert(contentsOf: [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload, at: at)
-        return Data(bytes)
     }
 
     /// How far an answer may be from its reference: the mean difference over every channel of
@@ -216,24 +200,6 @@ enum RegionReference {
         return await task.value
     }
 
-    /// The mean and the largest difference over every channel of every pixel of two images of the
-    /// same size and format. (ServerTestSupport's `meanDifference` and `maximumDifference` take
-    /// about a microsecond a byte in a debug build: seconds for some answers here.)
-    static func differences(_ a: PixelBuffer, _ b: PixelBuffer) -> (mean: Double, maximum: Int) {
-        precondition(a.size == b.size && a.format == b.format)
-        var sum = 0, maximum = 0
-        a.bytes.withUnsafeBufferPointer { first in
-            b.bytes.withUnsafeBufferPointer { second in
-                for index in 0..<first.count {
-                    let difference = abs(Int(first[index]) - Int(second[index]))
-                    sum += difference
-                    maximum = max(maximum, difference)
-                }
-            }
-        }
-        return (Double(sum) / Double(max(a.bytes.count, 1)), maximum)
-    }
-
     /// Asks `server` for every probe of `identifier` and holds each answer to its bound; checks
     /// info.json first (the upright size, and the tiles the probes align to).
     /// `TESSERA_REGION_REPORT` set: every measure is printed.
@@ -257,7 +223,7 @@ enum RegionReference {
                 if served.format != .rgb8 { served = served.converted(to: .rgb8) }
                 #expect(served.size == probe.size, "\(label) \(uri): \(served.size)")
                 guard served.size == probe.size else { return }
-                let (mean, maximum) = differences(served, await reference(truth, region: probe.region, size: probe.size))
+                let (mean, maximum) = pixelDifferences(served, await reference(truth, region: probe.region, size: probe.size))
                 if report {
                     print("REGIONREF \(label) \(probe.path) scale " + String(format: "%.2f mean %.3f max %d", probe.scale, mean, maximum))
                 }
@@ -306,84 +272,6 @@ private struct RefusingStore: ObjectStoring {
     func delete(_ key: String) async throws { throw ObjectStorageError.unreachable("refused") }
 }
 
-/// Baseline TIFFs written byte by byte (little-endian, uncompressed, chunky 8-bit RGB; the
-/// machine's `vips` and `tiffcp` are bench tools, not installed for the tests): one level in
-/// strips, or levels in tiles, each directory after the first a reduced image, as `vips tiffsave
-/// --tile --pyramid` writes them. Tiles at the edges are stored whole, padded with magenta, which
-/// must never show.
-private enum TIFFFile {
-    enum Layout { case strips(rows: Int), tiles(Int) }
-
-    static func encode(_ levels: [PixelBuffer], layout: Layout, orientation: Orientation = .up) -> Data {
-        var out: [UInt8] = Array("II*\0".utf8) + [0, 0, 0, 0]
-        var pointer = 4
-        func patch(_ at: Int, _ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(at..<(at + 4), with: $0) } }
-        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        for (index, level) in levels.enumerated() {
-            var offsets: [UInt32] = [], counts: [UInt32] = []
-            let rowBytes = level.width * 3
-            switch layout {
-            case .strips(let rows):
-                for top in stride(from: 0, to: level.height, by: rows) {
-                    offsets.append(UInt32(out.count))
-                    let end = min(level.height, top + rows) * rowBytes
-                    out.append(contentsOf: level.bytes[(top * rowBytes)..<end])
-                    counts.append(UInt32(end - top * rowBytes))
-                }
-            case .tiles(let tile):
-                let padding: [UInt8] = (0..<(tile * 3)).map { $0 % 3 == 1 ? 0 : 255 }
-                for top in stride(from: 0, to: level.height, by: tile) {
-                    for left in stride(from: 0, to: level.width, by: tile) {
-                        offsets.append(UInt32(out.count))
-                        let width = min(tile, level.width - left)
-                        for y in top..<(top + tile) {
-                            if y < level.height {
-                                out.append(contentsOf: level.bytes[(y * rowBytes + left * 3)..<(y * rowBytes + (left + width) * 3)])
-                                out.append(contentsOf: padding[..<((tile - width) * 3)])
-                            } else {
-                                out.append(contentsOf: padding)
-                            }
-                        }
-                        counts.append(UInt32(tile * tile * 3))
-                    }
-                }
-            }
-            if out.count % 2 == 1 { out.append(0) }  // values and directories start on a word boundary
-            let bitsAt = UInt32(out.count)
-            [8, 8, 8].forEach { append16($0) }
-            let offsetsAt = UInt32(out.count)
-            offsets.forEach { append32($0) }
-            let countsAt = UInt32(out.count)
-            counts.forEach { append32($0) }
-            patch(pointer, UInt32(out.count))
-            let count = UInt32(offsets.count)
-            let offsetsEntry = count == 1 ? offsets[0] : offsetsAt, countsEntry = count == 1 ? counts[0] : countsAt
-            // (tag, type, count, value or offset): SHORT 3, LONG 4; sorted by tag.
-            var entries: [(UInt16, UInt16, UInt32, UInt32)] = [
-                (254, 4, 1, index == 0 ? 0 : 1), (256, 4, 1, UInt32(level.width)), (257, 4, 1, UInt32(level.height)),
-                (258, 3, 3, bitsAt), (259, 3, 1, 1), (262, 3, 1, 2),
-            ]
-            switch layout {
-            case .strips(let rows):
-                entries += [(273, 4, count, offsetsEntry), (274, 3, 1, UInt32(orientation.rawValue)), (277, 3, 1, 3),
-                            (278, 4, 1, UInt32(rows)), (279, 4, count, countsEntry), (284, 3, 1, 1)]
-            case .tiles(let tile):
-                entries += [(274, 3, 1, UInt32(orientation.rawValue)), (277, 3, 1, 3), (284, 3, 1, 1), (322, 4, 1, UInt32(tile)),
-                            (323, 4, 1, UInt32(tile)), (324, 4, count, offsetsEntry), (325, 4, count, countsEntry)]
-            }
-            append16(UInt16(entries.count))
-            for (tag, type, count, value) in entries {
-                append16(tag); append16(type); append32(count)
-                if type == 3 && count == 1 { append16(UInt16(value)); append16(0) } else { append32(value) }
-            }
-            pointer = out.count
-            append32(0)
-        }
-        return Data(out)
-    }
-}
-
 @Suite("Region answers agree with a reference decode-and-resize")
 struct RegionReferenceTests {
     enum Kind: String, Sendable {
@@ -417,7 +305,7 @@ struct RegionReferenceTests {
         case .jpeg, .builtPyramid:
             name = "source.jpg"
             let jpeg = try ImageEncoder.encode(stored, as: .jpeg(quality: 95))
-            file = orientation == .up ? jpeg : RegionReference.withOrientation(jpeg, orientation)
+            file = orientation == .up ? jpeg : jpegWithOrientation(jpeg, orientation)
         case .png:
             name = "source.png"
             file = try ImageEncoder.encode(stored, as: .png(compressionLevel: 1))
@@ -432,16 +320,16 @@ struct RegionReferenceTests {
             truth = RegionReference.Truth(name: "gif", pixels: try ImageDecoder().decode(.data(file)).pixels.converted(to: .rgb8))
         case .tiffStrips:
             name = "source.tif"
-            file = TIFFFile.encode([stored], layout: .strips(rows: 16), orientation: orientation)
+            file = TestTIFF.encode([stored], layout: .strips(rows: 16), orientation: orientation)
         case .tiffTiles:
             name = "source.tif"
-            file = TIFFFile.encode([stored], layout: .tiles(256), orientation: orientation)
+            file = TestTIFF.encode([stored], layout: .tiles(256), orientation: orientation)
         case .tiffPyramid:
             // 128-pixel tiles (the server's own are 256), levels down to 163×125.
             name = "source.tif"
             var levels = [stored]
             while let last = levels.last, last.width > 256 || last.height > 256 { levels.append(SourceLevels.halved(last)) }
-            file = TIFFFile.encode(levels, layout: .tiles(128))
+            file = TestTIFF.encode(levels, layout: .tiles(128))
         }
         try file.write(to: URL(fileURLWithPath: base + "/root/" + name))
         let server = try RegionReference.server(root: base + "/root", cache: base + "/cache") { configuration in

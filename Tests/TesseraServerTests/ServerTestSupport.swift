@@ -47,6 +47,12 @@ struct ServerSandbox {
         return try TesseraServer(configuration: configuration)
     }
 
+    /// Levels of ``pattern(width:height:)``, each the full-size pattern halved (rounded up) `n`
+    /// times and drawn afresh at that size, so every level is distinct and exactly known.
+    static func levels(width: Int, height: Int, count: Int) -> [PixelBuffer] {
+        (0..<count).map { n in pattern(width: (width + (1 << n) - 1) >> n, height: (height + (1 << n) - 1) >> n) }
+    }
+
     /// A deterministic RGB pattern: gradients plus a fine checker, so any misplaced pixel shows.
     static func pattern(width: Int, height: Int) -> PixelBuffer {
         var bytes = [UInt8]()
@@ -72,18 +78,6 @@ extension TesseraServer {
 /// The pixels of an encoded response body.
 func decodePixels(_ body: ByteBuffer) throws -> PixelBuffer {
     try ImageDecoder().decode(.data(Data(body.readableBytesView))).pixels
-}
-
-/// The largest difference of any channel of any pixel between two same-sized images.
-func maximumDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
-    precondition(a.size == b.size && a.format == b.format)
-    return zip(a.bytes, b.bytes).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
-}
-
-/// The mean difference, in 8-bit levels, over every channel of every pixel of two same-sized images.
-func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-    precondition(a.size == b.size && a.format == b.format)
-    return Double(zip(a.bytes, b.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(a.bytes.count, 1))
 }
 
 /// A new connection to 127.0.0.1:`port` with `request` written to it (reads time out after 300 s:

@@ -6,85 +6,12 @@ import TesseraCodecs
 import TesseraCore
 import TesseraTiles
 @testable import TesseraServer
+import TesseraTestSupport
 
-/// A tiled multi-resolution TIFF written byte by byte (little-endian, uncompressed, chunky 8-bit
-/// RGB): one image directory per level, as `vips tiffsave --tile --pyramid` lays them out. Tiles
-/// at the edges are stored whole, padded with magenta, which must never show.
-enum PyramidTIFF {
-    /// `iccProfile`, when given, is written as the first directory's tag 34675.
-    static func encode(levels: [PixelBuffer], tileSize: Int, orientation: UInt16 = 1, iccProfile: [UInt8]? = nil) -> Data {
-        var out = Data("II*\0".utf8)
-        var pointerToPatch = out.count
-        out.append(contentsOf: [0, 0, 0, 0])
-        func patch(_ at: Int, _ value: UInt32) {
-            withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(at..<(at + 4), with: $0) }
-        }
-        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        for (index, level) in levels.enumerated() {
-            let columns = (level.width + tileSize - 1) / tileSize, rows = (level.height + tileSize - 1) / tileSize
-            var offsets: [UInt32] = []
-            for row in 0..<rows {
-                for column in 0..<columns {
-                    offsets.append(UInt32(out.count))
-                    for y in (row * tileSize)..<((row + 1) * tileSize) {
-                        for x in (column * tileSize)..<((column + 1) * tileSize) {
-                            if x < level.width && y < level.height {
-                                let at = (y * level.width + x) * 3
-                                out.append(contentsOf: level.bytes[at..<(at + 3)])
-                            } else {
-                                out.append(contentsOf: [255, 0, 255])
-                            }
-                        }
-                    }
-                }
-            }
-            let tileBytes = UInt32(tileSize * tileSize * 3)
-            let bitsAt = UInt32(out.count)
-            [8, 8, 8].forEach { append16($0) }
-            let offsetsAt = UInt32(out.count)
-            offsets.forEach { append32($0) }
-            let countsAt = UInt32(out.count)
-            offsets.forEach { _ in append32(tileBytes) }
-            if out.count % 2 == 1 { out.append(0) }
-            let profileAt = UInt32(out.count)
-            if index == 0, let iccProfile {
-                out.append(contentsOf: iccProfile)
-                if out.count % 2 == 1 { out.append(0) }
-            }
-            patch(pointerToPatch, UInt32(out.count))
-            // (tag, type, count, value or offset): SHORT 3, LONG 4; sorted by tag.
-            let count = UInt32(offsets.count)
-            var entries: [(UInt16, UInt16, UInt32, UInt32)] = [
-                (254, 4, 1, index == 0 ? 0 : 1), (256, 4, 1, UInt32(level.width)), (257, 4, 1, UInt32(level.height)),
-                (258, 3, 3, bitsAt), (259, 3, 1, 1), (262, 3, 1, 2), (274, 3, 1, UInt32(orientation)), (277, 3, 1, 3),
-                (284, 3, 1, 1), (322, 4, 1, UInt32(tileSize)), (323, 4, 1, UInt32(tileSize)),
-                (324, 4, count, count == 1 ? offsets[0] : offsetsAt), (325, 4, count, count == 1 ? tileBytes : countsAt),
-            ]
-            if index == 0, let iccProfile { entries.append((34675, 7, UInt32(iccProfile.count), profileAt)) }
-            append16(UInt16(entries.count))
-            for (tag, type, count, value) in entries {
-                append16(tag); append16(type); append32(count)
-                if type == 3 && count == 1 { append16(UInt16(value)); append16(0) } else { append32(value) }
-            }
-            pointerToPatch = out.count
-            append32(0)
-        }
-        return out
-    }
-
-    /// Levels of the server sandbox's pattern, each the full-size pattern halved (rounded up)
-    /// `n` times and drawn afresh at that size, so every level is distinct and exactly known.
-    static func levels(width: Int, height: Int, count: Int) -> [PixelBuffer] {
-        (0..<count).map { n in
-            ServerSandbox.pattern(width: (width + (1 << n) - 1) >> n, height: (height + (1 << n) - 1) >> n)
-        }
-    }
-}
 
 @Suite("Tiled multi-resolution TIFF")
 struct TIFFPyramidTests {
-    let levels = PyramidTIFF.levels(width: 1000, height: 700, count: 4)  // 1000×700 … 125×88
+    let levels = ServerSandbox.levels(width: 1000, height: 700, count: 4)  // 1000×700 … 125×88
 
     func write(_ data: Data, in directory: String, as name: String) throws -> String {
         let path = directory + "/" + name
@@ -95,7 +22,7 @@ struct TIFFPyramidTests {
     @Test func readsEveryTileOfEveryLevelAsStored() throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let path = try write(PyramidTIFF.encode(levels: levels, tileSize: 128), in: sandbox.root, as: "pyramid.tif")
+        let path = try write(TestTIFF.encode(levels, layout: .tiles(128)), in: sandbox.root, as: "pyramid.tif")
         let pyramid = try #require(try TIFFPyramid(path: path))
         #expect(pyramid.levelSizes == levels.map(\.size))
         #expect(pyramid.tileSize == PixelSize(width: 128, height: 128))
@@ -120,7 +47,7 @@ struct TIFFPyramidTests {
         defer { sandbox.cleanUp() }
         let profile = try #require(try ImageDecoder().probe(.file(ServerSandbox.fixtures + "/colour/adobe-rgb.png")).iccProfile)
         let path = try write(
-            PyramidTIFF.encode(levels: levels, tileSize: 128, iccProfile: profile.data), in: sandbox.root, as: "tagged.tif")
+            TestTIFF.encode(levels, layout: .tiles(128), iccProfile: profile.data), in: sandbox.root, as: "tagged.tif")
         let pyramid = try #require(try TIFFPyramid(path: path))
         let decoded = try ImageDecoder().decode(.file(path))
         #expect(decoded.properties.iccProfile == profile)
@@ -134,15 +61,15 @@ struct TIFFPyramidTests {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
         // One level only; a turned first image; strips (a fixture).
-        let single = try write(PyramidTIFF.encode(levels: [levels[0]], tileSize: 128), in: sandbox.root, as: "single.tif")
+        let single = try write(TestTIFF.encode([levels[0]], layout: .tiles(128)), in: sandbox.root, as: "single.tif")
         #expect(try TIFFPyramid(path: single) == nil)
-        let turned = try write(PyramidTIFF.encode(levels: levels, tileSize: 128, orientation: 6), in: sandbox.root, as: "turned.tif")
+        let turned = try write(TestTIFF.encode(levels, layout: .tiles(128), orientation: .right), in: sandbox.root, as: "turned.tif")
         #expect(try TIFFPyramid(path: turned) == nil)
         #expect(try TIFFPyramid(path: ServerSandbox.fixtures + "/tiff-rgb-strips.tif") == nil)
         // A level that is not half the one before ends the pyramid there.
         var skewed = levels
         skewed[2] = ServerSandbox.pattern(width: 200, height: 175)
-        let stopped = try write(PyramidTIFF.encode(levels: skewed, tileSize: 128), in: sandbox.root, as: "stopped.tif")
+        let stopped = try write(TestTIFF.encode(skewed, layout: .tiles(128)), in: sandbox.root, as: "stopped.tif")
         #expect(try TIFFPyramid(path: stopped)?.levelSizes == Array(levels.map(\.size).prefix(2)))
         #expect(throws: ImageDecodingError.self) { try TIFFPyramid(path: ServerSandbox.fixtures + "/broken-random.jpg") }
     }
@@ -150,7 +77,7 @@ struct TIFFPyramidTests {
     @Test func theServerReadsThePyramidTileByTileWithNoDerivative() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        _ = try write(PyramidTIFF.encode(levels: levels, tileSize: 128), in: sandbox.root, as: "pyramid.tif")
+        _ = try write(TestTIFF.encode(levels, layout: .tiles(128)), in: sandbox.root, as: "pyramid.tif")
         let server = try sandbox.server { $0.smallSourcePixelLimit = 10_000 }
         try await server.test { client in
             try await client.execute(uri: "/iiif/3/pyramid.tif/info.json", method: .get) { response in
@@ -186,7 +113,7 @@ struct TIFFPyramidTests {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
         // Two levels of 1000×700 in 128-px tiles: the coarsest is far bigger than 2×2 tiles.
-        _ = try write(PyramidTIFF.encode(levels: Array(levels.prefix(2)), tileSize: 128), in: sandbox.root, as: "shallow.tif")
+        _ = try write(TestTIFF.encode(Array(levels.prefix(2)), layout: .tiles(128)), in: sandbox.root, as: "shallow.tif")
         let server = try sandbox.server { $0.smallSourcePixelLimit = 10_000; $0.levelPixelLimit = 0 }
         try await server.test { client in
             let response = try await client.execute(uri: "/iiif/3/shallow.tif/info.json", method: .get)
@@ -209,18 +136,13 @@ struct TIFFPyramidTests {
 
 @Suite("Sources turned by an orientation tag")
 struct OrientationServingTests {
-    /// The mean difference of all channels of two same-sized images.
-    func meanDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        Double(zip(a.bytes, b.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(max(1, a.bytes.count))
-    }
-
     @Test(arguments: [Orientation.upMirrored, .down, .downMirrored, .leftMirrored, .right, .rightMirrored, .left])
     func everyRouteServesTheUprightImage(orientation: Orientation) async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
         // Stored sideways or flipped (a tiled TIFF of one level, with the orientation tag).
         let stored = ServerSandbox.pattern(width: 700, height: 500)
-        try PyramidTIFF.encode(levels: [stored], tileSize: 128, orientation: UInt16(orientation.rawValue))
+        try TestTIFF.encode([stored], layout: .tiles(128), orientation: orientation)
             .write(to: URL(fileURLWithPath: sandbox.root + "/turned.tif"))
         let upright = orientation.apply(to: stored)
         for path in ["small", "pyramid"] {

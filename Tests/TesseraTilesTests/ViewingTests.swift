@@ -3,6 +3,7 @@ import Testing
 import TesseraCodecs
 import TesseraCore
 @testable import TesseraTiles
+import TesseraTestSupport
 
 @Suite("Viewing pyramids")
 struct ViewingTests {
@@ -81,12 +82,6 @@ struct ViewingTests {
             }
         }
         return TileRenderer().render(view, layout: layout, reduction: reduction) { tiles[$0] }
-    }
-
-    func psnr(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        var squares = 0.0
-        for index in a.bytes.indices { let d = Double(a.bytes[index]) - Double(b.bytes[index]); squares += d * d }
-        return 10 * log10(255 * 255 / (squares / Double(a.bytes.count)))
     }
 
     @Test("renders match a direct resize of the same region, zoomed out, at 1:1 and magnified, without seams",
