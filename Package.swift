@@ -53,20 +53,22 @@ let package = Package(
             name: "CTesseraShims",
             dependencies: ["CJPEG", "CPNG"]
         ),
+        // The dlopen loader the nine targets below share: each keeps its sonames and symbol list.
+        .target(name: "CTesseraLoader", linkerSettings: [.linkedLibrary("dl")]),
         // ffmpeg's libraries, libheif, librsvg and libtiff, loaded with dlopen on first use (see their
         // headers for why).
-        .target(name: "CTesseraAV", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraHeif", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraAV", dependencies: ["CTesseraLoader"]),
+        .target(name: "CTesseraHeif", dependencies: ["CTesseraLoader"]),
         // cairo and GLib, loaded on first use for the vector renderers: librsvg (SVG), poppler (PDF).
-        .target(name: "CTesseraCairo", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraSVG", dependencies: ["CTesseraCairo"], linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraPDF", dependencies: ["CTesseraCairo"], linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraTIFF", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "CTesseraCrypto", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraCairo", dependencies: ["CTesseraLoader"]),
+        .target(name: "CTesseraSVG", dependencies: ["CTesseraCairo", "CTesseraLoader"]),
+        .target(name: "CTesseraPDF", dependencies: ["CTesseraCairo", "CTesseraLoader"]),
+        .target(name: "CTesseraTIFF", dependencies: ["CTesseraLoader"]),
+        .target(name: "CTesseraCrypto", dependencies: ["CTesseraLoader"]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
-        .target(name: "CTesseraLCMS", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraLCMS", dependencies: ["CTesseraLoader"]),
         // libimagequant, loaded on first use: only palette PNG output pays for it.
-        .target(name: "CTesseraQuant", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CTesseraQuant", dependencies: ["CTesseraLoader"]),
         .target(name: "TesseraCore", swiftSettings: layered),
         .target(
             name: "TesseraCodecs",

@@ -1,13 +1,9 @@
 #include "CTesseraCairo.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CTesseraLoader.h"
 
 static TesseraCairoTable table;
-static const TesseraCairoTable *loaded;
-static char failure[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static TesseraLibrary library = TESSERA_LIBRARY_INIT;
 
 static void ignore(const char *domain, int level, const char *message, void *userData) {
     (void)domain, (void)level, (void)message, (void)userData;
@@ -15,29 +11,19 @@ static void ignore(const char *domain, int level, const char *message, void *use
 
 static void load(void) {
     // The ABI majors these prototypes describe.
-    const char *names[] = {"libglib-2.0.so.0", "libgobject-2.0.so.0", "libcairo.so.2"};
-    enum { count = sizeof names / sizeof names[0] };
-    void *handles[count];
-    for (int i = 0; i < count; i++) {
-        handles[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!handles[i]) {
-            snprintf(failure, sizeof failure, "cannot load %s (install libcairo2)", names[i]);
-            return;
-        }
-    }
-#define TESSERA_CAIRO_RESOLVE(library, result, name, parameters)                         \
-    if (!(*(void **)&table.name = dlsym(handles[library], #name))) {                     \
-        snprintf(failure, sizeof failure, "%s lacks %s", names[library], #name);         \
-        return;                                                                          \
-    }
-    TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_RESOLVE)
-#undef TESSERA_CAIRO_RESOLVE
-    table.g_log_set_default_handler(ignore, NULL);
-    loaded = &table;
+    static const char *const sonames[] = {"libglib-2.0.so.0", "libgobject-2.0.so.0", "libcairo.so.2", NULL};
+#define TESSERA_CAIRO_SYMBOL(library, result, name, parameters) #name,
+#define TESSERA_CAIRO_LIBRARY(library, result, name, parameters) library,
+    static const char *const symbols[] = {TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_SYMBOL) NULL};
+    static const unsigned char from[] = {TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_LIBRARY)};
+#undef TESSERA_CAIRO_SYMBOL
+#undef TESSERA_CAIRO_LIBRARY
+    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
+    if (tessera_library_open(&library, sonames, RTLD_NOW, symbols, from, (void **)&table,
+                             "cannot load %s (install libcairo2)", NULL))
+        table.g_log_set_default_handler(ignore, NULL);
 }
 
 const TesseraCairoTable *_Nullable tessera_cairo_load(char *_Nullable message, size_t capacity) {
-    pthread_once(&once, load);
-    if (!loaded && message && capacity) snprintf(message, capacity, "%s", failure);
-    return loaded;
+    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }

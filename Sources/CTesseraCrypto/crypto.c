@@ -1,57 +1,50 @@
 #include "CTesseraCrypto.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include "CTesseraLoader.h"
+
 #include <stdio.h>
 
 typedef struct EVPMD EVPMD; // EVP_MD, opaque
 
-static int (*digest_function)(const void *, size_t, unsigned char *, unsigned int *, const EVPMD *, void *);
-static unsigned char *(*hmac_function)(const EVPMD *, const void *, int, const unsigned char *, size_t, unsigned char *,
-                                       unsigned int *);
+static struct {
+    const EVPMD *(*EVP_sha256)(void);
+    int (*EVP_Digest)(const void *, size_t, unsigned char *, unsigned int *, const EVPMD *, void *);
+    unsigned char *(*HMAC)(const EVPMD *, const void *, int, const unsigned char *, size_t, unsigned char *,
+                           unsigned int *);
+} libcrypto;
 static const EVPMD *sha256;
-static char failure[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static TesseraLibrary library = TESSERA_LIBRARY_INIT;
 
 static void load(void) {
     // OpenSSL 3 (Debian 12), then 1.1.
-    const char *names[] = {"libcrypto.so.3", "libcrypto.so.1.1"};
-    void *library = NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !library; i++) library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(failure, sizeof failure, "cannot load libcrypto (install libssl3)");
-        return;
-    }
-    const EVPMD *(*sha256_function)(void) = (const EVPMD *(*)(void))dlsym(library, "EVP_sha256");
-    *(void **)&digest_function = dlsym(library, "EVP_Digest");
-    *(void **)&hmac_function = dlsym(library, "HMAC");
-    if (!sha256_function || !digest_function || !hmac_function) {
-        snprintf(failure, sizeof failure, "libcrypto lacks EVP_sha256, EVP_Digest or HMAC");
-        digest_function = NULL;
-        hmac_function = NULL;
-        return;
-    }
-    sha256 = sha256_function();
+    static const char *const openSSL3[] = {"libcrypto.so.3", NULL}, *const openSSL11[] = {"libcrypto.so.1.1", NULL};
+    static const char *const symbols[] = {"EVP_sha256", "EVP_Digest", "HMAC", NULL};
+    _Static_assert(sizeof symbols / sizeof *symbols == sizeof libcrypto / sizeof(void *) + 1, "a symbol for each slot");
+    const char *cannotLoad = "cannot load libcrypto (install libssl3)";
+    const char *lacks = "libcrypto lacks EVP_sha256, EVP_Digest or HMAC";
+    if (tessera_library_open(&library, openSSL3, RTLD_NOW, symbols, NULL, (void **)&libcrypto, cannotLoad, lacks) ||
+        tessera_library_open(&library, openSSL11, RTLD_NOW, symbols, NULL, (void **)&libcrypto, cannotLoad, lacks))
+        sha256 = libcrypto.EVP_sha256();
 }
 
 int tessera_sha256(const void *data, size_t length, uint8_t digest[32], char *message, size_t capacity) {
-    pthread_once(&once, load);
+    if (!tessera_library_once(&library, load, message, capacity)) return -1;
     unsigned int size = 0;
     static const char empty[1];
-    if (digest_function && sha256 && digest_function(data ? data : empty, length, digest, &size, sha256, NULL) == 1 && size == 32)
+    if (sha256 && libcrypto.EVP_Digest(data ? data : empty, length, digest, &size, sha256, NULL) == 1 && size == 32)
         return 0;
-    if (message && capacity) snprintf(message, capacity, "%s", digest_function ? "SHA-256 failed" : failure);
+    if (message && capacity) snprintf(message, capacity, "SHA-256 failed");
     return -1;
 }
 
 int tessera_hmac_sha256(const void *key, size_t keyLength, const void *data, size_t length, uint8_t digest[32],
                         char *message, size_t capacity) {
-    pthread_once(&once, load);
+    if (!tessera_library_once(&library, load, message, capacity)) return -1;
     unsigned int size = 0;
     static const unsigned char empty[1];
-    if (hmac_function && sha256 && keyLength <= 0x7fffffff &&
-        hmac_function(sha256, key, (int)keyLength, data ? data : empty, length, digest, &size) && size == 32)
+    if (sha256 && keyLength <= 0x7fffffff &&
+        libcrypto.HMAC(sha256, key, (int)keyLength, data ? data : empty, length, digest, &size) && size == 32)
         return 0;
-    if (message && capacity) snprintf(message, capacity, "%s", hmac_function ? "HMAC-SHA256 failed" : failure);
+    if (message && capacity) snprintf(message, capacity, "HMAC-SHA256 failed");
     return -1;
 }

@@ -1,13 +1,9 @@
 #include "CTesseraLCMS.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CTesseraLoader.h"
 
 static TesseraLCMS table;
-static const TesseraLCMS *loaded;
-static char failure[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static TesseraLibrary library = TESSERA_LIBRARY_INIT;
 
 static void ignore(cmsContext context, cmsUInt32Number code, const char *text) {
     (void)context;
@@ -16,25 +12,14 @@ static void ignore(cmsContext context, cmsUInt32Number code, const char *text) {
 }
 
 static void load(void) {
-    const char *name = "liblcms2.so.2";
-    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        snprintf(failure, sizeof failure, "cannot load %s (install liblcms2-2)", name);
-        return;
-    }
-#define TESSERA_LCMS_RESOLVE(function)                                                   \
-    if (!(*(void **)&table.function = dlsym(handle, #function))) {                       \
-        snprintf(failure, sizeof failure, "liblcms2 lacks %s", #function);               \
-        return;                                                                          \
-    }
-    TESSERA_LCMS_FUNCTIONS(TESSERA_LCMS_RESOLVE)
-#undef TESSERA_LCMS_RESOLVE
-    table.cmsSetLogErrorHandler(ignore);
-    loaded = &table;
+    static const char *const sonames[] = {"liblcms2.so.2", NULL};
+    static const char *const symbols[] = {TESSERA_LCMS_FUNCTIONS(TESSERA_SYMBOL) NULL};
+    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
+    if (tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&table,
+                             "cannot load %s (install liblcms2-2)", "liblcms2 lacks %s"))
+        table.cmsSetLogErrorHandler(ignore);
 }
 
 const TesseraLCMS *_Nullable tessera_lcms_load(char *_Nullable message, size_t capacity) {
-    pthread_once(&once, load);
-    if (!loaded && message && capacity) snprintf(message, capacity, "%s", failure);
-    return loaded;
+    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }

@@ -1,33 +1,20 @@
 #include "CTesseraPDF.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
+#include "CTesseraLoader.h"
 
 static TesseraPDF table;
-static const TesseraPDF *loaded;
-static char failure[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static TesseraLibrary library = TESSERA_LIBRARY_INIT;
 
 static void load(void) {
-    const char *name = "libpoppler-glib.so.8";  // the ABI major these prototypes describe
-    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        snprintf(failure, sizeof failure, "cannot load %s (install libpoppler-glib8)", name);
-        return;
-    }
-#define TESSERA_PDF_RESOLVE(result, function, parameters)                                \
-    if (!(*(void **)&table.function = dlsym(handle, #function))) {                       \
-        snprintf(failure, sizeof failure, "%s lacks %s", name, #function);               \
-        return;                                                                          \
-    }
-    TESSERA_PDF_FUNCTIONS(TESSERA_PDF_RESOLVE)
-#undef TESSERA_PDF_RESOLVE
-    loaded = &table;
+    static const char *const sonames[] = {"libpoppler-glib.so.8", NULL};  // the ABI major these prototypes describe
+#define TESSERA_PDF_SYMBOL(result, function, parameters) #function,
+    static const char *const symbols[] = {TESSERA_PDF_FUNCTIONS(TESSERA_PDF_SYMBOL) NULL};
+#undef TESSERA_PDF_SYMBOL
+    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
+    tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&table,
+                         "cannot load %s (install libpoppler-glib8)", NULL);
 }
 
 const TesseraPDF *_Nullable tessera_pdf_load(char *_Nullable message, size_t capacity) {
-    pthread_once(&once, load);
-    if (!loaded && message && capacity) snprintf(message, capacity, "%s", failure);
-    return loaded;
+    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }

@@ -1,50 +1,32 @@
 #include "CTesseraTIFF.h"
 
-#include <dlfcn.h>
-#include <pthread.h>
+#include "CTesseraLoader.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static TesseraTIFF table;
-static const TesseraTIFF *loaded;
-// Variadic: C-only, not in the table.
-static __typeof__(&TIFFGetFieldDefaulted) getFieldDefaulted;
-static __typeof__(&TIFFSetField) setField;
-static char failure[256];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+// The table, then the variadic functions, which are C-only and so not in it.
+static struct {
+    TesseraTIFF table;
+    __typeof__(&TIFFGetFieldDefaulted) TIFFGetFieldDefaulted;
+    __typeof__(&TIFFSetField) TIFFSetField;
+} libtiff;
+static TesseraLibrary library = TESSERA_LIBRARY_INIT;
 
 static void load(void) {
     // libtiff's soname has moved on its own (4.0-4.4: .so.5, 4.5 on: .so.6), not with its version;
     // .so.6 is the ABI of the 4.5 header this is built with (TIFFOpenExt and friends are 4.5's).
-    const char *name = "libtiff.so.6";
-    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-        snprintf(failure, sizeof failure, "cannot load %s (install libtiff)", name);
-        return;
-    }
-#define TESSERA_TIFF_RESOLVE(function)                                                   \
-    if (!(*(void **)&table.function = dlsym(handle, #function))) {                       \
-        snprintf(failure, sizeof failure, "libtiff lacks %s", #function);                \
-        return;                                                                          \
-    }
-    TESSERA_TIFF_FUNCTIONS(TESSERA_TIFF_RESOLVE)
-#undef TESSERA_TIFF_RESOLVE
-    if (!(*(void **)&getFieldDefaulted = dlsym(handle, "TIFFGetFieldDefaulted"))) {
-        snprintf(failure, sizeof failure, "libtiff lacks TIFFGetFieldDefaulted");
-        return;
-    }
-    if (!(*(void **)&setField = dlsym(handle, "TIFFSetField"))) {
-        snprintf(failure, sizeof failure, "libtiff lacks TIFFSetField");
-        return;
-    }
-    loaded = &table;
+    static const char *const sonames[] = {"libtiff.so.6", NULL};
+    static const char *const symbols[] = {
+        TESSERA_TIFF_FUNCTIONS(TESSERA_SYMBOL) "TIFFGetFieldDefaulted", "TIFFSetField", NULL};
+    _Static_assert(sizeof symbols / sizeof *symbols == sizeof libtiff / sizeof(void *) + 1, "a symbol for each slot");
+    tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&libtiff,
+                         "cannot load %s (install libtiff)", "libtiff lacks %s");
 }
 
 const TesseraTIFF *_Nullable tessera_tiff_load(char *_Nullable message, size_t capacity) {
-    pthread_once(&once, load);
-    if (!loaded && message && capacity) snprintf(message, capacity, "%s", failure);
-    return loaded;
+    return tessera_library_once(&library, load, message, capacity) ? &libtiff.table : NULL;
 }
 
 static int capture_error(TIFF *tiff, void *userData, const char *module, const char *format, va_list arguments) {
@@ -71,11 +53,11 @@ static TIFFOpenOptions *capturing_options(int64_t maximumAllocation, TesseraTIFF
     if (!tessera_tiff_load(messages->error, sizeof messages->error)) {
         return NULL;
     }
-    TIFFOpenOptions *options = table.TIFFOpenOptionsAlloc();
+    TIFFOpenOptions *options = libtiff.table.TIFFOpenOptionsAlloc();
     if (options) {
-        table.TIFFOpenOptionsSetErrorHandlerExtR(options, capture_error, messages);
-        table.TIFFOpenOptionsSetWarningHandlerExtR(options, count_warning, messages);
-        table.TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)maximumAllocation);
+        libtiff.table.TIFFOpenOptionsSetErrorHandlerExtR(options, capture_error, messages);
+        libtiff.table.TIFFOpenOptionsSetWarningHandlerExtR(options, count_warning, messages);
+        libtiff.table.TIFFOpenOptionsSetMaxSingleMemAlloc(options, (tmsize_t)maximumAllocation);
     }
     return options;
 }
@@ -85,8 +67,8 @@ TIFF *tessera_tiff_open_file(const char *path, int64_t maximumAllocation, Tesser
     if (!options) {
         return NULL;
     }
-    TIFF *tiff = table.TIFFOpenExt(path, "rm", options);
-    table.TIFFOpenOptionsFree(options);
+    TIFF *tiff = libtiff.table.TIFFOpenExt(path, "rm", options);
+    libtiff.table.TIFFOpenOptionsFree(options);
     return tiff;
 }
 
@@ -123,7 +105,7 @@ static toff_t memory_seek(thandle_t handle, toff_t offset, int whence) {
 }
 
 static int memory_close(thandle_t handle) {
-    table._TIFFfree(handle);
+    libtiff.table._TIFFfree(handle);
     return 0;
 }
 
@@ -148,40 +130,40 @@ TIFF *tessera_tiff_open_memory(const unsigned char *bytes, size_t length, int64_
     if (!options) {
         return NULL;
     }
-    MemoryStream *stream = table._TIFFmalloc(sizeof(MemoryStream));
+    MemoryStream *stream = libtiff.table._TIFFmalloc(sizeof(MemoryStream));
     if (!stream) {
-        table.TIFFOpenOptionsFree(options);
+        libtiff.table.TIFFOpenOptionsFree(options);
         return NULL;
     }
     stream->bytes = bytes;
     stream->length = length;
     stream->offset = 0;
-    TIFF *tiff = table.TIFFClientOpenExt("memory", "rm", stream, memory_read, memory_write, memory_seek,
-                                         memory_close, memory_size, memory_map, memory_unmap, options);
-    table.TIFFOpenOptionsFree(options);
+    TIFF *tiff = libtiff.table.TIFFClientOpenExt("memory", "rm", stream, memory_read, memory_write, memory_seek,
+                                                 memory_close, memory_size, memory_map, memory_unmap, options);
+    libtiff.table.TIFFOpenOptionsFree(options);
     if (!tiff) {
-        table._TIFFfree(stream);  // libtiff does not call close when opening fails
+        libtiff.table._TIFFfree(stream);  // libtiff does not call close when opening fails
     }
     return tiff;
 }
 
 int tessera_tiff_get_uint32(TIFF *tiff, uint32_t tag, uint32_t *value) {
-    return getFieldDefaulted(tiff, tag, value);
+    return libtiff.TIFFGetFieldDefaulted(tiff, tag, value);
 }
 
 int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value) {
-    return getFieldDefaulted(tiff, tag, value);
+    return libtiff.TIFFGetFieldDefaulted(tiff, tag, value);
 }
 
 int tessera_tiff_decode_jpeg_as_rgb(TIFF *tiff) {
-    return setField(tiff, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    return libtiff.TIFFSetField(tiff, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
 }
 
 int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind) {
     uint16_t *kinds = NULL;
     *count = 0;
     *firstKind = 0;
-    if (!getFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, &kinds)) {
+    if (!libtiff.TIFFGetFieldDefaulted(tiff, TIFFTAG_EXTRASAMPLES, count, &kinds)) {
         return 0;
     }
     if (*count > 0 && kinds) {
@@ -193,5 +175,5 @@ int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstK
 int tessera_tiff_get_icc_profile(TIFF *tiff, uint32_t *length, const void **bytes) {
     *length = 0;
     *bytes = NULL;
-    return getFieldDefaulted(tiff, TIFFTAG_ICCPROFILE, length, bytes) && *bytes && *length > 0;
+    return libtiff.TIFFGetFieldDefaulted(tiff, TIFFTAG_ICCPROFILE, length, bytes) && *bytes && *length > 0;
 }

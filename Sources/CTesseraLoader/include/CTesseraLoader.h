@@ -1,0 +1,49 @@
+#ifndef C_TESSERA_LOADER_H
+#define C_TESSERA_LOADER_H
+
+// The one dlopen loader behind the C targets that reach a system library through a table of
+// function pointers filled on first use rather than by the linker (CTesseraAV, CTesseraHeif,
+// CTesseraCairo, CTesseraSVG, CTesseraPDF, CTesseraTIFF, CTesseraCrypto, CTesseraLCMS,
+// CTesseraQuant; each header says why its library is not linked). Each of those keeps its own
+// sonames, symbol list and reason strings, and calls this.
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#pragma clang assume_nonnull begin
+
+/// One library's loading: done once, and why it failed if it did.
+typedef struct TesseraLibrary {
+    pthread_once_t once;
+    bool loaded;
+    char reason[256];
+} TesseraLibrary;
+
+#define TESSERA_LIBRARY_INIT {PTHREAD_ONCE_INIT, false, ""}
+
+/// For a table's X-macro of bare function names: each name as a string, for `symbols`.
+#define TESSERA_SYMBOL(name) #name,
+
+/// Opens the NULL-terminated `sonames` (at least one) in order with dlopen(mode | RTLD_LOCAL),
+/// dependencies first so that each finds those it needs already in the process; then fills
+/// `slots[i]` (a table of function pointers, one a symbol) with the address of the NULL-terminated
+/// `symbols[i]`, taken from the library `from[i]` indexes in `sonames` or, where `from` is NULL,
+/// from the first library that has it. Sets `library->loaded`; or, at the first soname that does
+/// not open or symbol that is missing, stops and writes `library->reason` from the printf formats
+/// `cannot_load`, given the soname, or `lacks`, given the symbol (`lacks` NULL: "<soname> lacks
+/// <symbol>", naming the library it was looked for in, the last one where `from` is NULL).
+/// Returns `library->loaded`.
+bool tessera_library_open(TesseraLibrary *library, const char *_Nullable const *_Nonnull sonames, int mode,
+                          const char *_Nullable const *_Nonnull symbols, const unsigned char *_Nullable from,
+                          void *_Nullable *_Nonnull slots, const char *cannot_load, const char *_Nullable lacks);
+
+/// Calls `load` (which calls `tessera_library_open`) the first time, once, whichever thread asks;
+/// then returns `library->loaded`, and when it is false writes the reason into `message`
+/// (`capacity` bytes, truncated to fit) unless that is NULL. Thread-safe.
+bool tessera_library_once(TesseraLibrary *library, void (*load)(void), char *_Nullable message, size_t capacity);
+
+#pragma clang assume_nonnull end
+
+#endif
