@@ -76,10 +76,6 @@ final class AnimationFramePipeline: @unchecked Sendable {
 
     /// Stops the producer and waits until it has let go of the reader.
     private func stopProducer() {
-        condition.lock()
-        stopRequested = true
-        condition.broadcast()
-        while !producerFinished { condition.wait() }
-        condition.unlock()
+        condition.stopProducer({ stopRequested = true }, until: { producerFinished })
     }
 }

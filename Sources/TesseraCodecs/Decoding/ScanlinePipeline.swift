@@ -129,11 +129,7 @@ final class ScanlinePipeline: @unchecked Sendable {
     /// Asks the producer to stop after its current chunk and waits until it has, so the reader and
     /// the chunks are never touched after the consumer has gone.
     private func stopProducer() {
-        condition.lock()
-        stopRequested = true
-        condition.broadcast()
-        while !producerFinished { condition.wait() }
-        condition.unlock()
+        condition.stopProducer({ stopRequested = true }, until: { producerFinished })
     }
 
     private func produce() {

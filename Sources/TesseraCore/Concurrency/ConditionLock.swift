@@ -49,6 +49,16 @@ package final class ConditionLock: @unchecked Sendable {
         defer { unlock() }
         return try body()
     }
+
+    /// Tells a producer thread to stop (`request`, under the lock, then a broadcast) and waits
+    /// until it says it has (`finished`): after this returns it touches nothing the caller owns.
+    package func stopProducer(_ request: () -> Void, until finished: () -> Bool) {
+        lock()
+        request()
+        broadcast()
+        while !finished() { wait() }
+        unlock()
+    }
 }
 
 /// Starts a detached thread running `body`: what the executor needs, without Foundation's `Thread`.
