@@ -3,13 +3,21 @@
 /// The raw value names where the stored image's first row and first column belong on screen
 /// (1: top/left, unchanged; 6: the first row becomes the right column, a quarter turn clockwise).
 public enum Orientation: Int, Sendable, Hashable, CaseIterable, Codable {
+    /// 1: stored upright; nothing to do.
     case up = 1
+    /// 2: mirrored left to right.
     case upMirrored = 2
+    /// 3: turned half a turn.
     case down = 3
+    /// 4: mirrored top to bottom.
     case downMirrored = 4
+    /// 5: mirrored along the top-left to bottom-right diagonal (transposed); sides exchange.
     case leftMirrored = 5
+    /// 6: needs a quarter turn clockwise to appear upright; sides exchange.
     case right = 6
+    /// 7: mirrored along the top-right to bottom-left diagonal (transversed); sides exchange.
     case rightMirrored = 7
+    /// 8: needs a quarter turn counter-clockwise to appear upright; sides exchange.
     case left = 8
 
     /// Orientations 5–8 exchange width and height.

@@ -7,6 +7,7 @@ public struct PixelBuffer: Sendable, Equatable {
     public let width: Int
     /// Height in pixels.
     public let height: Int
+    /// The layout of each pixel: channels and bytes per pixel.
     public let format: PixelFormat
     /// Bytes from the start of one row to the start of the next. Rows are tightly packed.
     public let bytesPerRow: Int
@@ -52,6 +53,7 @@ public struct PixelBuffer: Sendable, Equatable {
         self.bytes = bytes
     }
 
+    /// Width and height in pixels.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
     /// Memory the pixels occupy, in bytes: `bytesPerRow × height`.

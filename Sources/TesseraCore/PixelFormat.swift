@@ -22,8 +22,10 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
+    /// Whether a pixel carries an alpha channel (always its last byte).
     public var hasAlpha: Bool { self == .grayAlpha8 || self == .rgba8 }
 
+    /// Whether colour is one luminance channel rather than red, green and blue.
     public var isGray: Bool { self == .gray8 || self == .grayAlpha8 }
 
     /// Index of the alpha channel within a pixel, if there is one.

@@ -1,8 +1,11 @@
 /// A size in pixels: the unit of memory and of decoded bitmaps.
 public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// A size of `width` × `height` pixels; sides are not checked (0 or negative is the caller's to refuse).
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
@@ -28,9 +31,12 @@ public struct PixelSize: Hashable, Sendable, Codable, CustomStringConvertible {
 
 /// A size in points: the unit of layout. Points × scale = pixels.
 public struct PointSize: Hashable, Sendable, Codable {
+    /// Width in points.
     public var width: Double
+    /// Height in points.
     public var height: Double
 
+    /// A size of `width` × `height` points; ``pixels(at:)`` gives the pixels it needs at a scale.
     public init(width: Double, height: Double) {
         self.width = width
         self.height = height
@@ -52,6 +58,7 @@ public struct PointSize: Hashable, Sendable, Codable {
 
 /// Screen pixels per point: 1x, 2x, 3x, or any positive factor.
 public struct DisplayScale: Hashable, Sendable, Codable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
+    /// Pixels per point, finite and greater than 0.
     public let value: Double
 
     /// A scale known to be valid; a value that is not finite and positive is a programming error.
@@ -71,7 +78,10 @@ public struct DisplayScale: Hashable, Sendable, Codable, ExpressibleByFloatLiter
     public init(floatLiteral value: Double) { self.init(value) }
     public init(integerLiteral value: Int) { self.init(Double(value)) }
 
+    /// One pixel per point.
     public static let x1: DisplayScale = 1
+    /// Two pixels per point along each side (a "Retina" screen).
     public static let x2: DisplayScale = 2
+    /// Three pixels per point along each side.
     public static let x3: DisplayScale = 3
 }

@@ -11,12 +11,16 @@ public import TesseraCore
 /// - Cancelling a caller's task ends its wait at once; work nobody waits for any more is cancelled.
 /// - Shared work runs at the highest priority among its callers, raised when a more urgent caller joins.
 public final class ImagePipeline: Sendable {
+    /// What a pipeline loads with, caches in, and how much it runs at once. Fixed when the pipeline is
+    /// made.
     public struct Configuration: Sendable {
+        /// Fetches the bytes behind a URL; ``HTTPDataLoader`` by default.
         public var dataLoader: any DataLoading
         /// Nil disables the disk cache.
         public var dataCache: (any DataCaching)?
         /// Nil disables the memory cache.
         public var imageCache: (any ImageCaching)?
+        /// Turns bytes into the requested image; ``ThumbnailDecoder`` by default.
         public var decoder: any ImageDecoding
         /// Downloads at once.
         public var maximumConcurrentDownloads: Int
@@ -28,6 +32,9 @@ public final class ImagePipeline: Sendable {
         /// keys), so a later run skips decoding the original.
         public var storesProcessedImagesOnDisk: Bool
 
+        /// The default configuration: HTTP loading, a ``DiskCache`` in the user's cache directory, a
+        /// ``MemoryImageCache``, the thumbnailer as decoder, 6 downloads and one decode per core at once,
+        /// on `WorkExecutor.shared`.
         public init(
             dataLoader: any DataLoading = HTTPDataLoader(),
             dataCache: (any DataCaching)? = DiskCache(),
@@ -49,6 +56,7 @@ public final class ImagePipeline: Sendable {
         }
     }
 
+    /// What the pipeline was made with.
     public let configuration: Configuration
     /// What the pipeline has done so far.
     public let statistics = PipelineStatistics()
@@ -62,6 +70,8 @@ public final class ImagePipeline: Sendable {
         request.dataKey + (request.cachePolicy == .reloadIgnoringCaches ? "#reload" : "")
     }
 
+    /// A pipeline with `configuration`'s loader, caches and limits. A process usually needs one, shared
+    /// by everything that loads images, so that requests coalesce.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let downloads = PriorityLimiter(limit: configuration.maximumConcurrentDownloads)
@@ -245,12 +255,18 @@ public final class ImagePipeline: Sendable {
 
 /// Counts of what a pipeline did.
 public actor PipelineStatistics {
+    /// What the pipeline records: a hit in either cache, a download, a decode, a failed request.
     public enum Event: Sendable { case memoryHit, diskHit, networkFetch, decode, failure }
 
+    /// Requests answered from the memory cache.
     public private(set) var memoryHits = 0
+    /// Requests whose bytes came from the disk cache.
     public private(set) var diskHits = 0
+    /// Downloads made.
     public private(set) var networkFetches = 0
+    /// Decodes made (with their processing).
     public private(set) var decodes = 0
+    /// Requests that failed.
     public private(set) var failures = 0
 
     /// The counts now, as a `Codable` value.
@@ -260,10 +276,15 @@ public actor PipelineStatistics {
 
     /// The counts at one moment (`tessera load --json`'s summary line has these keys).
     public struct Snapshot: Sendable, Hashable, Codable {
+        /// Downloads made.
         public var networkFetches: Int
+        /// Requests whose bytes came from the disk cache.
         public var diskHits: Int
+        /// Requests answered from the memory cache.
         public var memoryHits: Int
+        /// Decodes made.
         public var decodes: Int
+        /// Requests that failed.
         public var failures: Int
     }
 

@@ -4,6 +4,7 @@ import TesseraCore
 /// they are no longer wanted. Each prefetch goes through the pipeline, so it shares downloads with
 /// real requests and obeys the same limits.
 public final class ImagePrefetcher: Sendable {
+    /// How far a prefetch goes.
     public enum Destination: Sendable {
         /// Download into the disk cache only (cheap: no decoding).
         case diskCache
@@ -11,13 +12,16 @@ public final class ImagePrefetcher: Sendable {
         case memoryCache
     }
 
+    /// The pipeline prefetches go through, sharing its caches and limits.
     public let pipeline: ImagePipeline
+    /// Whether prefetched images are decoded into the memory cache or only downloaded to disk.
     public let destination: Destination
     /// The priority prefetches run at.
     public let priority: ImageRequest.Priority
     /// Prefetches under way, by image key.
     private let tasks = Locked<[String: Task<Void, Never>]>([:])
 
+    /// A prefetcher that downloads into the disk cache (by default) at low priority.
     public init(pipeline: ImagePipeline, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
         self.pipeline = pipeline
         self.destination = destination
@@ -47,6 +51,7 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
+    /// Stops every prefetch under way; work a real request still waits for goes on.
     public func stopAll() {
         tasks.withLock { tasks in
             tasks.values.forEach { $0.cancel() }

@@ -12,10 +12,13 @@ public import FoundationEssentials
 /// temporary file to its name, which fails if the name exists, so two processes racing for one key
 /// get one winner, as with S3's `If-None-Match: *`. Listings skip the hidden files.
 public struct FileObjectStore: ObjectStoring {
+    /// The directory keys are relative to, without a trailing `/`.
     public let root: String
     /// Objects per ``list(prefix:continuation:)`` page.
     public var pageSize = 1000
 
+    /// A store over the directory at `root` (a trailing `/` is dropped). Nothing is checked or created
+    /// until the first request; a `put` creates the directories its key needs.
     public init(root: String) {
         self.root = root.hasSuffix("/") && root.count > 1 ? String(root.dropLast()) : root
     }

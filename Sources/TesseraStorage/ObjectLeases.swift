@@ -18,6 +18,7 @@ public import TesseraCore
 /// monotonic clock, and takes over only if that generation is still the newest ``duration``
 /// later. A holder renews every third of ``duration``, so a live holder never looks lapsed.
 public final class ObjectLeases: Sendable {
+    /// The store the lease objects are kept in, shared by every process that competes for a name.
     public let store: any ObjectStoring
     /// How long a generation may stand unrenewed before others may take the lease over.
     public let duration: Duration
@@ -27,7 +28,9 @@ public final class ObjectLeases: Sendable {
 
     /// A lease held: its name and generation.
     public struct Lease: Sendable, Equatable {
+        /// The name leased (a pyramid's name, say); its generations are kept under `NAME.lease/`.
         public let name: String
+        /// The generation this holder created; ``ObjectLeases/renew(_:)`` returns the next.
         public let generation: Int
     }
 
@@ -39,6 +42,11 @@ public final class ObjectLeases: Sendable {
         case held(owner: String)
     }
 
+    /// - Parameters:
+    ///   - store: where the lease objects are kept; every competing process must use the same one.
+    ///   - duration: how long a generation may stand unrenewed before another process may take over.
+    ///   - owner: how this process names itself in the generations it creates; nil is host name,
+    ///     process id and a random part.
     public init(store: any ObjectStoring, duration: Duration = .seconds(30), owner: String? = nil) {
         self.store = store
         self.duration = duration
@@ -156,6 +164,7 @@ public enum ObjectLeaseError: TesseraError, Equatable {
     /// Another process took the lease over (this one stopped renewing in time).
     case lost(name: String)
 
+    /// Always `ErrorCategory.busy`: the work may be retried once the new holder is done.
     public var category: ErrorCategory { .busy }
 
     public var description: String {

@@ -30,6 +30,9 @@ public enum ObjectStorageError: TesseraError, Equatable {
         }
     }
 
+    /// `ErrorCategory.notFound` for a missing object, `ErrorCategory.badInput` for a bad key or
+    /// configuration, `ErrorCategory.io` for local failures and S3's 403, `ErrorCategory.network`
+    /// for other answers and failures of the service.
     public var category: ErrorCategory {
         switch self {
         case .notFound: .notFound

@@ -34,6 +34,7 @@ extension ObjectStoring {
     /// The whole object.
     public func get(_ key: String) async throws -> Data { try await get(key, range: nil) }
 
+    /// Stores `data` under `key` with no content type, replacing any object there.
     public func put(_ key: String, _ data: Data) async throws { try await put(key, data, contentType: nil) }
 
     /// Every object under `prefix`, page by page, up to `limit` of them.
@@ -61,6 +62,7 @@ public struct ObjectMetadata: Sendable, Equatable, Codable {
     /// When it was last written.
     public var lastModified: Date?
 
+    /// What a store reports of the object at `key`, of `size` bytes.
     public init(key: String, size: Int, etag: String? = nil, lastModified: Date? = nil) {
         self.key = key
         self.size = size
@@ -71,10 +73,12 @@ public struct ObjectMetadata: Sendable, Equatable, Codable {
 
 /// One page of a listing.
 public struct ObjectListing: Sendable, Equatable {
+    /// The objects of this page, in key order.
     public var objects: [ObjectMetadata]
     /// Where the next page starts; nil on the last page.
     public var continuation: String?
 
+    /// A page of `objects`, followed by the page that starts at `continuation` (nil: none follows).
     public init(objects: [ObjectMetadata], continuation: String?) {
         self.objects = objects
         self.continuation = continuation

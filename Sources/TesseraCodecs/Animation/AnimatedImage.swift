@@ -24,9 +24,11 @@ protocol AnimationFrameDecoding: AnyObject {
 /// the canvas, not the whole animation: ``workingByteCount`` bytes at most, whatever the number of
 /// frames. A still image is an animation of one frame.
 public struct AnimatedImage: Sendable {
+    /// Where the bytes are read from; each reader reads them again from the start.
     public let source: ImageSource
     /// The header facts; ``ImageProperties/animation`` holds the timing (nil for a still).
     public let properties: ImageProperties
+    /// The limits and colour handling every frame is decoded with.
     public let options: DecodeOptions
 
     /// - Throws: ``ImageDecodingError`` when the headers are unreadable or the canvas is over
@@ -45,6 +47,7 @@ public struct AnimatedImage: Sendable {
     /// The canvas size, in pixels.
     public var size: PixelSize { properties.size }
 
+    /// Frames in one play, as the headers state; 1 for a still image.
     public var frameCount: Int { isAnimated ? properties.frameCount : 1 }
 
     /// The most bytes a reader's buffers hold at once while it makes a frame, the frame it hands

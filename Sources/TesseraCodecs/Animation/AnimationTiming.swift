@@ -9,6 +9,7 @@ public struct AnimationTiming: Sendable, Hashable, Codable {
     /// WebP's ANIM and APNG's acTL store plays.
     public var loopCount: Int
 
+    /// Timing from durations in seconds, one per frame, and plays (0: forever); the values are kept as given.
     public init(frameDurations: [Double], loopCount: Int) {
         self.frameDurations = frameDurations
         self.loopCount = loopCount

@@ -1,18 +1,24 @@
 /// An ICC colour profile embedded in an image: its bytes as stored, checked, with the facts a host
 /// shows (colour space, description). Parsing is done here, in bounds-checked Swift; LittleCMS sees
-/// only profiles that passed (see ``ColorConverter``).
+/// only profiles that passed (see `ColorConverter`).
 public struct ICCProfile: Sendable, Hashable {
     /// The colour space of the data the profile describes (its header's data colour space).
     public enum ColorSpace: String, Sendable, Hashable, Codable {
+        /// Red, green, blue (`RGB `).
         case rgb = "RGB"
+        /// One grey channel (`GRAY`).
         case gray = "GRAY"
+        /// Cyan, magenta, yellow, black (`CMYK`): print profiles.
         case cmyk = "CMYK"
+        /// CIELAB (`Lab `).
         case lab = "Lab"
+        /// Any other colour space the header names.
         case other
     }
 
     /// The profile's bytes, exactly as embedded (what `--keep-profile` writes back).
     public let data: [UInt8]
+    /// The colour space of the pixels the profile describes, from its header.
     public let colorSpace: ColorSpace
     /// The `desc` tag's text (v2 `desc` or v4 `mluc`, English first), if the profile has one.
     public let description: String?
@@ -91,6 +97,7 @@ public struct ICCProfile: Sendable, Hashable {
 
 /// Why an embedded profile was ignored.
 public struct ICCProfileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the profile, in a few words (`30 bytes, shorter than an ICC header`).
     public let reason: String
 
     init(_ reason: String) { self.reason = reason }

@@ -24,6 +24,8 @@ public struct DecodeOptions: Sendable, Hashable {
     /// formats ignore it.
     public var pageIndex: Int
 
+    /// Options with the defaults of every decode: ``defaultMaximumPixelCount``, truncation refused,
+    /// full size, pixels converted to sRGB, the first page.
     public init(
         maximumPixelCount: Int = DecodeOptions.defaultMaximumPixelCount,
         allowsTruncatedData: Bool = false,

@@ -6,8 +6,10 @@ import TesseraCore
 /// Decoding is synchronous CPU work: call it from a background task or thread, never from a
 /// latency-sensitive one. Every failure is an ``ImageDecodingError``.
 public struct ImageDecoder: Sendable {
+    /// The limits, target size, colour handling and page of every probe and decode.
     public var options: DecodeOptions
 
+    /// A decoder with `options`; it holds no other state, so one may be shared freely.
     public init(options: DecodeOptions = DecodeOptions()) {
         self.options = options
     }

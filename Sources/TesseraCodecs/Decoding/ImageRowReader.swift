@@ -9,6 +9,7 @@ public import TesseraCore
 /// over the others cheaply (JPEG: the rows above are entropy-decoded only, the columns outside
 /// the window's iMCUs not at all; other formats decode the rows above and stop below).
 public final class ImageRowReader {
+    /// The image's header facts, as ``ImageDecoder/probe(_:)`` gives them; sizes are stored sizes.
     public let properties: ImageProperties
     /// The reduction the rows come at: each is `2^rowReduction` times smaller than the stored image
     /// on each side (rounded up). At most the one asked for; 0 for formats that cannot shrink while
@@ -23,8 +24,13 @@ public final class ImageRowReader {
     /// The most reduction JPEG's DCT scaling gives (1/8).
     public static let maximumJPEGReduction = 3
 
-    /// - Parameter reduction: the reduction wanted (`2^reduction` on each side); the format gives as
-    ///   much of it as it can shrink while decoding (``rowReduction``), and the caller the rest.
+    /// Opens `source` and reads its headers; no row is decoded until ``forEachRow(context:lookaheadRows:_:)``.
+    /// - Parameters:
+    ///   - source: the image's bytes.
+    ///   - options: limits and colour handling; ``DecodeOptions/minimumSize`` is ignored.
+    ///   - reduction: the reduction wanted (`2^reduction` on each side); the format gives as
+    ///     much of it as it can shrink while decoding (``rowReduction``), and the caller the rest.
+    /// - Throws: ``ImageDecodingError`` when the headers are unreadable or refused.
     public init(_ source: ImageSource, options: DecodeOptions = DecodeOptions(), reduction: Int = 0) throws(ImageDecodingError) {
         var options = options
         options.minimumSize = nil
@@ -52,9 +58,12 @@ public final class ImageRowReader {
     /// thread. Throws after the rows that preceded a decoding failure, and `.cancelled` soon after
     /// `context` is cancelled.
     ///
-    /// - Parameter lookaheadRows: rows the decoder may run ahead of `body` (memory: that many rows),
-    ///   for a consumer that works in bursts: a tile builder passes its tile height, so that the next
-    ///   band is decoded (and converted) while a band of tiles is encoded.
+    /// - Parameters:
+    ///   - context: checked between rows; cancelling it stops the decode.
+    ///   - lookaheadRows: rows the decoder may run ahead of `body` (memory: that many rows),
+    ///     for a consumer that works in bursts: a tile builder passes its tile height, so that the next
+    ///     band is decoded (and converted) while a band of tiles is encoded.
+    ///   - body: called with each row; the buffer is valid only during the call.
     public func forEachRow(
         context: WorkContext = .uncancellable, lookaheadRows: Int = 0, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {

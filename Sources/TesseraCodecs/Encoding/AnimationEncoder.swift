@@ -16,7 +16,9 @@ public final class AnimationEncoder {
         case gif(GIFWriter, dithering: Double)
     }
 
+    /// Every frame's size, in pixels.
     public let size: PixelSize
+    /// The format being written: WebP (lossy or lossless) or GIF.
     public let format: EncodingFormat
     private var backend: Backend
     private var timestampMilliseconds = 0

@@ -51,7 +51,7 @@ public enum EncodingFormat: Sendable, Hashable {
     }
 
     /// The encoding the extension of the file at `path` asks for.
-    /// - Throws: ``InvalidArgumentError`` naming the extension when Tessera does not write it.
+    /// - Throws: `InvalidArgumentError` naming the extension when Tessera does not write it.
     public init(outputPath path: String, quality: Int? = nil) throws(InvalidArgumentError) {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let fileExtension = name.contains(".") ? String(name.split(separator: ".").last!) : ""
@@ -76,6 +76,7 @@ public enum EncodingFormat: Sendable, Hashable {
         return hasAlpha ? .png() : .jpeg(quality: quality ?? 85)
     }
 
+    /// The usual file extension, without the dot: `jpg`, `png`, `webp`, `avif`, `heic` or `gif`.
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"

@@ -3,13 +3,20 @@ import CWebP
 public import FoundationEssentials
 public import TesseraCore
 
-/// Encodes a ``PixelBuffer`` to JPEG, PNG (full colour or indexed), WebP, GIF, AVIF or HEIC bytes.
+/// Encodes a `PixelBuffer` to JPEG, PNG (full colour or indexed), WebP, GIF, AVIF or HEIC bytes.
 public enum ImageEncoder {
-    /// - Parameter iccProfile: the profile `pixels` are in (``DecodedImage/iccProfile``), embedded in
-    ///   the output (JPEG APP2, PNG iCCP, WebP ICCP, HEIF colr) byte for byte. Nil: the pixels are sRGB and the
-    ///   output is untagged, which every viewer takes for sRGB. When the format cannot carry the
-    ///   profile for these pixels (a gray profile in WebP, which is always RGB), the pixels are
-    ///   converted to sRGB instead, so an output is never tagged with a profile it does not match.
+    /// The encoded bytes of `pixels`, a whole file.
+    /// - Parameters:
+    ///   - pixels: the image, in any pixel format; a format without alpha (JPEG) gets it composited
+    ///     over black.
+    ///   - encoding: the format and its quality settings.
+    ///   - iccProfile: the profile `pixels` are in (``DecodedImage/iccProfile``), embedded in
+    ///     the output (JPEG APP2, PNG iCCP, WebP ICCP, HEIF colr) byte for byte. Nil: the pixels are sRGB and the
+    ///     output is untagged, which every viewer takes for sRGB. When the format cannot carry the
+    ///     profile for these pixels (a gray profile in WebP, which is always RGB), the pixels are
+    ///     converted to sRGB instead, so an output is never tagged with a profile it does not match.
+    /// - Throws: ``ImageEncodingError``: a size the format cannot store, a bad parameter, an
+    ///   encoder library that is missing or fails.
     public static func encode(
         _ pixels: PixelBuffer, as encoding: EncodingFormat, iccProfile: ICCProfile? = nil
     ) throws(ImageEncodingError) -> Data {

@@ -20,6 +20,9 @@ public enum ImageEncodingError: TesseraError, Equatable {
         }
     }
 
+    /// `ErrorCategory.tooLarge` for a size the format cannot store, `ErrorCategory.badInput` for a
+    /// bad parameter, `ErrorCategory.libraryUnavailable` when the encoder's library is missing, and
+    /// `ErrorCategory.internal` when the encoder fails.
     public var category: ErrorCategory {
         switch self {
         case .sizeNotSupported: .tooLarge

@@ -2,19 +2,24 @@ public import TesseraCore
 
 /// How a file stores colour.
 public enum ColorModel: String, Sendable, Hashable, Codable {
+    /// Grey levels, red-green-blue, CMYK (decoded to RGB), or indices into a palette of colours.
     case gray, rgb, cmyk, palette
 }
 
 /// What a probe learns from an image's headers, without decoding pixels.
 public struct ImageProperties: Sendable, Hashable, Codable {
+    /// The format, as sniffed from the bytes.
     public var format: ImageFormat
     /// The stored size in pixels (before orientation).
     public var size: PixelSize
     /// How stored pixels turn upright. HEIF's decoder applies its own rotation, so HEIF reports `.up`.
     public var orientation: Orientation
+    /// Whether the image has transparency (an alpha channel, a transparent palette entry or colour
+    /// key, a GIF frame that does not cover its screen), so that it decodes with alpha.
     public var hasAlpha: Bool
     /// Bits per sample as stored (1, 2, 4, 8, 16; palette images give the index depth).
     public var bitsPerComponent: Int
+    /// How the file stores colour (not how it decodes: see ``decodedFormat``).
     public var colorModel: ColorModel
     /// Frames in an animation or multi-page file; 1 for a still image.
     public var frameCount: Int

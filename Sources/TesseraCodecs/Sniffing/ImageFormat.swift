@@ -1,5 +1,7 @@
 /// An image file format Tessera reads, identified from content, never from a file name.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
+    /// One case per format read; the raw values (`jpeg`, `heic`…) are what `--json` output prints.
+    /// `heic` is any HEIF image that is not AVIF.
     case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf
 
     /// Vector art (SVG, PDF): rendered at any size, so it is drawn at the size asked for, larger

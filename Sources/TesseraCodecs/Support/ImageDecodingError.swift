@@ -68,6 +68,9 @@ public enum ImageDecodingError: TesseraError, Equatable {
         }
     }
 
+    /// The host-facing category: `ErrorCategory.truncated` for empty or truncated input,
+    /// `ErrorCategory.unsupported` for unknown formats and features, `ErrorCategory.badInput` for a
+    /// page or frame the file lacks, and the matching category for the others.
     public var category: ErrorCategory {
         switch self {
         case .empty, .truncated: .truncated

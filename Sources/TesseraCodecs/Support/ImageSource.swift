@@ -22,7 +22,7 @@ public struct ImageSource: Sendable {
     /// reads the header's few kilobytes); the formats whose libraries want the whole file (TIFF,
     /// HEIF, WebP, SVG, PDF) read it all into memory first.
     ///
-    /// The reader may block (a network request), so decode such sources on the ``WorkExecutor``
+    /// The reader may block (a network request), so decode such sources on the `WorkExecutor`
     /// (as ``Thumbnailer`` and the pyramid builder do), not on the concurrency pool's threads.
     public static func ranged(_ reader: any ByteRangeReading) -> ImageSource { ImageSource(storage: .ranged(reader)) }
 

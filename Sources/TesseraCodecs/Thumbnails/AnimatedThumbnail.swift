@@ -5,9 +5,12 @@ public import TesseraCore
 public struct AnimatedThumbnail: Sendable {
     /// The encoded animation (animated WebP or GIF).
     public var data: Data
+    /// The format of ``data``: ``EncodingFormat/webp(quality:)``, ``EncodingFormat/webpLossless`` or
+    /// ``EncodingFormat/gif(dithering:)``.
     public var encoding: EncodingFormat
     /// Every frame's size, in pixels.
     public var size: PixelSize
+    /// Frames in the animation: the source's, each with its duration; 1 for a still source.
     public var frameCount: Int
     /// The source's header facts; ``ImageProperties/animation`` holds its timing, which the
     /// thumbnail keeps.
@@ -37,7 +40,7 @@ extension Thumbnailer {
     ///   to more than ``ThumbnailOptions/maximumAnimationPixelCount``: a still of the first frame
     ///   (``thumbnail(_:options:)``) is the usual answer.
     ///
-    /// Runs on the ``WorkExecutor``; cancelling the task stops it between frames.
+    /// Runs on the `WorkExecutor`; cancelling the task stops it between frames.
     public func animatedThumbnail(
         _ source: ImageSource, options: ThumbnailOptions, encoding: EncodingFormat, priority: WorkPriority = .normal,
         executor: WorkExecutor = .shared
@@ -122,6 +125,7 @@ extension Thumbnailer {
 /// An animation's frames at a thumbnail's size, decoded in order, one per ``next()``
 /// (``Thumbnailer/thumbnailFrames(_:options:)``). Not for sharing between tasks.
 public final class ThumbnailFrameReader {
+    /// The animation the frames are read from.
     public let animation: AnimatedImage
     private let reader: AnimationFrameReader
     private let shrinker: FrameShrinker

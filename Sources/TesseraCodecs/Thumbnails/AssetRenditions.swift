@@ -8,7 +8,7 @@ public import TesseraCore
 /// ``pointSize`` × its scale in **pixels** (``Rendition/pixelSize``), the size the bitmap is
 /// written at, exactly. A 60×40-point image gives `NAME.png` at 60×40 pixels, `NAME@2x.png` at
 /// 120×80 and `NAME@3x.png` at 180×120. A fractional product rounds up
-/// (``PointSize/pixels(at:)``), so the bitmap never falls short of the screen.
+/// (`PointSize.pixels(at:)`), so the bitmap never falls short of the screen.
 ///
 /// A vector source (SVG, PDF) is drawn at each rendition's size. A bitmap source is only ever
 /// shrunk, unless ``init(name:pointSize:scales:source:framing:allowsUpscaling:maximumPixelCount:)``
@@ -83,6 +83,10 @@ public struct AssetRenditionPlan: Sendable, Hashable {
     ///     characters, not starting with `.`.
     ///   - pointSize: The image's size in points; both sides finite and greater than 0.
     ///   - scales: Any of 1, 2 and 3 (the scales an asset catalog has), each once, in any order.
+    ///   - source: The source's header (``ImageDecoder/probe(_:)``): its upright size decides
+    ///     whether a rendition would be enlarged.
+    ///   - framing: How the source fills a rendition whose aspect differs: fit (the default) or
+    ///     centre crop.
     ///   - allowsUpscaling: Whether a bitmap source may be enlarged for a rendition larger than it.
     ///   - maximumPixelCount: The most pixels one rendition may have.
     /// - Throws: ``AssetRenditionError/invalidArgument(_:)`` for a name, size or scale out of
@@ -150,18 +154,21 @@ public struct AssetRenditionPlan: Sendable, Hashable {
     }
 
     /// The rendition's bitmap, exactly ``Rendition/pixelSize``, made by ``Thumbnailer`` on the
-    /// ``WorkExecutor``: a vector source drawn at the size, a bitmap shrunk while decoding (or,
+    /// `WorkExecutor`: a vector source drawn at the size, a bitmap shrunk while decoding (or,
     /// when ``Rendition/isUpscaled``, decoded whole and enlarged with Lanczos-3), then centre-cropped
     /// or padded with transparent pixels as ``framing`` says. Upright by the EXIF orientation.
     ///
     /// Padding adds an alpha channel to an opaque source; a rendition the content fills keeps the
     /// source's channels.
     /// - Parameters:
+    ///   - rendition: One of ``renditions``.
     ///   - source: The image the plan was made for.
     ///   - colorManagement: As ``ThumbnailOptions/colorManagement``; the result's
     ///     ``Thumbnail/iccProfile`` is the profile to embed.
     ///   - pageIndex: The PDF page the plan was made for, from 0.
-    /// - Throws: ``ImageDecodingError``, `CancellationError`, or ``WorkQueueFullError``.
+    ///   - priority: The executor's priority for the work.
+    ///   - executor: Where the decode runs; `WorkExecutor.shared` by default.
+    /// - Throws: ``ImageDecodingError``, `CancellationError`, or `WorkQueueFullError`.
     public func render(
         _ rendition: Rendition, from source: ImageSource, colorManagement: ColorManagement = .convertToSRGB,
         pageIndex: Int = 0, priority: WorkPriority = .normal, executor: WorkExecutor = .shared
@@ -240,6 +247,8 @@ public enum AssetRenditionError: TesseraError, Equatable {
     /// not even fit in a pixel size).
     case tooLarge(scale: DisplayScale, rendition: PixelSize?, limit: Int)
 
+    /// `ErrorCategory.tooLarge` for a rendition over the pixel limit, `ErrorCategory.badInput`
+    /// otherwise.
     public var category: ErrorCategory {
         switch self {
         case .invalidArgument, .wouldUpscale: .badInput
@@ -288,6 +297,7 @@ public struct AssetCatalogContents: Sendable, Hashable, Codable {
         /// `1x`, `2x` or `3x`; nil for a single-scale (vector) image.
         public var scale: String?
 
+        /// A slot for `filename` at `scale` (`2x`); `universal` unless `idiom` says otherwise.
         public init(filename: String?, idiom: String = "universal", scale: String?) {
             self.filename = filename
             self.idiom = idiom
@@ -297,9 +307,12 @@ public struct AssetCatalogContents: Sendable, Hashable, Codable {
 
     /// Who wrote the file, and the format's version (1).
     public struct Info: Sendable, Hashable, Codable {
+        /// Who wrote the file: `xcode` by default.
         public var author: String
+        /// The format's version: 1.
         public var version: Int
 
+        /// The `info` Xcode writes itself.
         public init(author: String = "xcode", version: Int = 1) {
             self.author = author
             self.version = version
@@ -312,6 +325,7 @@ public struct AssetCatalogContents: Sendable, Hashable, Codable {
         /// any size rather than from bitmaps rendered at build time.
         public var preservesVectorRepresentation: Bool?
 
+        /// Options that keep, drop or leave unset (nil) the vector data.
         public init(preservesVectorRepresentation: Bool? = nil) {
             self.preservesVectorRepresentation = preservesVectorRepresentation
         }
@@ -323,10 +337,12 @@ public struct AssetCatalogContents: Sendable, Hashable, Codable {
 
     /// The slots: one per scale, or one without a scale for a vector image.
     public var images: [Image]
+    /// Who wrote the file and the format's version.
     public var info: Info
     /// Nil for bitmaps; ``Properties/preservesVectorRepresentation`` for a vector image.
     public var properties: Properties?
 
+    /// The contents of an image set of `images`; `properties` only for a vector image.
     public init(images: [Image], info: Info = Info(), properties: Properties? = nil) {
         self.images = images
         self.info = info

@@ -36,9 +36,11 @@ extension Thumbnail {
 public struct ThumbnailSummary: Sendable, Hashable, Codable {
     /// The source's stored size, in pixels.
     public var sourceWidth: Int
+    /// The source's stored height, in pixels.
     public var sourceHeight: Int
     /// The result's size, in pixels.
     public var width: Int
+    /// The result's height, in pixels.
     public var height: Int
     /// Full stored width ÷ decoded width (see ``Thumbnail/decodeScale``).
     public var decodeScale: Double

@@ -21,10 +21,12 @@ public struct ThumbnailOptions: Sendable, Hashable {
         case ifAbsent
     }
 
+    /// The size bound: a longest side, or a box and a content mode.
     public var sizing: Sizing
     /// `kCGImageSourceCreateThumbnailWithTransform`: turn the result upright by the EXIF orientation,
     /// with the size bound applying to the upright result. When false, pixels stay as stored.
     public var createThumbnailWithTransform: Bool
+    /// Whether a thumbnail embedded in the file may stand in for the image.
     public var embeddedThumbnail: EmbeddedThumbnailPolicy
     /// Accept a file that ends early (the missing part stays blank).
     public var allowsTruncatedData: Bool
@@ -43,6 +45,14 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// 2³⁰, is 100 frames of 3200×3200, or 500 of 1920×1080.
     public var maximumAnimationPixelCount = 1 << 30
 
+    /// - Parameters:
+    ///   - sizing: the size bound, applied to the upright result when `createThumbnailWithTransform`.
+    ///   - createThumbnailWithTransform: turn the result upright by the EXIF orientation.
+    ///   - embeddedThumbnail: whether an embedded thumbnail may be used.
+    ///   - allowsTruncatedData: accept a file that ends early.
+    ///   - maximumPixelCount: the most pixels a full-size decode may take (formats that cannot stream).
+    ///   - colorManagement: convert to sRGB, or keep the source's colour space and its profile.
+    ///   - pageIndex: the page of a PDF, from 0.
     public init(
         sizing: Sizing,
         createThumbnailWithTransform: Bool = true,

@@ -12,12 +12,13 @@ public import TesseraCore
 /// ``ThumbnailOptions/maximumPixelCount``), unless an embedded thumbnail may be used; so is an
 /// interlaced PNG, whose rows are final only after the last Adam7 pass.
 public struct Thumbnailer: Sendable {
+    /// A thumbnailer; it holds no state, so one may be shared freely.
     public init() {}
 
-    /// Makes the thumbnail on the ``WorkExecutor``, at `priority`.
+    /// Makes the thumbnail on the `WorkExecutor`, at `priority`.
     ///
     /// Cancelling the task stops the decode at the next chunk of rows and throws `CancellationError`.
-    /// - Throws: ``ImageDecodingError``, `CancellationError`, or ``WorkQueueFullError``.
+    /// - Throws: ``ImageDecodingError``, `CancellationError`, or `WorkQueueFullError`.
     public func thumbnail(
         _ source: ImageSource, options: ThumbnailOptions, priority: WorkPriority = .normal,
         executor: WorkExecutor = .shared

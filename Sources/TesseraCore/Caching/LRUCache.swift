@@ -40,7 +40,9 @@ public struct LRUCache<Key: Hashable, Value> {
         self.entryCostLimit = min(entryCostLimit ?? costLimit, costLimit)
     }
 
+    /// Entries held now.
     public var count: Int { indices.count }
+    /// Whether the cache holds no entry.
     public var isEmpty: Bool { indices.isEmpty }
 
     /// The value for `key`, now the most recently used.
@@ -90,6 +92,7 @@ public struct LRUCache<Key: Hashable, Value> {
         return remove(at: index)
     }
 
+    /// Drops every entry; ``totalCost`` is 0 afterwards. The limits stay.
     public mutating func removeAll() {
         indices.removeAll()
         entries.removeAll()

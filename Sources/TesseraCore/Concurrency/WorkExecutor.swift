@@ -6,6 +6,7 @@ import Darwin
 
 /// How soon queued work should run: higher first, first come first served within a priority.
 public enum WorkPriority: Int, Sendable, Comparable, Codable, CaseIterable {
+    /// `low` for prefetching and background builds, `normal` by default, `high` for what a user waits on.
     case low, normal, high
 
     public static func < (lhs: WorkPriority, rhs: WorkPriority) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -16,6 +17,7 @@ public enum WorkPriority: Int, Sendable, Comparable, Codable, CaseIterable {
 public struct WorkQueueFullError: TesseraError, Equatable {
     /// Jobs waiting when the work was refused.
     public let queuedCount: Int
+    /// Always ``ErrorCategory/busy``.
     public var category: ErrorCategory { .busy }
     public var description: String { "too much work queued (\(queuedCount) jobs waiting); try again later" }
 }
@@ -26,7 +28,7 @@ public struct WorkQueueFullError: TesseraError, Equatable {
 /// submit to ``shared``, so a process never runs more blocking jobs than it has threads.
 ///
 /// Work is queued by ``WorkPriority``. Threads start on demand, so a process that makes one
-/// thumbnail starts one, and end after ``idleTimeout`` seconds without work, so an executor that is
+/// thumbnail starts one, and end after 10 seconds without work, so an executor that is
 /// no longer used costs nothing. A queue limit turns overload into ``WorkQueueFullError``.
 public final class WorkExecutor: Sendable {
     /// One thread per active core, no queue limit.
@@ -58,6 +60,11 @@ public final class WorkExecutor: Sendable {
         var queuedCount: Int { queues.reduce(0) { $0 + $1.count } }
     }
 
+    /// An executor of its own, for work that must not wait behind ``shared``'s (or tests).
+    /// - Parameters:
+    ///   - threadCount: the most jobs run at once; at least 1. No thread starts until there is work.
+    ///   - queueLimit: the most jobs that may wait; ``run(priority:_:)`` throws ``WorkQueueFullError``
+    ///     for any more.
     public init(threadCount: Int, queueLimit: Int = .max) {
         self.threadCount = max(1, threadCount)
         self.queueLimit = max(0, queueLimit)
@@ -196,8 +203,11 @@ public final class WorkContext: Sendable {
     /// A context that is never cancelled (for synchronous callers).
     public static let uncancellable = WorkContext()
 
+    /// A context that is not cancelled; the executor cancels the one it makes for each job.
     public init() {}
 
+    /// Whether the task that submitted the job has been cancelled. Long work checks it between rows,
+    /// tiles or frames and stops, leaving no partial output.
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
     func cancel() { lock.withLock { cancelled = true } }

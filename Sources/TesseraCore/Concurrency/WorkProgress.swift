@@ -14,6 +14,12 @@ public final class WorkProgress: Sendable {
     private let granularity: Double
     private let onChange: (@Sendable (Double) -> Void)?
 
+    /// - Parameters:
+    ///   - totalUnitCount: units of work in all, if known; the operation may set it later.
+    ///   - granularity: the smallest change of ``fraction`` (0…1) that calls `onChange`; 0.001 is every
+    ///     tenth of a percent.
+    ///   - onChange: called with the new fraction on the thread doing the work, never under a lock;
+    ///     keep it short (update a bar, store the value).
     public init(totalUnitCount: Int = 0, granularity: Double = 0.001, onChange: (@Sendable (Double) -> Void)? = nil) {
         total = max(0, totalUnitCount)
         self.granularity = granularity
@@ -35,6 +41,7 @@ public final class WorkProgress: Sendable {
     /// Done ÷ total, 0…1 (0 while the total is unknown).
     public var fraction: Double { lock.withLock { Self.fraction(completed, of: total) } }
 
+    /// Whether the total is known and every unit is done.
     public var isFinished: Bool { lock.withLock { total > 0 && completed >= total } }
 
     /// Adds `units` to the completed count.

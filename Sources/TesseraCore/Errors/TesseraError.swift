@@ -30,11 +30,12 @@ public enum ErrorCategory: String, Sendable, Codable, CaseIterable {
 }
 
 /// The protocol every public Tessera error conforms to: a stable ``category`` for hosts to map,
-/// and a ``description`` that is one line naming the value or part of the file at fault.
+/// and a `description` that is one line naming the value or part of the file at fault.
 ///
 /// The description never contains the input's path, so a server may show it to a client; hosts
 /// that know the path (the CLI) put it in front.
 public protocol TesseraError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; hosts map it to an exit or HTTP status.
     var category: ErrorCategory { get }
 }
 
@@ -61,11 +62,13 @@ public struct InvalidArgumentError: TesseraError, Equatable {
     /// Why the value is refused, including the accepted range.
     public var reason: String
 
+    /// An error for `argument` (as the host names it), refused because of `reason` (`"must be > 0"`).
     public init(_ argument: String, _ reason: String) {
         self.argument = argument
         self.reason = reason
     }
 
+    /// Always ``ErrorCategory/badInput``.
     public var category: ErrorCategory { .badInput }
     public var description: String { "\(argument) \(reason)" }
 }

@@ -93,12 +93,15 @@ extension PixelSize {
 
 /// A rectangle of whole pixels: origin at the top-left, `x` to the right, `y` down.
 public struct PixelRect: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The origin (`x` right, `y` down from the top-left) and the size, in pixels.
     public var x: Int, y: Int, width: Int, height: Int
 
+    /// A rectangle at `x`, `y` of `width` × `height` pixels; nothing is checked or clamped.
     public init(x: Int, y: Int, width: Int, height: Int) {
         (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
 
+    /// The width and height, without the origin.
     public var size: PixelSize { PixelSize(width: width, height: height) }
 
     public var description: String { "\(width)×\(height) at \(x),\(y)" }

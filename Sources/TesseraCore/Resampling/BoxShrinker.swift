@@ -4,11 +4,15 @@
 /// Alpha is averaged premultiplied, so the colour of transparent pixels never bleeds into their
 /// neighbours. Blocks at the right and bottom edges that are cut short average what they have.
 public struct BoxShrinker: Sendable {
+    /// The size of the image whose rows are fed in, in pixels.
     public let inputSize: PixelSize
+    /// The pixel format of input and output rows.
     public let format: PixelFormat
     /// Input pixels per output pixel, horizontally and vertically.
     public let factorX: Int
+    /// Input rows per output row.
     public let factorY: Int
+    /// The shrunk size: each side divided by its factor, rounded up (edge blocks cut short count).
     public let outputSize: PixelSize
 
     private var sums: [UInt64]       // per output pixel and channel; colour premultiplied by alpha
@@ -16,6 +20,8 @@ public struct BoxShrinker: Sendable {
     private var output: [UInt8]
     private var outputRow = 0
 
+    /// A shrinker by `factorX` across and `factorY` down (each at least 1; a factor of 1 keeps that side).
+    /// Allocates the output bitmap at once: ``outputSize`` × `format`'s bytes per pixel.
     public init(inputSize: PixelSize, format: PixelFormat, factorX: Int, factorY: Int) {
         precondition(factorX >= 1 && factorY >= 1)
         self.inputSize = inputSize

@@ -8,12 +8,16 @@ import Darwin
 /// (ns). A changed, replaced or touched file gets a new identity, so whatever is keyed by it (a
 /// frame strip, a pyramid, a decoded image, an ETag) is made again rather than served stale.
 public struct FileIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The device the file is on (`st_dev`).
     public var device: UInt64
+    /// The file's inode number on that device (`st_ino`).
     public var inode: UInt64
+    /// The file's size in bytes.
     public var byteCount: Int
     /// Modification time in nanoseconds since 1970.
     public var modificationNanoseconds: Int64
 
+    /// An identity from its four parts; ``init(path:)`` reads them from a file.
     public init(device: UInt64, inode: UInt64, byteCount: Int, modificationNanoseconds: Int64) {
         self.device = device
         self.inode = inode

@@ -11,9 +11,9 @@ public import TesseraCore
 /// pipeline's memory cache under its own key with its own cost (`bytesPerRow × height` of the
 /// shrunk frame), so playback reads them back and the cache's limits evict them one by one: a long
 /// animation is never held whole. Decoding holds a few source canvases
-/// (``AnimatedImage/workingByteCount``) while it runs. A still image is an animation of one frame.
+/// (`AnimatedImage.workingByteCount`) while it runs. A still image is an animation of one frame.
 public final class LoadedAnimation: Sendable {
-    /// The source's header facts; ``ImageProperties/animation`` holds the timing (nil for a still).
+    /// The source's header facts; `ImageProperties.animation` holds the timing (nil for a still).
     public let properties: ImageProperties
     /// Every frame's size, in pixels: the request's target, as ``ImageRequest/target`` and
     /// ``ImageRequest/contentMode`` make it.
@@ -45,6 +45,7 @@ public final class LoadedAnimation: Sendable {
         reading = Locked(ReaderState(reader: first))
     }
 
+    /// Frames in one play; 1 for a still image.
     public var frameCount: Int { properties.animation == nil ? 1 : properties.frameCount }
 
     /// Each frame's duration in seconds and the loop count; nil for a still.

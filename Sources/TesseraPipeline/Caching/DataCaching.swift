@@ -9,15 +9,20 @@ public protocol DataCaching: Sendable {
     func store(_ data: Data, for key: String, validators: HTTPValidators, maxAge: TimeInterval?) async
     /// Marks the copy fresh again after the server answered 304 Not Modified.
     func refresh(_ key: String, validators: HTTPValidators, maxAge: TimeInterval?) async
+    /// Deletes the copy for `key`, if there is one.
     func remove(_ key: String) async
 }
 
 /// A cached copy: the file holding it and what is needed to revalidate it.
 public struct CachedData: Sendable {
+    /// The key it was stored under (a request's ``ImageRequest/dataKey``).
     public var key: String
+    /// The file holding the bytes; read it before the entry can be evicted.
     public var fileURL: URL
+    /// Size of the cached bytes.
     public var byteCount: Int
     /// False once `max-age` has passed: the copy must be revalidated before use.
     public var isFresh: Bool
+    /// The `ETag` and `Last-Modified` the server sent, for a conditional request.
     public var validators: HTTPValidators
 }

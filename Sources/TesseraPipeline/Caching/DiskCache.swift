@@ -31,6 +31,7 @@ public actor DiskCache: DataCaching {
         var validators: HTTPValidators
     }
 
+    /// The directory holding the entries, their metadata files and the index.
     public nonisolated let directory: URL
     /// Most bytes of cached data on disk.
     public nonisolated let sizeLimit: Int
@@ -52,6 +53,12 @@ public actor DiskCache: DataCaching {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/tessera")
     }
 
+    /// A cache in `directory`, created if missing, with the index read from a previous run.
+    /// - Parameters:
+    ///   - directory: where entries are kept; by default the user's cache directory (``defaultDirectory``).
+    ///   - sizeLimit: the most bytes of cached data on disk; 150 MiB by default.
+    ///   - timeToLive: seconds an entry is kept after it was stored, fresh or not; 7 days by default.
+    ///   - now: the clock, for tests.
     public init(
         directory: URL = DiskCache.defaultDirectory, sizeLimit: Int = 150 << 20,
         timeToLive: TimeInterval = 7 * 24 * 3600, now: @escaping @Sendable () -> Date = { Date() }
@@ -71,6 +78,7 @@ public actor DiskCache: DataCaching {
     /// Bytes of cached data on disk.
     public var size: Int { totalSize }
 
+    /// Entries held.
     public var count: Int { entries.count }
 
     public func lookup(_ key: String) -> CachedData? {
@@ -126,6 +134,7 @@ public actor DiskCache: DataCaching {
         saveIndex()
     }
 
+    /// Deletes the entry for `key` and its files, if there is one.
     public func remove(_ key: String) {
         guard unavailableReason == nil else { return }
         if let entry = entries.removeValue(forKey: key) { totalSize -= entry.byteCount }

@@ -2,8 +2,12 @@ public import TesseraCore
 
 /// Keeps decoded images in memory.
 public protocol ImageCaching: Sendable {
+    /// The image stored for `key` (a request's ``ImageRequest/imageKey``), if the cache still has it.
     func image(for key: String) -> PixelBuffer?
+    /// Keeps `image` for `key`, replacing any image there; a cache may decline one it finds too large.
     func store(_ image: PixelBuffer, for key: String)
+    /// Drops the image for `key`, if any.
     func removeImage(for key: String)
+    /// Drops every image.
     func removeAll()
 }

@@ -1,7 +1,7 @@
 import FoundationEssentials
 public import TesseraCore
 
-/// The default ``ImageCaching``: Core's ``LRUCache`` behind a lock, by cost, where an image's cost
+/// The default ``ImageCaching``: Core's `LRUCache` behind a lock, by cost, where an image's cost
 /// is its memory (`bytesPerRow × height`). Reads and writes are synchronous and take the lock
 /// briefly, so a hit costs a dictionary lookup and a list splice.
 public final class MemoryImageCache: ImageCaching, Sendable {
@@ -23,6 +23,11 @@ public final class MemoryImageCache: ImageCaching, Sendable {
         min(Int(Double(ProcessInfo.processInfo.physicalMemory) * 0.15), 512 << 20)
     }
 
+    /// - Parameters:
+    ///   - costLimit: the most bytes of pixels held; ``defaultCostLimit`` by default.
+    ///   - countLimit: the most images held.
+    ///   - entryCostLimit: the most bytes one image may take and still be kept; nil is a tenth of
+    ///     `costLimit`.
     public init(costLimit: Int = MemoryImageCache.defaultCostLimit, countLimit: Int = 1000, entryCostLimit: Int? = nil) {
         let cache = LRUCache<String, PixelBuffer>(
             costLimit: costLimit, countLimit: countLimit, entryCostLimit: entryCostLimit ?? costLimit / 10)
@@ -32,10 +37,14 @@ public final class MemoryImageCache: ImageCaching, Sendable {
         entries = Locked(cache)
     }
 
+    /// Images held now.
     public var count: Int { entries.withLock { $0.count } }
 
+    /// The image for `key`, now the most recently used; nil when it was never stored or was evicted.
     public func image(for key: String) -> PixelBuffer? { entries.withLock { $0.value(for: key) } }
 
+    /// Keeps `image` at its byte cost, evicting the least recently used images to make room; an image
+    /// over ``entryCostLimit`` is not kept (and any old image for `key` is dropped).
     public func store(_ image: PixelBuffer, for key: String) {
         entries.withLock { _ = $0.insert(image, for: key, cost: image.byteCount) }
     }

@@ -9,32 +9,41 @@ public protocol DataLoading: Sendable {
 
 /// What identifies a cached response to its server, for revalidation.
 public struct HTTPValidators: Sendable, Hashable, Codable {
+    /// The `ETag` the server sent, sent back as `If-None-Match`.
     public var etag: String?
+    /// The `Last-Modified` date the server sent, as sent; sent back as `If-Modified-Since`.
     public var lastModified: String?
 
+    /// Validators from a response's headers; either may be missing.
     public init(etag: String? = nil, lastModified: String? = nil) {
         self.etag = etag
         self.lastModified = lastModified
     }
 
+    /// True when there is neither validator, so the copy cannot be revalidated.
     public var isEmpty: Bool { etag == nil && lastModified == nil }
 }
 
 /// A fetch's result with the caching instructions that came with it.
 public struct FetchedData: Sendable {
+    /// The body, or word that the cached copy is still good.
     public enum Outcome: Sendable {
+        /// 200: the whole body.
         case data(Data)
         /// 304: the cached copy is still good.
         case notModified
     }
 
+    /// The body, or ``Outcome/notModified``.
     public var outcome: Outcome
+    /// The response's `ETag` and `Last-Modified`, to keep with the cached copy.
     public var validators: HTTPValidators
     /// `Cache-Control: no-store`: keep it out of every cache on disk.
     public var noStore: Bool
     /// `Cache-Control: max-age`, in seconds: how long the copy is fresh without revalidation.
     public var maxAge: TimeInterval?
 
+    /// A result with its caching instructions; by default none (cacheable, fresh until it expires).
     public init(outcome: Outcome, validators: HTTPValidators = HTTPValidators(), noStore: Bool = false, maxAge: TimeInterval? = nil) {
         self.outcome = outcome
         self.validators = validators

@@ -11,6 +11,7 @@ public struct HTTPDataLoader: DataLoading {
     /// Bodies larger than this many bytes fail with ``ImagePipelineError/responseTooLarge(limit:)``.
     public var maximumResponseSize: Int
 
+    /// A loader with a `timeout` in seconds (30 by default) and a body limit in bytes (256 MiB).
     public init(timeout: TimeInterval = 30, maximumResponseSize: Int = 256 << 20) {
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize

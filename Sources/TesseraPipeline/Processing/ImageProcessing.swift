@@ -3,23 +3,31 @@ public import TesseraCore
 /// A step applied to a decoded image. The identifier names the step and its parameters: it is part
 /// of the cache key, so two processors with equal identifiers must produce equal results.
 public protocol ImageProcessing: Sendable {
+    /// Names the step and its parameters (`resize(300x300,fill)`), for the cache key.
     var identifier: String { get }
+    /// The processed image. Runs on the pipeline's executor; an error fails the request, wrapped in
+    /// ``ImagePipelineError/processingFailed(_:)`` unless it is an ``ImagePipelineError`` already.
     func process(_ image: PixelBuffer) throws -> PixelBuffer
 }
 
 /// Resizes into a box of pixels by a content mode (Lanczos-3, alpha premultiplied), enlarging when
 /// the image is smaller: fit inside it, fill it, or fill it and cut the overflow away, centred.
 public struct ResizeProcessor: ImageProcessing {
+    /// The box, in pixels.
     public var size: PixelSize
+    /// How the image is placed in the box.
     public var mode: ContentMode
 
+    /// Resizes into `size` pixels by `mode`: aspect-fit by default.
     public init(size: PixelSize, mode: ContentMode = .fit) {
         self.size = size
         self.mode = mode
     }
 
+    /// `resize(WxH,mode)`.
     public var identifier: String { "resize(\(size.width)x\(size.height),\(mode.rawValue))" }
 
+    /// The image resized into ``size`` by ``mode``; never throws.
     public func process(_ image: PixelBuffer) throws -> PixelBuffer {
         let resized = LanczosResampler.resize(image, to: image.size.scaled(toward: size, mode: mode))
         return mode == .centerCrop ? resized.centerCropped(to: size) : resized
@@ -28,8 +36,10 @@ public struct ResizeProcessor: ImageProcessing {
 
 /// Cuts out a rectangle, in pixels of the image it receives.
 public struct CropProcessor: ImageProcessing {
+    /// The rectangle to keep, in pixels: origin from the top-left, then size.
     public var x: Int, y: Int, width: Int, height: Int
 
+    /// Keeps the `width` × `height` pixels at (`x`, `y`).
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
@@ -37,8 +47,11 @@ public struct CropProcessor: ImageProcessing {
         self.height = height
     }
 
+    /// `crop(x,y,width,height)`.
     public var identifier: String { "crop(\(x),\(y),\(width),\(height))" }
 
+    /// The pixels of the rectangle.
+    /// - Throws: ``ImagePipelineError/processingFailed(_:)`` when it does not lie inside the image.
     public func process(_ image: PixelBuffer) throws -> PixelBuffer {
         guard let cropped = image.cropped(x: x, y: y, width: width, height: height) else {
             throw ImagePipelineError.processingFailed("crop \(x),\(y),\(width)×\(height) is outside \(image.size)")
@@ -50,12 +63,16 @@ public struct CropProcessor: ImageProcessing {
 /// A Gaussian blur of standard deviation `radius` pixels, approximated by three box blurs per axis
 /// (within a few percent of the true Gaussian); edges clamp.
 public struct GaussianBlurProcessor: ImageProcessing {
+    /// The standard deviation, in pixels; 0 or less leaves the image as it is.
     public var radius: Double
 
+    /// A blur of standard deviation `radius` pixels.
     public init(radius: Double) { self.radius = radius }
 
+    /// `gaussianBlur(radius)`.
     public var identifier: String { "gaussianBlur(\(radius))" }
 
+    /// The blurred image, same size and format; never throws.
     public func process(_ image: PixelBuffer) throws -> PixelBuffer {
         guard radius > 0 else { return image }
         // Box widths whose three-fold convolution has variance radius² (Kovesi's construction).

@@ -30,6 +30,10 @@ public enum ImagePipelineError: TesseraError, Equatable {
         }
     }
 
+    /// `ErrorCategory.notFound` for 404 and 410, `ErrorCategory.network` for other statuses,
+    /// timeouts and failed connections, `ErrorCategory.tooLarge` for a body over the limit,
+    /// `ErrorCategory.badInput` for a URL that cannot be loaded, `ErrorCategory.internal` for a failed
+    /// processor, and the decoder's own category for a decoding failure.
     public var category: ErrorCategory {
         switch self {
         case .httpStatus(404), .httpStatus(410): .notFound

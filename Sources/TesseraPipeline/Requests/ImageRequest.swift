@@ -13,7 +13,11 @@ public struct ImageRequest: Sendable {
         case size(PointSize, scale: DisplayScale)
     }
 
+    /// How soon a request's download and decode run, relative to others waiting; shared work runs at
+    /// the highest priority among its callers.
     public enum Priority: Int, Sendable, Comparable, CaseIterable {
+        /// From least to most urgent: `veryLow` and `low` decode at `WorkPriority.low` on the executor,
+        /// `high` and `veryHigh` at `WorkPriority.high`.
         case veryLow, low, normal, high, veryHigh
         public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
 
@@ -40,14 +44,21 @@ public struct ImageRequest: Sendable {
         case skipProcessedVariants
     }
 
+    /// Where the bytes are: an `http`, `https` or `file` URL.
     public var url: URL
+    /// The size the image is wanted at.
     public var target: Target
+    /// How the image fills a ``Target/size(_:scale:)`` box: fit, fill or centre crop. Other targets
+    /// ignore it.
     public var contentMode: ContentMode
     /// Applied in order after decoding.
     public var processors: [any ImageProcessing]
+    /// How soon the request runs.
     public var priority: Priority
+    /// Which caches it reads and fills.
     public var cachePolicy: CachePolicy
 
+    /// A request for `url`, at full size and normal priority through every cache unless told otherwise.
     public init(
         url: URL, target: Target = .original, contentMode: ContentMode = .fit,
         processors: [any ImageProcessing] = [], priority: Priority = .normal, cachePolicy: CachePolicy = .useAll

@@ -2,7 +2,9 @@ public import TesseraCore
 
 /// A loaded image and where it came from.
 public struct ImageResponse: Sendable {
+    /// Where a response came from.
     public enum Source: String, Sendable {
+        /// The memory cache (decoded), the disk cache (bytes, decoded now), or a download.
         case memory, disk, network
     }
 
@@ -16,7 +18,10 @@ public struct ImageResponse: Sendable {
         public var wasCoalesced: Bool
     }
 
+    /// The image, at the request's size, processed.
     public var pixels: PixelBuffer
+    /// Where it came from.
     public var source: Source
+    /// How long it took.
     public var metrics: Metrics
 }

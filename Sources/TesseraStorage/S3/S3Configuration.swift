@@ -13,11 +13,15 @@ public struct S3Configuration: Sendable, Equatable {
 
     /// Scheme, host and port, no path (`http://127.0.0.1:8333`).
     public var endpoint: URL
+    /// The AWS region requests are signed for (`us-east-1`); S3-compatible stores mostly accept any.
     public var region: String
+    /// The bucket's name.
     public var bucket: String
     /// Prepended to every key, without leading or trailing `/`; may be empty.
     public var prefix: String
+    /// The access keys requests are signed with.
     public var credentials: S3Credentials
+    /// Whether the bucket is named in the URL's path or its host name.
     public var addressing: Addressing
     /// One attempt of one request, connection to last byte.
     public var requestTimeout: Duration = .seconds(30)
@@ -33,6 +37,10 @@ public struct S3Configuration: Sendable, Equatable {
     /// Parts uploaded at once.
     public var partConcurrency = 4
 
+    /// A configuration from its parts; ``init(location:environment:)`` reads them from an `s3://` URL
+    /// and the AWS environment variables instead. Slashes around and doubled inside `prefix` are
+    /// dropped. Timeouts, retries and multipart sizes keep their defaults; set the properties to change
+    /// them.
     public init(endpoint: URL, region: String, bucket: String, prefix: String = "", credentials: S3Credentials,
                 addressing: Addressing = .path) {
         self.endpoint = endpoint

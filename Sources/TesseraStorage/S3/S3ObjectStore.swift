@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 
 /// An ``ObjectStoring`` on S3 or any S3-compatible service (SeaweedFS, MinIO, Ceph), spoken over
-/// AsyncHTTPClient and signed with ``SigV4Signer``: no SDK.
+/// AsyncHTTPClient and signed with `SigV4Signer`: no SDK.
 ///
 /// - Byte ranges are `Range` requests; listings are `ListObjectsV2`, page by page.
 /// - ``create(_:_:contentType:)`` is a `PUT` with `If-None-Match: *`: S3 answers 412 when the key
@@ -15,6 +15,7 @@ import NIOHTTP1
 ///   or throttles (429, `SlowDown`) or the connection fails or times out; each attempt is signed
 ///   afresh. Other answers (403, 404, 412) are final.
 public struct S3ObjectStore: ObjectStoring {
+    /// The endpoint, bucket, prefix and credentials every request uses.
     public let configuration: S3Configuration
     private let signer: SigV4Signer
     /// The most bytes one `get` returns; larger objects must be read in ranges.
@@ -29,6 +30,9 @@ public struct S3ObjectStore: ObjectStoring {
         configuration: HTTPClient.Configuration(
             timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(30))))
 
+    /// A store for `configuration`. Nothing is sent until the first request.
+    /// - Throws: ``ObjectStorageError/badConfiguration(_:)`` when requests cannot be signed (the system's
+    ///   libcrypto, loaded on first use, is missing).
     public init(_ configuration: S3Configuration) throws(ObjectStorageError) {
         if let reason = SHA256Digest.unavailableReason { throw .badConfiguration("cannot sign requests: \(reason)") }
         self.configuration = configuration

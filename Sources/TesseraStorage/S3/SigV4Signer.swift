@@ -7,11 +7,14 @@ import FoundationEssentials
 
 /// Access keys for S3, as the AWS tools read them from the environment.
 public struct S3Credentials: Sendable, Equatable {
+    /// The access key's ID (`AWS_ACCESS_KEY_ID`), sent in each request's `Authorization` header.
     public var accessKeyID: String
+    /// The secret key (`AWS_SECRET_ACCESS_KEY`) requests are signed with; never sent.
     public var secretAccessKey: String
     /// A temporary session's token (`AWS_SESSION_TOKEN`), sent as `x-amz-security-token`.
     public var sessionToken: String?
 
+    /// Credentials from a key pair and, for temporary credentials, the session's token.
     public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey

@@ -5,10 +5,12 @@ public import TesseraStorage
 
 /// Options for building a pyramid.
 public struct PyramidOptions: Sendable {
+    /// The kind of pyramid and its tile size: Deep Zoom with 254-pixel tiles and 1 pixel of overlap by
+    /// default.
     public var layout: PyramidLayout
     /// Tile encoding; JPEG quality 75 by default, libvips' default, so outputs compare.
     public var encoding: EncodingFormat
-    /// The most tiles encoded at once on other threads of the ``WorkExecutor`` while decoding goes on.
+    /// The most tiles encoded at once on other threads of the `WorkExecutor` while decoding goes on.
     public var jobs: Int
     /// The most pixels a source that cannot stream (HEIF, WebP, SVG) may decode at full size.
     /// JPEG, PNG, GIF and TIFF stream row by row and ignore it.
@@ -23,6 +25,8 @@ public struct PyramidOptions: Sendable {
     /// in memory. Builds into an object store are durable when the store has answered.
     public var isDurable = false
 
+    /// Options for a Deep Zoom pyramid of JPEG tiles at quality 75, one encoding job per core, converted
+    /// to sRGB, unless told otherwise.
     public init(
         layout: PyramidLayout = .deepZoom(), encoding: EncodingFormat = .jpeg(quality: 75),
         jobs: Int = activeProcessorCount(),
@@ -41,7 +45,9 @@ public struct PyramidOptions: Sendable {
 public struct PyramidSummary: Sendable, Codable, Equatable {
     /// The layout's name (`dzi`, `iiif`, `xyz`, `th`).
     public var layout: String
+    /// The full-resolution size, in pixels (zero in a summary decoded from JSON).
     public var imageSize: PixelSize
+    /// Levels written, full resolution included.
     public var levels: Int
     /// Tile files written (IIIF's `full` aliases included).
     public var tiles: Int
@@ -54,6 +60,7 @@ public struct PyramidSummary: Sendable, Codable, Equatable {
     // The size and the peak are diagnostics of one build and decode as zero.
     private enum CodingKeys: String, CodingKey { case layout, levels, tiles, bytes }
 
+    /// A summary from its parts (the builder makes these).
     public init(layout: String, imageSize: PixelSize, levels: Int, tiles: Int, bytes: Int, peakHeldRowBytes: Int) {
         self.layout = layout
         self.imageSize = imageSize
@@ -90,12 +97,12 @@ public struct PyramidSummary: Sendable, Codable, Equatable {
 /// place only when complete (the descriptor last), so a failed, interrupted or cancelled build
 /// never leaves a pyramid that looks whole.
 public enum PyramidBuilder {
-    /// Builds the pyramid on the ``WorkExecutor`` at `priority`, reporting rows read to `progress`.
+    /// Builds the pyramid on the `WorkExecutor` at `priority`, reporting rows read to `progress`.
     ///
     /// Cancelling the task stops the build at the next chunk of rows, removes everything written,
     /// and throws `CancellationError`.
-    /// - Throws: ``ImageDecodingError``, ``ImageEncodingError``, a file-system error, `CancellationError`,
-    ///   or ``WorkQueueFullError``.
+    /// - Throws: `ImageDecodingError`, `ImageEncodingError`, a file-system error, `CancellationError`,
+    ///   or `WorkQueueFullError`.
     public static func build(
         _ source: ImageSource, name: String, outputDirectory: String, options: PyramidOptions,
         progress: WorkProgress? = nil, priority: WorkPriority = .normal, executor: WorkExecutor = .shared
@@ -145,7 +152,7 @@ public enum PyramidBuilder {
     /// first, so it stops being visible; tiles are uploaded next; the descriptors go up last, once
     /// every tile is stored. A failed or cancelled build deletes what it uploaded.
     /// - Throws: as ``build(_:name:outputDirectory:options:progress:priority:executor:)``, and
-    ///   ``ObjectStorageError``.
+    ///   `ObjectStorageError`.
     public static func build(
         _ source: ImageSource, name: String, store: any ObjectStoring, prefix: String, options: PyramidOptions,
         uploadConcurrency: Int = 8, progress: WorkProgress? = nil, priority: WorkPriority = .normal,

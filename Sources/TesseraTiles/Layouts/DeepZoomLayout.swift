@@ -6,10 +6,15 @@ public import TesseraCore
 /// that has a neighbour. Written as `vips dzsave` writes it.
 public struct DeepZoomLayout: TileLayout {
     public let imageSize: PixelSize
+    /// The pyramid's name: `NAME.dzi` and `NAME_files/`.
     public let name: String
+    /// The tiles' side without overlap, in pixels (254 by default, as libvips).
     public let tileSize: Int
+    /// Pixels each tile repeats of its neighbour on every side that has one (1 by default).
     public let overlap: Int
 
+    /// The layout of an image of `imageSize` pixels; `tileSize` must be positive and `overlap` not
+    /// negative.
     public init(imageSize: PixelSize, name: String, tileSize: Int = 254, overlap: Int = 1) {
         precondition(tileSize > 0 && overlap >= 0)
         self.imageSize = imageSize

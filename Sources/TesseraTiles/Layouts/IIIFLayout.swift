@@ -8,11 +8,16 @@ public import TesseraCore
 /// that fit in one tile are also written with the region `full`.
 public struct IIIFLayout: SquareGridLayout {
     public let imageSize: PixelSize
+    /// The pyramid's name: the directory holding `info.json` and the tiles, and the last part of its `id`.
     public let name: String
+    /// The tiles' side in each level's pixels (512 by default); a tile covers `tileSize × scale`
+    /// full-resolution pixels.
     public let tileSize: Int
     /// The service's `id`: a base URL followed by the name.
     public let baseURL: String
 
+    /// The layout of an image of `imageSize` pixels; `baseURL` (a trailing `/` dropped) is
+    /// `http://localhost:8080/iiif` when nil. `tileSize` must be positive.
     public init(imageSize: PixelSize, name: String, tileSize: Int = 512, baseURL: String? = nil) {
         precondition(tileSize > 0)
         self.imageSize = imageSize
@@ -24,6 +29,7 @@ public struct IIIFLayout: SquareGridLayout {
 
     public var levelCount: Int { reductionFittingOneTile(imageSize, tileSize: PixelSize(width: tileSize, height: tileSize)) + 1 }
 
+    /// The `scaleFactors` of `info.json`'s tiles: 1, 2, 4… one per level.
     public var scaleFactors: [Int] { (0..<levelCount).map { 1 << $0 } }
 
     /// The full-resolution region of a tile: `x = n·tw·s`, `w = min(tw·s, W − x)`, likewise for y.

@@ -6,9 +6,12 @@ public import TesseraCore
 /// half-resolution image; edge tiles are partial, with no overlap.
 public struct THTiledLayout: SquareGridLayout {
     public let imageSize: PixelSize
+    /// The pyramid's name: the directory and the start of every tile's file name.
     public let name: String
+    /// The tiles' side, in pixels (256 by default).
     public let tileSize: Int
 
+    /// The layout of an image of `imageSize` pixels; `tileSize` must be positive.
     public init(imageSize: PixelSize, name: String, tileSize: Int = 256) {
         precondition(tileSize > 0)
         self.imageSize = imageSize

@@ -37,6 +37,7 @@ extension TileLayout {
         Self.levelSize(of: imageSize, reduction: reduction)
     }
 
+    /// The size of level `reduction` of an image of `size` pixels: halved `reduction` times, rounding up.
     public static func levelSize(of size: PixelSize, reduction: Int) -> PixelSize {
         var level = size
         for _ in 0..<reduction { level = PixelSize(width: (level.width + 1) / 2, height: (level.height + 1) / 2) }

@@ -9,9 +9,12 @@ public import TesseraCore
 /// background, so every tile is `tileSize` square.
 public struct XYZLayout: SquareGridLayout {
     public let imageSize: PixelSize
+    /// The pyramid's name: the directory holding the zoom levels.
     public let name: String
+    /// Every tile's side, in pixels (256 by default).
     public let tileSize: Int
 
+    /// The layout of an image of `imageSize` pixels; `tileSize` must be positive.
     public init(imageSize: PixelSize, name: String, tileSize: Int = 256) {
         precondition(tileSize > 0)
         self.imageSize = imageSize
@@ -19,6 +22,7 @@ public struct XYZLayout: SquareGridLayout {
         self.tileSize = tileSize
     }
 
+    /// The zoom of the full-resolution level; zoom 0 is one tile.
     public var maxZoom: Int { reductionFittingOneTile(imageSize, tileSize: PixelSize(width: tileSize, height: tileSize)) }
 
     public var levelCount: Int { maxZoom + 1 }

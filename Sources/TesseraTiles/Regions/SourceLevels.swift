@@ -26,7 +26,7 @@ public enum RegionProgress {
 ///
 /// Level `r` is `2^r` times smaller than the stored image on each side, each level `(size + 1) / 2`
 /// of the one above. Each level is made by the cheapest decode that gives it
-/// (``decodeReduction(for:)``), then halved 2×2 (``LevelHalving``) as often as still needed: for
+/// (``decodeReduction(for:)``), then halved 2×2 (`LevelHalving`) as often as still needed: for
 /// JPEG, levels 1 to 3 are the DCT's 1/2, 1/4 and 1/8 scaled decodes and the coarser ones halvings
 /// of the 1/8 decode; for the other formats every level is full-resolution rows halved. The 1/8
 /// decode costs about a third of a full one (entropy decoding stays), so every coarse level of a
@@ -36,13 +36,17 @@ public enum RegionProgress {
 /// columns, and the rows above are passed over without being produced), halved as they stream, so
 /// memory is the region plus one row per halving.
 public struct SourceLevels: Sendable {
+    /// Where the image's bytes are read from, again for every read.
     public let source: ImageSource
     /// The source's header (stored size: levels are of the stored pixels, not turned upright).
     public let properties: ImageProperties
+    /// The limits and colour handling every decode uses.
     public let options: DecodeOptions
     /// The most reduction the format's decoder gives by itself (JPEG: 3, the DCT's 1/8; the others 0).
     public let maximumDecodeReduction: Int
 
+    /// The levels of `source`, whose header `properties` is (`ImageDecoder.probe(_:)`); nothing is
+    /// decoded until a level or region is asked for.
     public init(_ source: ImageSource, properties: ImageProperties, options: DecodeOptions) {
         self.source = source
         self.properties = properties
@@ -50,7 +54,7 @@ public struct SourceLevels: Sendable {
         maximumDecodeReduction = Self.maximumDecodeReduction(for: properties.format)
     }
 
-    /// The most reduction the decoder of `format` gives by itself (``ImageRowReader/rowReduction``).
+    /// The most reduction the decoder of `format` gives by itself (`ImageRowReader.rowReduction`).
     public static func maximumDecodeReduction(for format: ImageFormat) -> Int {
         format == .jpeg ? ImageRowReader.maximumJPEGReduction : 0
     }
@@ -62,6 +66,7 @@ public struct SourceLevels: Sendable {
         return level
     }
 
+    /// The size of level `reduction` of the stored image, in pixels.
     public func levelSize(reduction: Int) -> PixelSize { Self.levelSize(of: properties.size, reduction: reduction) }
 
     /// The reduction the source is decoded at to make level `reduction`.
@@ -136,7 +141,7 @@ public struct SourceLevels: Sendable {
     /// The memory it points to becomes the returned buffer's; when the read fails, `progress` is
     /// told so (``RegionProgress/failed``) before that memory is freed.
     ///
-    /// - Throws: ``ImageDecodingError`` (`.cancelled` soon after `context` is cancelled).
+    /// - Throws: `ImageDecodingError` (`.cancelled` soon after `context` is cancelled).
     public func pixels(
         of rect: PixelRect, reduction: Int, context: WorkContext = .uncancellable, progress: ((RegionProgress) -> Void)? = nil
     ) throws -> PixelBuffer {

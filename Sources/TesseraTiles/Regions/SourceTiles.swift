@@ -13,6 +13,7 @@ public import TesseraCore
 /// stored pixels and turned.
 public final class SourceTiles: TiledImageSource {
     public let layout: any TileLayout
+    /// The source's levels, which tiles are read from.
     public let levels: SourceLevels
     /// The most pixels a level may have to be held whole.
     public let wholeLevelPixelLimit: Int
@@ -20,8 +21,12 @@ public final class SourceTiles: TiledImageSource {
     private let held = Locked<(reduction: Int, level: Task<PixelBuffer, any Error>)?>(nil)
 
     /// - Parameters:
-    ///   - properties: the source's header (``ImageDecoder/probe(_:)``).
+    ///   - source: the image's bytes, read again for each level or tile.
+    ///   - properties: the source's header (`ImageDecoder.probe(_:)`).
+    ///   - options: the limits and colour handling of every decode.
     ///   - tileSize: the tiles' side in pixels (an IIIF layout, as `tessera serve` describes images).
+    ///   - wholeLevelPixelLimit: the most pixels a level may have to be decoded whole and kept
+    ///     (16 Mi pixels by default: 48 MB as RGB).
     ///   - executor: where decodes run (they block).
     public init(
         _ source: ImageSource, properties: ImageProperties, options: DecodeOptions = DecodeOptions(), tileSize: Int = 256,

@@ -14,6 +14,7 @@ import TesseraCodecs
 /// (``encodedTile(reduction:column:row:)``) and composes other regions from decoded ones
 /// (``TileComposer``).
 public struct StoredPyramid: TiledImageSource {
+    /// Where a pyramid's files are.
     public enum Location: Sendable {
         /// Tiles are files under this directory.
         case directory(String)
@@ -21,6 +22,7 @@ public struct StoredPyramid: TiledImageSource {
         case objects(any ObjectStoring, prefix: String)
     }
 
+    /// The directory or the store and prefix the pyramid is in.
     public let location: Location
     public let layout: any TileLayout
     /// The tiles' file extension (`jpg`, `jpeg`, `png`…), as the layout names their paths.
@@ -28,6 +30,8 @@ public struct StoredPyramid: TiledImageSource {
     /// Where files are read (they block).
     public let executor: WorkExecutor
 
+    /// A pyramid at `location` laid out by `layout`, its tiles named with `fileExtension`. Nothing is
+    /// read until a tile is asked for, and the pyramid is taken to be complete.
     public init(location: Location, layout: any TileLayout, fileExtension: String, executor: WorkExecutor = .shared) {
         self.location = location
         self.layout = layout

@@ -7,7 +7,7 @@ public import TesseraCore
 public enum TileComposer {
     /// `rect` of a level made of `tileSize` tiles, copied from the tiles it touches (`tile(column, row)`
     /// gives each decoded tile). The canvas is not zeroed first: every row is assembled over it
-    /// (``TileBand``).
+    /// (`TileBand`).
     public static func compose(
         _ rect: PixelRect, tileSize: PixelSize, format: PixelFormat, tile: (_ column: Int, _ row: Int) throws -> PixelBuffer
     ) throws -> PixelBuffer {
@@ -19,7 +19,7 @@ public enum TileComposer {
 
     /// The pixels of `rect`, on their way to `scaledSize`: already scaled to it
     /// (``composeResized(_:tileSize:format:to:tile:)``) when one Lanczos pass is all the scaling
-    /// needs (a shrink by less than 2×, or an enlargement: ``BoxShrinker/reduces(_:toward:)``),
+    /// needs (a shrink by less than 2×, or an enlargement: `BoxShrinker.reduces(_:toward:)`),
     /// else composed at the level's size for the caller to reduce. `scaledSize` nil: composed (a
     /// turned source is turned before it is scaled).
     public static func regionPixels(
@@ -34,7 +34,7 @@ public enum TileComposer {
         return try compose(rect, tileSize: tileSize, format: format, tile: tile)
     }
 
-    /// `compose(rect, …)` resized to `size` with ``LanczosResampler``, without the canvas: each row
+    /// `compose(rect, …)` resized to `size` with `LanczosResampler`, without the canvas: each row
     /// is assembled from the tiles when the resampler reads it, into one row of memory. A region's
     /// canvas was megabytes mapped, faulted in, written and read once per request.
     public static func composeResized(

@@ -8,8 +8,13 @@ public struct LocalPyramidSource: TiledImageSource {
     public let layout: any TileLayout
     /// The directory tile paths are relative to.
     public let root: URL
+    /// The tiles' file extension, from the descriptor (Deep Zoom) or the tiles found (IIIF).
     public let fileExtension: String
 
+    /// Opens the pyramid at `path`: a `.dzi`, an `info.json`, or a directory holding one or an XYZ or
+    /// THTiled pyramid (which have no descriptor). Reads the descriptor or lists the directories; no tile.
+    /// - Throws: ``TiledSourceError/notAPyramid(_:)`` when nothing there is a pyramid,
+    ///   ``TiledSourceError/invalidDescriptor(_:)`` when its descriptor is malformed.
     public init(path: String) throws {
         var url = URL(fileURLWithPath: path)
         var isDirectory = false

@@ -4,12 +4,15 @@ public import TesseraCore
 public import TesseraPipeline
 
 /// A pyramid served over HTTP(S), from the URL of its `.dzi` or IIIF `info.json`. Tiles load
-/// through an ``ImagePipeline``, so they are cached in memory and on disk like any image and
+/// through an `ImagePipeline`, so they are cached in memory and on disk like any image and
 /// identical requests share one download.
 public struct RemotePyramidSource: TiledImageSource {
     public let layout: any TileLayout
+    /// The URL tile paths are resolved against.
     public let baseURL: URL
+    /// The tiles' file extension, from the descriptor.
     public let fileExtension: String
+    /// The pipeline tiles load through.
     public let pipeline: ImagePipeline
 
     /// Fetches and reads the descriptor at `url`.

@@ -2,10 +2,14 @@ import TesseraCore
 
 /// One tile of a pyramid: its level (by reduction), column and row.
 public struct TileID: Sendable, Hashable, CustomStringConvertible {
+    /// The level: 0 is full resolution, each next one half the size.
     public var reduction: Int
+    /// The column, from 0 at the left.
     public var column: Int
+    /// The row, from 0 at the top.
     public var row: Int
 
+    /// The tile at `column`, `row` of level `reduction`.
     public init(reduction: Int, column: Int, row: Int) {
         self.reduction = reduction
         self.column = column

@@ -11,17 +11,22 @@ public struct TileRenderer: Sendable {
     /// Painted outside the image and under transparent pixels.
     public var background: (red: UInt8, green: UInt8, blue: UInt8)
 
+    /// A renderer painting `background` (black by default) where no image is.
     public init(background: (red: UInt8, green: UInt8, blue: UInt8) = (0, 0, 0)) {
         self.background = background
     }
 
     /// Tiles drawn, and for each the level it came from.
     public struct Result: Sendable {
+        /// The viewport, RGB, of its ``Viewport/bitmapSize``.
         public var pixels: PixelBuffer
         /// Output pixels drawn from a coarser level than `reduction` (placeholders).
         public var placeholderPixelCount: Int
     }
 
+    /// Draws `viewport` from the tiles of level `reduction` of a pyramid laid out by `layout`.
+    /// `tile` returns a tile's pixels if they are at hand (nil otherwise); it is called on this
+    /// thread, at most once per tile, coarser levels included.
     public func render(
         _ viewport: Viewport, layout: any TileLayout, reduction: Int, tile: (TileID) -> PixelBuffer?
     ) -> Result {

@@ -17,7 +17,9 @@ public protocol TiledImageSource: Sendable {
 }
 
 extension TiledImageSource {
+    /// The full-resolution size, in pixels.
     public var imageSize: PixelSize { layout.imageSize }
+    /// Levels in the pyramid, full resolution included.
     public var levelCount: Int { layout.levelCount }
 }
 
@@ -41,6 +43,8 @@ public enum TiledSourceError: TesseraError, Equatable {
         }
     }
 
+    /// `ErrorCategory.notFound` for no pyramid, `ErrorCategory.corrupt` for a bad descriptor,
+    /// `ErrorCategory.io` for a tile that is missing or cannot be read.
     public var category: ErrorCategory {
         switch self {
         case .notAPyramid: .notFound

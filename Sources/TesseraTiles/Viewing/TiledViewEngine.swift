@@ -20,23 +20,35 @@ import Darwin
 public actor TiledViewEngine {
     /// What happened, for hosts that redraw and for `tessera render --timeline`.
     public enum Event: Sendable {
+        /// A tile's load started, at this priority.
         case requested(TileID, ImageRequest.Priority)
+        /// A needed tile was already in the cache.
         case servedFromCache(TileID)
+        /// A tile arrived and is in the cache.
         case loaded(TileID)
+        /// A load was cancelled because the viewport no longer needs the tile.
         case cancelled(TileID)
+        /// A load failed for the `attempt`th time (from 1); it is tried again in `retryIn` seconds if still
+        /// needed.
         case failed(TileID, attempt: Int, retryIn: Double)
         /// The part of the viewport, in points (x, y, width, height from the top-left), to redraw.
         case invalidated(x: Double, y: Double, width: Double, height: Double)
     }
 
+    /// The pyramid the tiles come from.
     public nonisolated let source: any TiledImageSource
+    /// What is shown now; ``update(_:)`` changes it.
     public private(set) var viewport: Viewport
+    /// Chooses the level drawn for the viewport's zoom.
     public let selector: LevelSelector
     /// Loads running at once.
     public let maximumConcurrentLoads: Int
     /// Longest wait between retries of a failing tile, in seconds.
     public let maximumBackoff: Double
+    /// The loaded tiles, by cost in bytes.
     public nonisolated let cache: MemoryImageCache
+    /// What the engine does, as it happens. The stream buffers without limit, so a slow reader misses
+    /// nothing; it ends after ``finish()``.
     public nonisolated let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
@@ -54,6 +66,13 @@ public actor TiledViewEngine {
         case tile(TileID)
     }
 
+    /// - Parameters:
+    ///   - source: the pyramid to show.
+    ///   - viewport: what is shown first; nothing loads until ``start()`` or ``update(_:)``.
+    ///   - selector: chooses the level for the zoom.
+    ///   - cacheBudget: bytes of tiles kept; nil is six screens of RGBA, at least 16 MiB.
+    ///   - maximumConcurrentLoads: tile loads running at once.
+    ///   - maximumBackoff: the longest wait between retries of a failing tile, in seconds.
     public init(
         source: any TiledImageSource, viewport: Viewport, selector: LevelSelector = LevelSelector(),
         cacheBudget: Int? = nil, maximumConcurrentLoads: Int = 6, maximumBackoff: Double = 5
@@ -154,6 +173,7 @@ public actor TiledViewEngine {
         }
     }
 
+    /// Cancels every load and ends ``events``. The engine does nothing useful afterwards.
     public func finish() {
         for entry in loading.values { entry.task.cancel() }
         loading.removeAll()

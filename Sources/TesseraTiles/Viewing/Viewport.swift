@@ -8,8 +8,11 @@ import Darwin
 
 /// A point in full-resolution image pixels (fractions allowed).
 public struct PixelPoint: Sendable, Hashable {
+    /// Horizontal position, in full-resolution pixels from the image's left edge.
     public var x: Double
+    /// Vertical position, in full-resolution pixels from the image's top edge.
     public var y: Double
+    /// The point at (`x`, `y`) full-resolution pixels.
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
@@ -18,7 +21,9 @@ public struct PixelPoint: Sendable, Hashable {
 
 /// A rectangle in full-resolution image pixels.
 public struct ImageRect: Sendable, Hashable {
+    /// The edges, in full-resolution pixels: left, top, right, bottom.
     public var minX: Double, minY: Double, maxX: Double, maxY: Double
+    /// The rectangle between the given edges.
     public init(minX: Double, minY: Double, maxX: Double, maxY: Double) {
         (self.minX, self.minY, self.maxX, self.maxY) = (minX, minY, maxX, maxY)
     }
@@ -28,13 +33,22 @@ public struct ImageRect: Sendable, Hashable {
 /// full-resolution image pixel, centred on `center` (full-resolution pixels). Host-agnostic: a web
 /// page, a window or an iOS view drives it with pans and zooms and draws what it says.
 public struct Viewport: Sendable, Hashable {
+    /// The viewport's size, in points.
     public var size: PointSize
+    /// Screen pixels per point.
     public var scale: DisplayScale
+    /// Points per full-resolution image pixel, within ``minimumZoom`` and ``maximumZoom``; change it
+    /// with ``zoom(to:anchor:)`` or ``fit(_:)``.
     public private(set) var zoom: Double
+    /// The image point at the viewport's centre, in full-resolution pixels.
     public var center: PixelPoint
+    /// The smallest zoom allowed (1/4096 by default).
     public var minimumZoom: Double
+    /// The largest zoom allowed (64 by default).
     public var maximumZoom: Double
 
+    /// A viewport of `size` points at `zoom` (clamped to the limits) centred on `center`. `size` must
+    /// have positive sides and `zoom` be positive.
     public init(size: PointSize, scale: DisplayScale = .x1, zoom: Double, center: PixelPoint,
                 minimumZoom: Double = 1.0 / 4096, maximumZoom: Double = 64) {
         precondition(size.width > 0 && size.height > 0 && zoom > 0)
@@ -97,6 +111,7 @@ public struct LevelSelector: Sendable, Hashable {
     /// cheaper ones.
     public var bias: Double
 
+    /// A selector with `bias` added to the ideal reduction (0: the coarsest level that is sharp enough).
     public init(bias: Double = 0) { self.bias = bias }
 
     /// The reduction for `screenPixelsPerImagePixel`: the largest k with `density × 2^k ≤ 1`,

@@ -2,19 +2,23 @@ public import TesseraCore
 
 /// What a trim produced, in seconds on the source's timeline.
 public struct TrimResult: Sendable, Hashable, Codable {
+    /// The start asked for, in seconds.
     public let requestedStart: Double
+    /// The end asked for, in seconds.
     public let requestedEnd: Double
     /// Where the clip really starts: the keyframe at or before the requested start when copying,
     /// the first frame at or after it when re-encoding.
     public let start: Double
     /// Where the clip really ends (the end of its last frame).
     public let end: Double
+    /// The clip's length, in seconds: ``end`` − ``start``.
     public var duration: Double { end - start }
 
     // The JSON form is what `tessera trim --json` has always printed; it has no requested end, so a
     // decoded result takes the real end for it.
     private enum CodingKeys: String, CodingKey { case requestedStart, start, end, duration }
 
+    /// A result from the times asked for and the times the clip really has, in seconds.
     public init(requestedStart: Double, requestedEnd: Double, start: Double, end: Double) {
         self.requestedStart = requestedStart
         self.requestedEnd = requestedEnd
@@ -53,12 +57,12 @@ public enum ClipExporter {
     }
 
     /// Writes `start..<end` seconds of the video at `path` to `output`, keeping the first audio
-    /// stream, on the ``WorkExecutor``; `progress` follows the source time reached. The file appears
+    /// stream, on the `WorkExecutor`; `progress` follows the source time reached. The file appears
     /// at `output` only when complete.
     ///
     /// Cancelling the task stops at the next packet or frame, leaves no file behind, and throws
     /// `CancellationError`.
-    /// - Throws: ``VideoError``, `CancellationError`, or ``WorkQueueFullError``.
+    /// - Throws: ``VideoError``, `CancellationError`, or `WorkQueueFullError`.
     public static func trim(
         path: String, from start: Double, to end: Double, output: String, method: Method = .streamCopy,
         progress: WorkProgress? = nil, priority: WorkPriority = .normal, executor: WorkExecutor = .shared

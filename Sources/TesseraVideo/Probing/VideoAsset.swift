@@ -6,6 +6,7 @@ public import TesseraCore
 /// All times are in seconds from the video stream's first frame (a stream that starts at 1.4 s,
 /// as MPEG-TS streams do, still reports its first frame at 0).
 public struct VideoAsset: Sendable, Hashable {
+    /// The file the facts were read from.
     public let path: String
     /// Length of the video stream, in seconds: the last frame's time plus its duration.
     public let duration: Double
@@ -19,6 +20,7 @@ public struct VideoAsset: Sendable, Hashable {
     public let clockwiseQuarterTurns: Int
     /// The codec's short name ("h264", "hevc", "vp9", ...).
     public let codec: String
+    /// Whether the container has an audio stream (a trim keeps the first one, copied).
     public let hasAudio: Bool
     /// Times of the video stream's keyframes, ascending, from the container's index: all of them in
     /// MP4 and AVI, those with cues in Matroska, none in MPEG-TS or raw streams, which are then

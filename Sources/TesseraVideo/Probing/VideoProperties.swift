@@ -5,22 +5,27 @@ import TesseraCore
 /// `displayHeight`, `duration`, `frameRate`, `frameCount` (null when the container does not state
 /// it), `keyframeCount`, `hasAudio` and `frameBytes`.
 public struct VideoProperties: Sendable, Hashable, Codable {
+    /// The video codec's short name ("h264", "hevc", "vp9", ...).
     public var codec: String
     /// Stored frame size, in pixels.
     public var width: Int
+    /// Stored frame height, in pixels.
     public var height: Int
     /// Degrees clockwise that show the video upright: 0, 90, 180 or 270.
     public var clockwiseRotation: Int
     /// Upright display size, in pixels.
     public var displayWidth: Int
+    /// Upright display height, in pixels.
     public var displayHeight: Int
     /// Seconds.
     public var duration: Double
     /// Frames per second.
     public var frameRate: Double
+    /// Number of video frames, as the container states it; nil (`null`) when it does not.
     public var frameCount: Int?
     /// Keyframes the container's index lists.
     public var keyframeCount: Int
+    /// Whether the container has an audio stream.
     public var hasAudio: Bool
     /// Bytes of one decoded RGBA frame at the display size.
     public var frameBytes: Int
@@ -30,6 +35,7 @@ public struct VideoProperties: Sendable, Hashable, Codable {
         case frameCount, keyframeCount, hasAudio, frameBytes
     }
 
+    /// The properties of a probed asset; `frameBytes` is one RGBA frame at its ``VideoAsset/displaySize``.
     public init(_ asset: VideoAsset) {
         codec = asset.codec
         width = asset.storedSize.width

@@ -5,11 +5,16 @@ public import TesseraCore
 public struct FrameSheet: Sendable {
     /// Where one frame sits in the sheet, in pixels from the top-left corner.
     public struct Placement: Sendable, Hashable {
+        /// Left edge, in pixels from the sheet's left.
         public let x: Int
+        /// Top edge, in pixels from the sheet's top.
         public let y: Int
+        /// Width, in pixels: the strip's frame width.
         public let width: Int
+        /// Height, in pixels: the strip's frame height.
         public let height: Int
 
+        /// A placement at (`x`, `y`) of `width` × `height` pixels.
         public init(x: Int, y: Int, width: Int, height: Int) {
             self.x = x
             self.y = y
@@ -18,10 +23,14 @@ public struct FrameSheet: Sendable {
         }
     }
 
+    /// The sheet, RGBA: `columns` frames wide and `rows` frames high; cells past the last frame stay
+    /// transparent.
     public let image: PixelBuffer
     /// One per strip frame, in slot order.
     public let placements: [Placement]
+    /// Frames per row, at least 1.
     public let columns: Int
+    /// Rows of frames.
     public let rows: Int
 
     /// Lays `strip`'s frames out left to right, top to bottom, `columns` to a row (nil: one row).

@@ -4,6 +4,7 @@
 /// frames are as representative as the middle ones: nothing rounds to whole seconds, a clip
 /// shorter than a second is cut as finely as any other, and the last slot reaches the end.
 public struct FrameSlot: Sendable, Hashable {
+    /// The slot's position, from 0.
     public let index: Int
     /// Seconds.
     public let start: Double

@@ -6,12 +6,14 @@ import Darwin
 public import TesseraCore
 
 /// Makes frame strips: N frames across a video, each decoded only as far as needed and scaled
-/// while decoding, on the ``WorkExecutor``, with finished strips kept in a small cache.
+/// while decoding, on the `WorkExecutor`, with finished strips kept in a small cache.
 ///
 /// Each strip splits its slots into contiguous runs of about equal decoding work, one per executor
 /// thread, so a decoder walks forward through the file instead of seeking back and forth; the
 /// executor bounds the decoders running at once, however many strips are asked for.
 public actor FrameStripGenerator {
+    /// The generator for the process: runs on `WorkExecutor.shared`, keeps 64 MiB of finished strips,
+    /// and refuses strips of over 1 GiB of decoded frames.
     public static let shared = FrameStripGenerator()
 
     private let executor: WorkExecutor
@@ -37,7 +39,7 @@ public actor FrameStripGenerator {
     /// `progress` counts frames decoded.
     ///
     /// Cancelling the task stops every decoder at its next frame and throws `CancellationError`.
-    /// - Throws: ``VideoError``, `CancellationError`, or ``WorkQueueFullError``.
+    /// - Throws: ``VideoError``, `CancellationError`, or `WorkQueueFullError`.
     public func strip(
         path: String, request: FrameStripRequest, progress: WorkProgress? = nil, priority: WorkPriority = .normal
     ) async throws -> FrameStrip {

@@ -16,11 +16,13 @@ public enum FrameSamplingMode: String, Sendable, Hashable, CaseIterable, Codable
 /// The size of each strip frame, in pixels of the upright picture; the other side follows the
 /// video's display aspect ratio (pixel aspect and rotation applied).
 public enum FrameSizing: Sendable, Hashable {
+    /// Frames this many pixels high.
     case height(Int)
+    /// Frames this many pixels wide.
     case width(Int)
 
     /// The upright frame size for a video whose upright picture is `display` pixels: the picture
-    /// scaled so the given side matches, by Core's one rounding rule (``PixelSize/scaled(by:)``,
+    /// scaled so the given side matches, by Core's one rounding rule (`PixelSize.scaled(by:)`,
     /// capped so that absurd requests fail the strip's size check, not arithmetic).
     public func frameSize(display: PixelSize) -> PixelSize {
         switch self {
@@ -36,10 +38,14 @@ public enum FrameSizing: Sendable, Hashable {
 
 /// What strip to make: how many frames, how big, chosen how.
 public struct FrameStripRequest: Sendable, Hashable {
+    /// Frames in the strip: one per equal slot of the duration.
     public var frameCount: Int
+    /// The size of each frame, by height or width in pixels.
     public var sizing: FrameSizing
+    /// How each frame is chosen within its slot.
     public var mode: FrameSamplingMode
 
+    /// A request for `frameCount` frames of `sizing`, chosen by `mode` (keyframes first by default).
     public init(frameCount: Int, sizing: FrameSizing, mode: FrameSamplingMode = .fast) {
         self.frameCount = frameCount
         self.sizing = sizing

@@ -11,8 +11,11 @@ public struct FrameStripSummary: Sendable, Hashable, Codable {
         public var time: Double
         /// Place in the sheet, in pixels (0, 0 and the frame size for separate frame files).
         public var x: Int
+        /// Top edge in the sheet, in pixels.
         public var y: Int
+        /// The frame's width, in pixels.
         public var width: Int
+        /// The frame's height, in pixels.
         public var height: Int
         /// The slot whose picture this one borrowed because its own frame failed.
         public var filledFrom: Int?
@@ -35,6 +38,7 @@ public struct FrameStripSummary: Sendable, Hashable, Codable {
 
     /// The video's duration, in seconds.
     public var duration: Double
+    /// One entry per frame, in slot order.
     public var frames: [Frame]
 
     /// The summary of `strip` laid out at `placements` (one per frame, in slot order).

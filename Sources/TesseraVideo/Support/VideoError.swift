@@ -73,6 +73,9 @@ public enum VideoError: TesseraError, Equatable {
         }
     }
 
+    /// The host-facing category: `ErrorCategory.unsupported` for a file that is no video or uses a
+    /// codec ffmpeg's libraries lack, `ErrorCategory.badInput` for a range outside the duration,
+    /// `ErrorCategory.tooLarge` for a strip over its byte limit, and the matching one for the others.
     public var category: ErrorCategory {
         switch self {
         case .unreadable, .exportFailed: .io

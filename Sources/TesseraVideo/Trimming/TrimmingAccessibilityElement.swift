@@ -4,6 +4,7 @@
 /// The limits are the thumb's current ones, which follow the other values: the start handle's
 /// maximum is the end minus the minimum duration, the playhead's range is the selection.
 public struct TrimmingAccessibilityElement: Sendable, Hashable {
+    /// The thumb this element presents.
     public let thumb: TrimmingThumb
     /// "Start", "End" or "Playhead". English; hosts that localize map ``thumb`` themselves.
     public let label: String

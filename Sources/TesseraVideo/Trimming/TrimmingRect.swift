@@ -25,7 +25,10 @@ public struct TrimmingRect: Sendable, Hashable {
         self.init(minX: x, maxX: x + width, minY: y, maxY: y + height)
     }
 
+    /// Width, in points.
     public var width: Double { maxX - minX }
+    /// Height, in points.
     public var height: Double { maxY - minY }
+    /// The x of the vertical centre line, in points.
     public var midX: Double { (minX + maxX) / 2 }
 }

@@ -18,6 +18,7 @@ public struct TrimmingSlider: Sendable {
     /// Touch x minus the active thumb's value x at the start of the drag, in points.
     private var grabOffset: Double = 0
 
+    /// A slider showing `model`'s values laid out by `geometry`, with no drag in progress.
     public init(model: TrimmingSliderModel, geometry: TrimmingSliderGeometry) {
         self.model = model
         self.geometry = geometry

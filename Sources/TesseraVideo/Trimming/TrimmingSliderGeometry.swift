@@ -34,6 +34,8 @@ public struct TrimmingSliderGeometry: Sendable, Hashable {
     /// the drawn thumb to reach it. 44 pt is Apple's and WCAG's recommended minimum.
     public var minimumHitWidth: Double
 
+    /// A layout of `width` × `height` points; the defaults are a 16-point handle, 3-point bars, no
+    /// insets, a 2-point playhead and 44-point touch targets.
     public init(
         width: Double,
         height: Double,

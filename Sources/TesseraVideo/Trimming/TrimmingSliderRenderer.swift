@@ -13,8 +13,10 @@ public import TesseraCore
 /// Frames are scaled on every call; a host that renders on every drag move should keep the frame
 /// array small (one per visible cell) rather than pass full-size decoded video frames.
 public struct TrimmingSliderRenderer: Sendable {
+    /// The colours drawn with.
     public var style: TrimmingSliderStyle
 
+    /// A renderer drawing in `style`'s colours (yellow handles on a dark strip by default).
     public init(style: TrimmingSliderStyle = TrimmingSliderStyle()) {
         self.style = style
     }
@@ -25,12 +27,15 @@ public struct TrimmingSliderRenderer: Sendable {
     }
 
     /// The control at `geometry.width × geometry.height` points, as an RGBA bitmap of that size
-    /// times `scale` in pixels (fractions rounded up, as ``PointSize/pixels(at:)`` does).
+    /// times `scale` in pixels (fractions rounded up, as `PointSize.pixels(at:)` does).
     ///
     /// - Parameters:
+    ///   - model: The values drawn: the selection and the playhead, in seconds.
+    ///   - geometry: The layout, in points.
     ///   - frames: Thumbnails of the clip; frame `k` of `n` shows the `k`-th of `n` equal parts
     ///     of the duration. Any size, aspect and pixel format: each is centre-cropped to fill its
     ///     cell, never squashed. Empty leaves the strip in ``TrimmingSliderStyle/stripColor``.
+    ///   - scale: Pixels per point of the bitmap.
     public func render(
         _ model: TrimmingSliderModel,
         geometry: TrimmingSliderGeometry,

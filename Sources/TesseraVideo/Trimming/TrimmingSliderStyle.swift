@@ -16,6 +16,8 @@ public struct TrimmingSliderStyle: Sendable, Hashable {
     /// How far the strip outside the selection is blended toward black: 0 not at all, 1 fully.
     public var dimming: Double
 
+    /// A style from its colours, yellow handles and bars, a white playhead and a dark grey strip by
+    /// default; `dimming` is clamped to 0…1.
     public init(
         handleColor: TrimmingColor = TrimmingColor(red: 255, green: 204, blue: 0),
         gripColor: TrimmingColor = TrimmingColor(red: 120, green: 90, blue: 0),
