@@ -18,8 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 modules=(TesseraCore TesseraCodecs TesseraStorage TesseraPipeline TesseraTiles TesseraVideo TesseraIIIF TesseraServer)
-# The modules held to 85 % of public symbols documented (TesseraIIIF and TesseraServer are not yet).
-covered=(TesseraCore TesseraCodecs TesseraStorage TesseraPipeline TesseraTiles TesseraVideo)
+# The modules held to 85 % of public symbols documented: all of them.
+covered=("${modules[@]}")
 minimum=85
 
 # The docc beside the toolchain's swift, else whatever is on PATH.

@@ -23,6 +23,7 @@ public struct ServerConfiguration: Sendable {
     public var leaseDuration: Duration = .seconds(30)
     /// The address to listen on: loopback unless told otherwise.
     public var host = "127.0.0.1"
+    /// The TCP port to listen on; 0 picks a free one (``TesseraServer/run(logger:onListening:)`` tells it).
     public var port = 8080
     /// Where built pyramids are kept (survives restarts).
     public var cacheDirectory: String
@@ -85,6 +86,8 @@ public struct ServerConfiguration: Sendable {
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
 
+    /// Serves the images and videos under `root` (a directory, or `s3://bucket/prefix` with
+    /// ``rootStore`` set), keeping pyramids and jobs in `cacheDirectory`; everything else as above.
     public init(root: String, cacheDirectory: String) {
         self.root = root
         self.cacheDirectory = cacheDirectory

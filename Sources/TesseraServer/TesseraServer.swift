@@ -17,6 +17,7 @@ import TesseraIIIF
 /// ``routes(_:)``, docs/embedding.md). Routes live in `Routes/`; errors become statuses in one
 /// place (``TesseraMiddleware``), around Tessera's routes only.
 public struct TesseraServer: Sendable {
+    /// What it was made with; fixed for its lifetime.
     public let configuration: ServerConfiguration
     let service: ImageService
     let videos: VideoService
@@ -28,7 +29,7 @@ public struct TesseraServer: Sendable {
     /// When this server was made (`/health`'s uptime).
     let started = ContinuousClock.now
 
-    /// - Throws: ``IdentifierError`` when the root is not a directory; a file-system error when the
+    /// - Throws: `IdentifierError` when the root is not a directory; a file-system error when the
     ///   cache directory cannot be made.
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
@@ -174,7 +175,7 @@ public struct TesseraServer: Sendable {
     ///   `unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor` does: a handler
     ///   runs on the thread that read its request, and an answer from the memory caches never
     ///   changes thread (warm tiles: 13.3k → 20.7k requests/s measured). Blocking work still goes to
-    ///   the ``WorkExecutor``'s own threads.
+    ///   the `WorkExecutor`'s own threads.
     /// - glibc keeps at most two malloc arenas. By default every thread that allocates gets its own
     ///   (up to 8 per core), and memory freed in one stays there for its thread: warm tiles at full
     ///   rate with a 20 MB memory cache peaked at 112 MB of RSS with ten arenas, 96 MB with two.

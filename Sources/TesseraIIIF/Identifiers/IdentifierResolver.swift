@@ -17,10 +17,13 @@ public struct ResolvedSource: Sendable, Hashable {
     public var path: String?
     /// The object and its size, for a source in a store; nil for a file.
     public var object: ObjectByteRange?
+    /// This version of the source (device and inode or the object's tag, size, modification time):
+    /// a changed file is a new identity, so nothing cached for the old one is served for it.
     public var identity: FileIdentity
     /// `identity`'s name, made once: the key of everything cached for this source.
     public let key: String
 
+    /// A file under the root: `relativePath` as the client named it (decoded), `path` where it is.
     public init(relativePath: String, path: String, identity: FileIdentity) {
         self.relativePath = relativePath
         self.path = path
@@ -50,6 +53,7 @@ public struct ResolvedSource: Sendable, Hashable {
 
 /// Why an identifier was refused. The message quotes the identifier, never a filesystem path.
 public struct IdentifierError: TesseraError, Equatable {
+    /// What was wrong with the identifier.
     public enum Reason: Sendable, Equatable {
         /// Malformed or hostile: a bad escape, `..`, an absolute path, a backslash, NUL, a dotfile.
         case invalid(String)
@@ -58,7 +62,9 @@ public struct IdentifierError: TesseraError, Equatable {
         case notFound
     }
 
+    /// The identifier as the client sent it (quoted, shortened, in the message).
     public var identifier: String
+    /// Why it was refused: ``Reason/invalid(_:)`` is a 400, ``Reason/notFound`` a 404.
     public var reason: Reason
 
     public var category: ErrorCategory {

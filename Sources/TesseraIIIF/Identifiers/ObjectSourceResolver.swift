@@ -11,6 +11,7 @@ public import TesseraStorage
 /// not one per tile; an object replaced in the store is noticed within that time, and its new
 /// version gets new cache keys and a new pyramid.
 public final class ObjectSourceResolver: Sendable {
+    /// The store the root is in: identifiers are its keys.
     public let store: any ObjectStoring
     /// How long a HEAD's answer is reused.
     public let freshness: Duration
@@ -21,6 +22,7 @@ public final class ObjectSourceResolver: Sendable {
         let at: ContinuousClock.Instant
     }
 
+    /// Resolves identifiers to the objects of `store`, reusing what a HEAD said for `freshness`.
     public init(store: any ObjectStoring, freshness: Duration = .seconds(10)) {
         self.store = store
         self.freshness = freshness

@@ -11,10 +11,14 @@ public struct IIIFImageInfo: Sendable, Hashable {
     /// `scaleFactors`. A tile at scale factor `s` covers `width·s` × `height·s` full-resolution
     /// pixels. The factors are whole numbers the full image is divided by.
     public struct Tile: Sendable, Hashable {
+        /// A tile's width in output pixels.
         public var width: Int
+        /// A tile's height in output pixels (`width` when the tiles are square).
         public var height: Int
+        /// The reductions the tiles are offered at, finest first: `[1, 2, 4, …]`.
         public var scaleFactors: [Int]
 
+        /// Tiles of `width` × `height` output pixels at each of `scaleFactors`.
         public init(width: Int, height: Int, scaleFactors: [Int]) {
             self.width = width
             self.height = height
@@ -33,6 +37,7 @@ public struct IIIFImageInfo: Sendable, Hashable {
     /// says the service "MUST ensure that sizes specified by any sizes or tiles properties are
     /// within any size limits expressed". The caller lists only sizes within ``limits``.
     public var sizes: [PixelSize]
+    /// The tiles a viewer should ask for (§5.4): requests for them are answered fastest.
     public var tiles: [Tile]
     /// `maxWidth`, `maxHeight` and `maxArea`, written when set.
     public var limits: IIIFLimits
@@ -64,8 +69,14 @@ public struct IIIFImageInfo: Sendable, Hashable {
     }
 
     /// - Parameters:
+    ///   - id: the service's base URI (``id``).
     ///   - size: the full image's size in full-resolution pixels, upright (what requests are
     ///     resolved against).
+    ///   - tiles: the tiles to offer (``tiles``).
+    ///   - sizes: preferred whole-image sizes (``sizes``), within `limits`.
+    ///   - limits: `maxWidth`, `maxHeight` and `maxArea` to publish.
+    ///   - extraFormats: formats beyond `jpg` and `png` (``extraFormats``).
+    ///   - extraQualities: qualities beyond `default` (``extraQualities``).
     ///   - extraFeatures: nil for ``defaultExtraFeatures(for:)`` of `limits`.
     public init(
         id: String, size: PixelSize, tiles: [Tile] = [], sizes: [PixelSize] = [], limits: IIIFLimits = .none,

@@ -42,6 +42,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// before rotation. `w,` asks for an output `w` pixels wide, however many source pixels the
     /// region spans.
     public struct Size: Sendable, Hashable, CustomStringConvertible {
+        /// The form of the size, with its numbers (output pixels, or a percentage).
         public enum Kind: Sendable, Hashable {
             /// The region at full resolution, scaled down only to fit the service's limits.
             case max
@@ -57,12 +58,14 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
             case bestFit(width: Int, height: Int)
         }
 
+        /// Which form, and its numbers.
         public var kind: Kind
         /// The `^` prefix. Without it, the spec forbids an output larger than the region in either
         /// dimension. `^max` is resolved as `max`: Tessera offers no size above the region's own
         /// unless one is asked for explicitly (`^w,`, `^pct:n`…).
         public var allowsUpscaling: Bool
 
+        /// A size of `kind`, with the `^` prefix when `allowsUpscaling`.
         public init(_ kind: Kind, allowsUpscaling: Bool = false) {
             self.kind = kind
             self.allowsUpscaling = allowsUpscaling
@@ -89,10 +92,13 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// Mirroring and clockwise rotation (§4.3). Mirroring reflects on the vertical axis and happens
     /// first.
     public struct Rotation: Sendable, Hashable, CustomStringConvertible {
+        /// The `!` prefix: reflect on the vertical axis, before rotating.
         public var mirrored: Bool
         /// Clockwise degrees, 0 to 360 inclusive.
         public var degrees: Double
 
+        /// `degrees` clockwise, mirrored first when `mirrored`. Checked when the request is
+        /// resolved, not here.
         public init(degrees: Double = 0, mirrored: Bool = false) {
             self.degrees = degrees
             self.mirrored = mirrored
@@ -111,12 +117,26 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// The colour quality (§4.4). Tessera's `default` is the image's own colours, the same pixels
     /// as `color`.
     public enum Quality: String, Sendable, CaseIterable {
-        case `default`, color, gray, bitonal
+        /// The image's own colours.
+        case `default`
+        /// Full colour: the same pixels as `default`.
+        case color
+        /// Greyscale.
+        case gray
+        /// Black and white only.
+        case bitonal
     }
 
     /// The formats Tessera produces (§4.5).
     public enum Format: String, Sendable, CaseIterable {
-        case jpg, png, webp, avif
+        /// JPEG.
+        case jpg
+        /// PNG.
+        case png
+        /// WebP (lossy).
+        case webp
+        /// AVIF.
+        case avif
 
         /// The format values §4.5 defines that Tessera does not produce. They are refused with 400,
         /// not 501, because §4.5 says "A format value that is unsupported SHOULD result in a 400".
@@ -154,10 +174,15 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The part of the full image asked for.
     public var region: Region
+    /// How large the region is to be in the output.
     public var size: Size
+    /// Mirroring and rotation, applied after scaling.
     public var rotation: Rotation
+    /// The colour quality.
     public var quality: Quality
+    /// The encoding of the output.
     public var format: Format
     /// The request named the format `auto`: ``format`` is to be chosen from the `Accept` header
     /// (``Format/negotiated(accept:)``) before the request is resolved; it is `jpg` until then.
@@ -181,7 +206,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// to-encode set "introduces no ambiguity"). So `%5E360,` is `^360,`, `%21` is `!` and `%2C` is
     /// `,`. A malformed escape (`%G1`, a lone `%`) is refused.
     ///
-    /// - Throws: ``IIIFRequestError``, always ``ErrorCategory/badInput`` (400), naming the first
+    /// - Throws: ``IIIFRequestError``, always `ErrorCategory/badInput` (400), naming the first
     ///   segment at fault in the order region, size, rotation, quality, format.
     public init(region: String, size: String, rotation: String, qualityAndFormat: String) throws(IIIFRequestError) {
         self.region = try Self.parseRegion(region)
@@ -193,9 +218,9 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// This request cut and scaled for an image of `imageSize` (full-resolution pixels, upright: the
     /// size info.json reports) under `limits`.
     ///
-    /// - Throws: ``IIIFRequestError``: ``ErrorCategory/badInput`` for a region outside the image or
-    ///   a size the region cannot give without `^`; ``ErrorCategory/tooLarge`` for a size over the
-    ///   limits; ``ErrorCategory/unsupported`` for upscaling when `limits` allow none.
+    /// - Throws: ``IIIFRequestError``: `ErrorCategory/badInput` for a region outside the image or
+    ///   a size the region cannot give without `^`; `ErrorCategory/tooLarge` for a size over the
+    ///   limits; `ErrorCategory/unsupported` for upscaling when `limits` allow none.
     public func resolved(imageSize: PixelSize, limits: IIIFLimits) throws(IIIFRequestError) -> ResolvedIIIFRequest {
         try ResolvedIIIFRequest(resolving: self, imageSize: imageSize, limits: limits)
     }

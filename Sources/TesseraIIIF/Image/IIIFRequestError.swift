@@ -4,12 +4,12 @@ public import TesseraCore
 /// a server can send to the client as it is (`size "0," must be at least 1 pixel`).
 ///
 /// The category says which HTTP status fits, following IIIF Image API 3.0:
-/// - ``ErrorCategory/badInput``: 400. Malformed syntax or a value out of range (§4.1–§4.5; §4.5 asks for
+/// - `ErrorCategory/badInput`: 400. Malformed syntax or a value out of range (§4.1–§4.5; §4.5 asks for
 ///   400 even for a real IIIF format this service does not produce, such as `tif`).
-/// - ``ErrorCategory/tooLarge``: 400 as well. The size is over `maxWidth`, `maxHeight` or `maxArea`.
+/// - `ErrorCategory/tooLarge`: 400 as well. The size is over `maxWidth`, `maxHeight` or `maxArea`.
 ///   §4.2: sizes "greater than the server-imposed limits … SHOULD result in a 400". The message names
 ///   the limit.
-/// - ``ErrorCategory/unsupported``: 501. A `^` size that needs upscaling when the limits give no
+/// - `ErrorCategory/unsupported`: 501. A `^` size that needs upscaling when the limits give no
 ///   `maxWidth` or `maxArea`. §5.7 requires a service that upscales to publish one of them, and §4.2
 ///   says such requests "SHOULD result in a 501 (Not Implemented)".
 ///
@@ -17,7 +17,16 @@ public import TesseraCore
 public struct IIIFRequestError: TesseraError, Equatable {
     /// A path segment of the image request, named as the spec names it.
     public enum Parameter: String, Sendable, Hashable, CaseIterable {
-        case region, size, rotation, quality, format
+        /// `{region}`.
+        case region
+        /// `{size}`.
+        case size
+        /// `{rotation}`.
+        case rotation
+        /// `{quality}`, before the dot.
+        case quality
+        /// `{format}`, after the dot.
+        case format
     }
 
     /// The parameter at fault.
@@ -30,6 +39,8 @@ public struct IIIFRequestError: TesseraError, Equatable {
     public var reason: String
     public var category: ErrorCategory
 
+    /// `parameter`'s `value` refused for `reason` (a 400 unless `category` says otherwise: a
+    /// size over the limits is `tooLarge`, upscaling with no limit published `unsupported`).
     public init(_ parameter: Parameter, _ value: String, _ reason: String, category: ErrorCategory = .badInput) {
         self.parameter = parameter
         self.value = value

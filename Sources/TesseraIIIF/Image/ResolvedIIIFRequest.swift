@@ -23,8 +23,11 @@ public struct ResolvedIIIFRequest: Sendable, Hashable {
     /// The output size before rotation, in output pixels: what the region is scaled to. At least
     /// 1×1, and within the limits it was resolved under.
     public let scaledSize: PixelSize
+    /// Mirroring and rotation, applied to the scaled region.
     public let rotation: IIIFImageRequest.Rotation
+    /// The colour quality of the output.
     public let quality: IIIFImageRequest.Quality
+    /// The output's encoding (never `auto`: negotiated before resolving).
     public let format: IIIFImageRequest.Format
     /// Whether ``region`` is the whole image, so a renderer can skip the cut.
     public let isFullRegion: Bool
@@ -287,6 +290,7 @@ public struct IIIFLimits: Sendable, Hashable {
     /// The most output pixels (width × height) served.
     public var maxArea: Int?
 
+    /// Limits in output pixels; nil leaves one out.
     public init(maxWidth: Int? = nil, maxHeight: Int? = nil, maxArea: Int? = nil) {
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
@@ -296,7 +300,7 @@ public struct IIIFLimits: Sendable, Hashable {
     /// No published limits: every size up to the region's own is served, and nothing is upscaled.
     public static let none = IIIFLimits()
 
-    /// The longest side this service makes whatever the limits say (``PixelSize/maximumScaledSide``).
+    /// The longest side this service makes whatever the limits say (`PixelSize/maximumScaledSide`).
     /// Past it a bitmap's byte count could overflow, so a larger size is refused as too large.
     public static let largestSide = PixelSize.maximumScaledSide
 

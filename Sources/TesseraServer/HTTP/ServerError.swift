@@ -4,8 +4,10 @@ public import TesseraCore
 /// its grid, a stored tile that could not be read. The message never contains a filesystem path.
 public struct ServerError: TesseraError, Equatable {
     public var category: ErrorCategory
+    /// One line for the response body and the log; names no path.
     public var message: String
 
+    /// A failure of `category` (its HTTP status comes from that), described by `message`.
     public init(_ category: ErrorCategory, _ message: String) {
         self.category = category
         self.message = message

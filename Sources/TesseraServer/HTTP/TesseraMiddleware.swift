@@ -10,7 +10,7 @@ import TesseraCore
 let commonResponseFields: HTTPFields = [.accessControlAllowOrigin: "*"]
 
 /// What every request to Tessera's routes goes through, in one place: errors mapped to statuses by
-/// the one table (``HTTPResponse/Status/init(_:)``) with a short text body naming no path, CORS,
+/// the one table (`HTTPResponse/Status/init(_:)`) with a short text body naming no path, CORS,
 /// and the request metrics (`tessera_http_requests_total{route=…}`).
 ///
 /// Each route collection ``TesseraServer`` hands out carries its own, around its own routes only:
@@ -32,6 +32,7 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
         self.route = route
     }
 
+    /// `next`'s response with the common headers, or the response for its error; counted.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         var response: Response

@@ -34,7 +34,7 @@ final class AssetLister: Sendable {
 
     /// The page of `dir` (relative to the root, decoded; "" for the root) after `cursor`, at most
     /// `limit` entries.
-    /// - Throws: ``IdentifierError`` for a directory that is not there or not allowed; ``ServerError``
+    /// - Throws: `IdentifierError` for a directory that is not there or not allowed; ``ServerError``
     ///   (bad input) for a malformed cursor.
     func list(dir: String, cursor: String?, limit: Int) async throws -> AssetListing {
         guard let resolver else { throw ServerError(.unsupported, "a root in object storage is not listed") }

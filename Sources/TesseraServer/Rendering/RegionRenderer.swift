@@ -6,7 +6,7 @@ import TesseraIIIF
 
 /// The pixel work behind an IIIF image request, in the order the spec applies it: region, size,
 /// rotation (mirroring first), quality, format. Pure and synchronous; callers run it on the
-/// server's ``WorkExecutor``.
+/// server's `WorkExecutor`.
 enum RegionRenderer {
     /// The coarsest pyramid reduction (a power of two) whose level still has at least the pixels the
     /// output needs, so resampling only ever shrinks by less than 2× (or enlarges, for `^` sizes):

@@ -25,7 +25,7 @@ final class VideoService: Sendable {
     }
 
     /// The video `identifier` names, probed once per file version.
-    /// - Throws: ``IdentifierError``; ``VideoError`` when the file is not a video Tessera reads.
+    /// - Throws: `IdentifierError`; ``VideoError`` when the file is not a video Tessera reads.
     func asset(_ source: ResolvedSource) async throws -> VideoAsset {
         if let known = assets.withLock({ $0.value(for: source.identity) }) { return known }
         // ffmpeg opens still images too (as one-frame videos); as in `MediaProperties`, a file in an
