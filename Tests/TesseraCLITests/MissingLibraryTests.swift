@@ -40,6 +40,25 @@ struct MissingLibraryTests {
         #expect(written.count == 1 && written[0].hasPrefix("jpeg-orientation-6"))
     }
 
+    @Test("palette PNG output fails one line naming libimagequant once, when it is missing; full-colour PNG still works")
+    func paletteLibrary() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libimagequant.so."]
+        let palette = directory.appendingPathComponent("palette.png").path
+        let result = try CLI.run(
+            ["convert", CLI.fixture("jpeg-orientation-6.jpg"), palette, "--palette"], environment: environment)
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.contains("cannot load libimagequant.so.0 (install libimagequant0)") == true, "\(result.stderr)")
+        #expect(lines.first?.components(separatedBy: "unavailable").count == 2, "said twice: \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: palette))
+        let full = directory.appendingPathComponent("full.png").path
+        #expect(try CLI.run(["convert", CLI.fixture("jpeg-orientation-6.jpg"), full], environment: environment).status == 0)
+    }
+
     @Test("videos fail one line, naming what to install, when ffmpeg's libraries are missing")
     func videoLibraries() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
