@@ -13,7 +13,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswift
 	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link/tessera.order -Xlinker --no-warn-symbol-ordering
 
-.PHONY: bootstrap build release test docs demo bench fixtures fuzz fuzz-smoke sanitize order-file clean
+.PHONY: bootstrap build release test docs format demo bench fixtures fuzz fuzz-smoke sanitize order-file clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -26,6 +26,8 @@ release: bootstrap
 	$(SWIFT) build $(RELEASE_FLAGS) --product tessera-demo
 
 test: bootstrap
+	@# The tree as .swift-format writes it (`make format` rewrites it so).
+	$(SWIFT) format lint --strict --recursive Sources Tests Examples Package.swift
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/browser-tests.sh
@@ -33,6 +35,10 @@ test: bootstrap
 	$(SWIFT) package --package-path Examples/EmbeddedServer --scratch-path .build/example describe >/dev/null
 	@# The API documentation builds with no docc warning, and every module documents 85 % of its API.
 	scripts/docs.sh
+
+# Formats every Swift file as .swift-format says (what `make test` checks with lint --strict).
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests Examples Package.swift
 
 # The DocC archives of the eight library modules, in .build/docs (scripts/docs.sh says how to read them).
 docs: bootstrap

@@ -1,6 +1,6 @@
-@_exported import TesseraCore
 @_exported import TesseraCodecs
-@_exported import TesseraTiles
-@_exported import TesseraStorage
+@_exported import TesseraCore
 @_exported import TesseraPipeline
+@_exported import TesseraStorage
+@_exported import TesseraTiles
 @_exported import TesseraVideo

@@ -93,8 +93,9 @@ public final class ImagePipeline: Sendable {
         let imageKey = request.imageKey
         if request.cachePolicy != .reloadIgnoringCaches, let cached = configuration.imageCache?.image(for: imageKey) {
             await statistics.record(.memoryHit)
-            return ImageResponse(pixels: cached, source: .memory,
-                                 metrics: .init(totalDuration: seconds(since: start), decodeDuration: 0, wasCoalesced: false))
+            return ImageResponse(
+                pixels: cached, source: .memory,
+                metrics: .init(totalDuration: seconds(since: start), decodeDuration: 0, wasCoalesced: false))
         }
         do {
             let (result, coalesced) = try await imageTasks.value(
@@ -105,9 +106,11 @@ public final class ImagePipeline: Sendable {
             if request.cachePolicy != .skipProcessedVariants {
                 configuration.imageCache?.store(result.pixels, for: imageKey)
             }
-            return ImageResponse(pixels: result.pixels, source: result.source,
-                                 metrics: .init(totalDuration: seconds(since: start), decodeDuration: result.decodeDuration,
-                                                wasCoalesced: coalesced))
+            return ImageResponse(
+                pixels: result.pixels, source: result.source,
+                metrics: .init(
+                    totalDuration: seconds(since: start), decodeDuration: result.decodeDuration,
+                    wasCoalesced: coalesced))
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -144,14 +147,17 @@ public final class ImagePipeline: Sendable {
     }
 
     private func loadImage(_ request: ImageRequest, ticket: UInt64, priority: ImageRequest.Priority) async throws -> DecodedResult {
-        let variants = configuration.storesProcessedImagesOnDisk && request.cachePolicy == .useAll
+        let variants =
+            configuration.storesProcessedImagesOnDisk && request.cachePolicy == .useAll
             ? configuration.dataCache : nil
         let variantKey = "variant:" + request.imageKey
         if let variants, let stored = await variants.lookup(variantKey) {
             var original = request
             (original.target, original.processors) = (.original, [])
-            if let result = try? await decode(LoadedData(location: .file(stored.fileURL), source: .disk),
-                                              request: original, ticket: ticket, priority: priority) {
+            if let result = try? await decode(
+                LoadedData(location: .file(stored.fileURL), source: .disk),
+                request: original, ticket: ticket, priority: priority)
+            {
                 return result
             }
             await variants.remove(variantKey)
@@ -185,10 +191,11 @@ public final class ImagePipeline: Sendable {
         let executor = configuration.executor
         let pixels = try await decodes.run(ticket: ticket, priority: priority) {
             try await executor.run(priority: priority.workPriority) { context in
-                let source: ImageSource = switch loaded.location {
-                case .file(let url): .file(url.path)
-                case .memory(let data): .data(data)
-                }
+                let source: ImageSource =
+                    switch loaded.location {
+                    case .file(let url): .file(url.path)
+                    case .memory(let data): .data(data)
+                    }
                 var pixels = try decoder.decode(source, for: request)
                 for processor in request.processors {
                     try context.checkCancellation()

@@ -1,8 +1,8 @@
 import NIOCore
 import TesseraCodecs
 import TesseraCore
-import TesseraTiles
 import TesseraIIIF
+import TesseraTiles
 
 // Deep Zoom: the descriptor, and tiles as `vips dzsave` numbers them.
 extension ImageService {

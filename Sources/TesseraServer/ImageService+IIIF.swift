@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import NIOCore
 import TesseraCodecs
 import TesseraCore
+import TesseraIIIF
 import TesseraPipeline
 import TesseraTiles
-import TesseraIIIF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // IIIF: info.json, and image requests answered from stored tiles, pyramids or the source.
 extension ImageService {
@@ -100,8 +101,10 @@ extension ImageService {
                 try context.checkCancellation()
                 let upright = properties.orientation.apply(to: frame.pixels)
                 let finished = RegionRenderer.finish(upright.cropped(to: request.region) ?? upright, request: request)
-                let frames = try encoder ?? AnimationEncoder(
-                    size: finished.size, format: .webp(quality: quality), loopCount: animation.properties.animation?.loopCount ?? 0)
+                let frames =
+                    try encoder
+                    ?? AnimationEncoder(
+                        size: finished.size, format: .webp(quality: quality), loopCount: animation.properties.animation?.loopCount ?? 0)
                 try frames.add(finished, duration: frame.duration)
                 encoder = frames
             }
@@ -195,7 +198,8 @@ extension ImageService {
         // (`full/163,125` of 2600×2000 is level 4's one tile: 2600/163 rounds below 16).
         let aligned = orientation == .up && !small ? AlignedTile(request, layout: layout) : nil
         let levelCount = 1 + Int(log2(Double(max(properties.size.longestSide, 1))).rounded(.up))
-        let reduction = aligned?.reduction
+        let reduction =
+            aligned?.reduction
             ?? RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: levelCount)
         let levelSize = levels.levelSize(reduction: reduction)
         let storedRegion = orientation.storedRect(ofDisplayed: request.region, storedSize: properties.size)
@@ -226,8 +230,9 @@ extension ImageService {
                 // No stored tile will ever hold this level: the region's pixels as they are.
                 return try await executor.run { context in
                     let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
-                    return ByteBuffer(bytes: try RegionRenderer.render(
-                        orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
+                    return ByteBuffer(
+                        bytes: try RegionRenderer.render(
+                            orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
                 }
             }
             buildInBackground(.iiif, source: source, imageSize: properties.size)
@@ -261,7 +266,8 @@ extension ImageService {
                 try context.checkCancellation()
                 let key = self.tileCacheKey(pyramid, source: source, reduction: reduction, column: column, row: row)
                 return try self.decodedTile(key: key) {
-                    let input = fetched[key].map { ImageSource.data($0) }
+                    let input =
+                        fetched[key].map { ImageSource.data($0) }
                         ?? .file(pyramid.tilePath(reduction: reduction, column: column, row: row) ?? "")
                     return try ImageDecoder(options: self.decodeOptions).decode(input).pixels
                 }

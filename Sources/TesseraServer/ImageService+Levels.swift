@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import NIOCore
 import TesseraCodecs
 import TesseraCore
+import TesseraIIIF
 import TesseraPipeline
 import TesseraTiles
-import TesseraIIIF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // Pixels from sources and pyramids: whole levels decoded once, tiles composed, fetched and
 // cached, and pyramids built in the background.
@@ -68,7 +69,8 @@ extension ImageService {
                 options.colorManagement = self.configuration.colorManagement
                 pixels = try await Thumbnailer().thumbnail(source.input, options: options, executor: executor).pixels
             } else if levels.halvesPreviousLevel(reduction),
-                levels.levelSize(reduction: reduction - 1).area <= self.configuration.wholeLevelPixelLimit {
+                levels.levelSize(reduction: reduction - 1).area <= self.configuration.wholeLevelPixelLimit
+            {
                 let above = try await self.wholeLevel(source, levels: levels, reduction: reduction - 1, small: false)
                 pixels = try await executor.run { _ in SourceLevels.halved(above) }
             } else {
@@ -114,8 +116,10 @@ extension ImageService {
     ) async throws -> [String: Data] {
         guard case .objects = pyramid.location else { return [:] }
         let wanted = TileComposer.tiles(covering: rect, tileSize: tileSize).map { tile in
-            (key: tileCacheKey(pyramid, source: source, reduction: reduction, column: tile.column, row: tile.row),
-             column: tile.column, row: tile.row)
+            (
+                key: tileCacheKey(pyramid, source: source, reduction: reduction, column: tile.column, row: tile.row),
+                column: tile.column, row: tile.row
+            )
         }.filter { decoded.image(for: $0.key) == nil }
         return try await withThrowingTaskGroup(of: (String, Data).self) { group in
             for tile in wanted {

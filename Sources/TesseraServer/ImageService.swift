@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import NIOCore
 import TesseraCodecs
 import TesseraCore
+import TesseraIIIF
 import TesseraPipeline
 import TesseraTiles
-import TesseraIIIF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What the routes ask of the library, with no HTTP in it: resolve an identifier, describe an
 /// image, render an IIIF request, give a Deep Zoom descriptor or tile. Every answer is an encoded
@@ -106,7 +107,8 @@ final class ImageService: Sendable {
         }
         if Self.readsByRows(properties) {
             guard properties.size.width <= configuration.streamedRowPixelLimit else {
-                throw ServerError(.tooLarge, "too wide: rows of \(properties.size.width) pixels, over the limit of \(configuration.streamedRowPixelLimit)")
+                throw ServerError(
+                    .tooLarge, "too wide: rows of \(properties.size.width) pixels, over the limit of \(configuration.streamedRowPixelLimit)")
             }
         } else if properties.size.area > limit {
             throw ImageDecodingError.tooLarge(pixels: properties.size.area, limit: limit)

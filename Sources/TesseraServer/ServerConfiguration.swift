@@ -1,7 +1,7 @@
 public import TesseraCodecs
 import TesseraCore
-public import TesseraStorage
 public import TesseraIIIF
+public import TesseraStorage
 
 /// Everything `tessera serve` can be told, with the defaults the README documents.
 public struct ServerConfiguration: Sendable {

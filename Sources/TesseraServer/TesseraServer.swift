@@ -1,13 +1,13 @@
+import CTesseraProcess
 public import Hummingbird
 import HummingbirdCore
 public import Logging
-import CTesseraProcess
-import NIOPosix
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import TesseraCore
-import UnixSignals
 import TesseraIIIF
+import UnixSignals
 
 /// `tessera serve`: IIIF Image API 3.0 and Deep Zoom from any image under a root, pyramids built on
 /// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer).

@@ -1,9 +1,10 @@
+public import FoundationEssentials
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import FoundationEssentials
 
 /// An ``ObjectStoring`` over a local directory: a key is a file's path below `root`.
 ///

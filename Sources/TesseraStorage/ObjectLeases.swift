@@ -90,7 +90,6 @@ public final class ObjectLeases: Sendable {
     /// The body of a generation that marks the lease released (an owner never contains a NUL).
     private static let releasedMarker = "\u{0}released"
 
-
     /// Runs `body` while holding `lease`, renewing it every third of ``duration``, and releases it
     /// after. If a renewal finds the lease lost, `body` is cancelled and this throws
     /// ``ObjectLeaseError/lost(name:)``.
@@ -98,20 +97,21 @@ public final class ObjectLeases: Sendable {
         let current = CurrentLease(lease)
         let result: Result<T, any Error>
         do {
-            result = .success(try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    while true {
-                        try await Task.sleep(for: self.duration / 3)
-                        current.set(try await self.renew(current.get()))
+            result = .success(
+                try await withThrowingTaskGroup(of: T?.self) { group in
+                    group.addTask { try await body() }
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: self.duration / 3)
+                            current.set(try await self.renew(current.get()))
+                        }
                     }
-                }
-                defer { group.cancelAll() }
-                while let outcome = try await group.next() {
-                    if let outcome { return outcome }
-                }
-                throw CancellationError()
-            })
+                    defer { group.cancelAll() }
+                    while let outcome = try await group.next() {
+                        if let outcome { return outcome }
+                    }
+                    throw CancellationError()
+                })
         } catch {
             result = .failure(error)
         }

@@ -40,7 +40,6 @@ func pipeline(cacheDirectory: URL) -> ImagePipeline {
     ImagePipeline(configuration: .init(dataCache: DiskCache(directory: cacheDirectory, sizeLimit: 1 << 30)))
 }
 
-
 @main
 struct PipelineBenchmark {
     static func main() async throws {
@@ -72,8 +71,10 @@ struct PipelineBenchmark {
                 plain.append(elapsed(start))
             }
             print(String(format: "  memory hit   p50 %8.1f µs  p99 %8.1f µs", percentile(hits, 0.5) * 1e6, percentile(hits, 0.99) * 1e6))
-            print(String(format: "  baseline     p50 %8.1f µs  p99 %8.1f µs   (%.0f× slower at p50)",
-                         percentile(plain, 0.5) * 1e6, percentile(plain, 0.99) * 1e6, percentile(plain, 0.5) / percentile(hits, 0.5)))
+            print(
+                String(
+                    format: "  baseline     p50 %8.1f µs  p99 %8.1f µs   (%.0f× slower at p50)",
+                    percentile(plain, 0.5) * 1e6, percentile(plain, 0.99) * 1e6, percentile(plain, 0.5) / percentile(hits, 0.5)))
         case "throughput":
             // Disk hits: every image already downloaded by an earlier pipeline; a fresh pipeline decodes them.
             let urls = names.map { base.appendingPathComponent($0) }
@@ -121,9 +122,11 @@ struct PipelineBenchmark {
             let seconds = elapsed(start)
             sampler.cancel()
             let peakThreads = await sampler.value
-            print(String(format: "  %-12@ %6.2f s  peak threads %3d (%d before, %d cores)  peak RSS %6.1f MB",
-                         mode == "storm" ? "prefetch" : "baseline", seconds, peakThreads, before,
-                         ProcessInfo.processInfo.activeProcessorCount, peakResidentMegabytes()))
+            print(
+                String(
+                    format: "  %-12@ %6.2f s  peak threads %3d (%d before, %d cores)  peak RSS %6.1f MB",
+                    mode == "storm" ? "prefetch" : "baseline", seconds, peakThreads, before,
+                    ProcessInfo.processInfo.activeProcessorCount, peakResidentMegabytes()))
         default:
             print("unknown mode \(mode)")
             exit(2)

@@ -8,13 +8,17 @@ enum SamplePhoto {
         func color() -> (Double, Double, Double) { (random.unit() * 255, random.unit() * 255, random.unit() * 255) }
         let top = color(), bottom = color()
         let blobs = (0..<6).map { _ in
-            (x: random.unit() * Double(size.width), y: random.unit() * Double(size.height),
-             radius: (0.1 + random.unit() * 0.25) * Double(size.width), color: color())
+            (
+                x: random.unit() * Double(size.width), y: random.unit() * Double(size.height),
+                radius: (0.1 + random.unit() * 0.25) * Double(size.width), color: color()
+            )
         }
         let boxes = (0..<4).map { _ in
-            (x0: Int(random.unit() * Double(size.width)), y0: Int(random.unit() * Double(size.height)),
-             width: Int((0.05 + random.unit() * 0.2) * Double(size.width)),
-             height: Int((0.05 + random.unit() * 0.2) * Double(size.height)), color: color())
+            (
+                x0: Int(random.unit() * Double(size.width)), y0: Int(random.unit() * Double(size.height)),
+                width: Int((0.05 + random.unit() * 0.2) * Double(size.width)),
+                height: Int((0.05 + random.unit() * 0.2) * Double(size.height)), color: color()
+            )
         }
         var pixels = PixelBuffer(width: size.width, height: size.height, format: .rgb8)
         var row = [Double](repeating: 0, count: size.width * 3)

@@ -34,8 +34,9 @@ func measure(_ label: String, _ load: (String) throws -> PixelBuffer) throws -> 
 if arguments.contains("--generate-only") { exit(0) }
 
 let cellPixels = cell.pixels(at: scale)
-print("\n\(count) photos of \(photoSize) in \(Int(cell.width))×\(Int(cell.height))-point cells at \(Int(scale.value))x "
-    + "(\(cellPixels) pixels each):")
+print(
+    "\n\(count) photos of \(photoSize) in \(Int(cell.width))×\(Int(cell.height))-point cells at \(Int(scale.value))x "
+        + "(\(cellPixels) pixels each):")
 let full = try measure("full decode") { try ImageDecoder().decode(.file($0)).pixels }
 let options = ThumbnailOptions(pointSize: cell, scale: scale)
 let small = try measure("downsampled") { try Thumbnailer().thumbnail(.file($0), options: options).pixels }
@@ -43,5 +44,7 @@ let perFull = full.bytes / count, perSmall = small.bytes / count
 func megabytes(_ bytes: Int) -> String { String(format: "%9.1f MB", Double(bytes) / 1e6) }
 print("  full decode:  \(megabytes(full.bytes)) decoded (\(megabytes(perFull)) a photo)  in \(String(format: "%.1f", full.seconds)) s")
 print("  downsampled:  \(megabytes(small.bytes)) decoded (\(megabytes(perSmall)) a photo)  in \(String(format: "%.1f", small.seconds)) s")
-print(String(format: "  ratio:        %.0f× less memory, %.1f× faster", Double(full.bytes) / Double(small.bytes),
-             full.seconds / small.seconds))
+print(
+    String(
+        format: "  ratio:        %.0f× less memory, %.1f× faster", Double(full.bytes) / Double(small.bytes),
+        full.seconds / small.seconds))

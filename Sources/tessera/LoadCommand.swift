@@ -40,8 +40,9 @@ struct LoadCommand: AsyncParsableCommand {
     func run() async throws {
         let cacheDirectory = cacheDir.map { URL(fileURLWithPath: $0) } ?? DiskCache.defaultDirectory
         let memory = memoryLimit.map { MemoryImageCache(costLimit: $0 << 20) } ?? MemoryImageCache()
-        let pipeline = ImagePipeline(configuration: .init(
-            dataCache: DiskCache(directory: cacheDirectory, sizeLimit: diskLimit << 20), imageCache: memory))
+        let pipeline = ImagePipeline(
+            configuration: .init(
+                dataCache: DiskCache(directory: cacheDirectory, sizeLimit: diskLimit << 20), imageCache: memory))
         if let outputDir { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) }
         let requests = (0..<`repeat`).flatMap { _ in urls }
         let target = ImageRequest.Target.size(size, scale: scale)
@@ -88,8 +89,9 @@ struct LoadCommand: AsyncParsableCommand {
         if json {
             printJSON(["summary": .bool(true), "requests": .int(requests.count)], summary)
         } else {
-            print("\(requests.count) requests: \(summary.networkFetches) network fetches, \(summary.diskHits) disk hits, "
-                + "\(summary.memoryHits) memory hits, \(summary.decodes) decodes, \(summary.failures) failures")
+            print(
+                "\(requests.count) requests: \(summary.networkFetches) network fetches, \(summary.diskHits) disk hits, "
+                    + "\(summary.memoryHits) memory hits, \(summary.decodes) decodes, \(summary.failures) failures")
         }
         try failures.exit()
     }

@@ -22,8 +22,9 @@ struct RenderCommand: AsyncParsableCommand {
     @Option(help: "Screen scale, > 0 (1, 2, 3).", transform: Parse.scale)
     var scale: DisplayScale = .x1
 
-    @Option(help: "Points per full-resolution image pixel, > 0 (1 at scale 1 is 1:1). Default: fit the image.",
-            transform: Parse.number(greaterThan: 0))
+    @Option(
+        help: "Points per full-resolution image pixel, > 0 (1 at scale 1 is 1:1). Default: fit the image.",
+        transform: Parse.number(greaterThan: 0))
     var zoom: Double?
 
     @Option(help: "Full-resolution pixel at the viewport's centre, X,Y. Default: the image centre.", transform: Parse.pixelPoint)
@@ -94,9 +95,10 @@ struct RenderCommand: AsyncParsableCommand {
             try failures.exit()
         }
         if timeline {
-            print(String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
-                + "drew \(view.bitmapSize) at reduction \(await engine.reduction) "
-                + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
+            print(
+                String(cFormat: "%8.1f ms  ", (ContinuousClock.now - start).milliseconds)
+                    + "drew \(view.bitmapSize) at reduction \(await engine.reduction) "
+                    + "(\(result.placeholderPixelCount) pixels from coarser placeholders)")
         }
         do {
             try ImageEncoder.encode(result.pixels, as: try EncodingFormat(outputPath: output))

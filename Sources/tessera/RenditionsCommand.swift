@@ -24,23 +24,26 @@ struct RenditionsCommand: AsyncParsableCommand {
     @Argument(help: "The source: SVG or PDF, or a bitmap at least as large as the largest rendition.")
     var input: String
 
-    @Option(help: "The image's size in points, WxH, each > 0 (a fraction of a pixel rounds up). Needed for png.",
-            transform: Parse.pointSize)
+    @Option(
+        help: "The image's size in points, WxH, each > 0 (a fraction of a pixel rounds up). Needed for png.",
+        transform: Parse.pointSize)
     var points: PointSize?
 
     @Option(help: "The scales to write: 1, 2 and/or 3, comma-separated, each once (default 1,2,3).", transform: Parse.scales)
     var scales: [DisplayScale]?
 
-    @Option(help: """
-        png: one bitmap per scale. pdf, svg: the source file itself (which must be of that format), \
-        copied as a single-scale image that Xcode keeps as vectors.
-        """)
+    @Option(
+        help: """
+            png: one bitmap per scale. pdf, svg: the source file itself (which must be of that format), \
+            copied as a single-scale image that Xcode keeps as vectors.
+            """)
     var format: RenditionFormat = .png
 
-    @Option(help: """
-        The image set folder, DIR/NAME.imageset, inside an .xcassets catalog (created if missing; \
-        files of the same names are overwritten). NAME names the files.
-        """)
+    @Option(
+        help: """
+            The image set folder, DIR/NAME.imageset, inside an .xcassets catalog (created if missing; \
+            files of the same names are overwritten). NAME names the files.
+            """)
     var output: String
 
     @Flag(help: "Enlarge a bitmap source smaller than a rendition (it will look soft) instead of refusing.")
@@ -128,11 +131,15 @@ struct RenditionsCommand: AsyncParsableCommand {
             let data = try ImageEncoder.encode(image.pixels, as: encoding, iccProfile: image.iccProfile)
             let size = image.pixels.size
             let enlarged = rendition.isUpscaled ? ", enlarged from \(plan.sourceSize)" : ""
-            files.append((
-                rendition.filename, data,
-                ["scale": .string(rendition.scaleName), "width": .int(size.width), "height": .int(size.height),
-                 "upscaled": .bool(rendition.isUpscaled)],
-                "\(size) (@\(rendition.scaleName) of \(Self.format(points)) pt\(enlarged))"))
+            files.append(
+                (
+                    rendition.filename, data,
+                    [
+                        "scale": .string(rendition.scaleName), "width": .int(size.width), "height": .int(size.height),
+                        "upscaled": .bool(rendition.isUpscaled),
+                    ],
+                    "\(size) (@\(rendition.scaleName) of \(Self.format(points)) pt\(enlarged))"
+                ))
         }
         let listed = plan.renditions.map { "@" + $0.scaleName }.joined(separator: ", ")
         files.append(("Contents.json", plan.contents.encoded(), [:], "lists \(listed)"))
@@ -144,7 +151,8 @@ struct RenditionsCommand: AsyncParsableCommand {
     private func vector(_ properties: ImageProperties, failures: FailureLog) throws -> [OutputFile] {
         let wanted: ImageFormat = format == .pdf ? .pdf : .svg
         guard properties.format == wanted else {
-            throw ValidationError("--format \(format.rawValue) needs a \(format.rawValue.uppercased()) source; \(input) is \(properties.format.rawValue)")
+            throw ValidationError(
+                "--format \(format.rawValue) needs a \(format.rawValue.uppercased()) source; \(input) is \(properties.format.rawValue)")
         }
         if wanted == .pdf && properties.frameCount > 1 {
             failures.warn(input, "Xcode shows the first of its \(properties.frameCount) pages")

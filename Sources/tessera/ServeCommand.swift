@@ -1,11 +1,12 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import Tessera
-import TesseraServer
 import TesseraIIIF
+import TesseraServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,9 +22,12 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp(
-        "The directory whose images are served (not scanned at start-up), or s3://BUCKET/PREFIX.",
-        discussion: "In S3, identifiers are keys under PREFIX, read by byte ranges; credentials, region and endpoint come from the AWS_* variables (README)."))
+    @Argument(
+        help: ArgumentHelp(
+            "The directory whose images are served (not scanned at start-up), or s3://BUCKET/PREFIX.",
+            discussion:
+                "In S3, identifiers are keys under PREFIX, read by byte ranges; credentials, region and endpoint come from the AWS_* variables (README)."
+        ))
     var root: String
 
     @Option(help: "The address to listen on (loopback unless told otherwise).")
@@ -35,31 +39,36 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where built pyramids are kept (default: $XDG_CACHE_HOME/tessera or ~/.cache/tessera).")
     var cacheDir: String?
 
-    @Option(help: ArgumentHelp(
-        "A pyramid store every server shares, s3://BUCKET/PREFIX, instead of --cache-dir.",
-        discussion: "Each pyramid is built once among all servers, under a lease; the store's lifecycle rules expire them."))
+    @Option(
+        help: ArgumentHelp(
+            "A pyramid store every server shares, s3://BUCKET/PREFIX, instead of --cache-dir.",
+            discussion: "Each pyramid is built once among all servers, under a lease; the store's lifecycle rules expire them."))
     var cache: String?
 
-    @Option(help: "Seconds a builder's lease on a shared pyramid stands unrenewed before another server takes over (default 30).",
-            transform: Parse.integer(2, 3600))
+    @Option(
+        help: "Seconds a builder's lease on a shared pyramid stands unrenewed before another server takes over (default 30).",
+        transform: Parse.integer(2, 3600))
     var leaseSeconds = 30
 
-    @Option(help: "The most MiB of pyramids kept on disk, least recently used evicted (default 10240).",
-            transform: Parse.integer(1))
+    @Option(
+        help: "The most MiB of pyramids kept on disk, least recently used evicted (default 10240).",
+        transform: Parse.integer(1))
     var cacheSize = 10_240
 
     @Option(help: "The most MiB of decoded images and responses kept in memory (default 256).", transform: Parse.integer(1))
     var memoryCache = 256
 
-    @Option(help: "The base URL clients reach the server by, for info.json ids (default: http:// and the Host header).",
-            transform: Parse.httpURL)
+    @Option(
+        help: "The base URL clients reach the server by, for info.json ids (default: http:// and the Host header).",
+        transform: Parse.httpURL)
     var publicURL: String?
 
     @Option(help: "Serve everything under this path, such as /images (default: at the root).", transform: Parse.basePath)
     var basePath = ""
 
-    @Option(help: "The most pixels one response may have, advertised as maxArea (default 40000000).",
-            transform: Parse.integer(1))
+    @Option(
+        help: "The most pixels one response may have, advertised as maxArea (default 40000000).",
+        transform: Parse.integer(1))
     var maxArea = 40_000_000
 
     @Option(help: "The most pixels a source may have (default 268402689).", transform: Parse.integer(1))
@@ -68,22 +77,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Cache-Control max-age in seconds (default 86400).", transform: Parse.integer(0))
     var maxAge = 86_400
 
-    @Option(help: "Sources of at most this many pixels are decoded into memory; larger ones get pyramids (default 2000000).",
-            transform: Parse.integer(0))
+    @Option(
+        help: "Sources of at most this many pixels are decoded into memory; larger ones get pyramids (default 2000000).",
+        transform: Parse.integer(0))
     var smallSourcePixels = 2_000_000
 
-    @Option(help: ArgumentHelp(
-        "Levels of a source of at most this many pixels are decoded whole, once, and kept in memory (default 16000000).",
-        discussion: "Thumbnails, sizes and a viewer's first screens come from them; finer levels are read by region and get a pyramid in the background."),
-            transform: Parse.integer(0))
+    @Option(
+        help: ArgumentHelp(
+            "Levels of a source of at most this many pixels are decoded whole, once, and kept in memory (default 16000000).",
+            discussion:
+                "Thumbnails, sizes and a viewer's first screens come from them; finer levels are read by region and get a pyramid in the background."),
+        transform: Parse.integer(0))
     var levelPixels = 16_000_000
 
-    @Option(help: "Side in pixels of the IIIF tiles of built pyramids and info.json, 64–4096 (default 256).",
-            transform: Parse.integer(64, 4096))
+    @Option(
+        help: "Side in pixels of the IIIF tiles of built pyramids and info.json, 64–4096 (default 256).",
+        transform: Parse.integer(64, 4096))
     var tileSize = 256
 
-    @Option(help: "Seconds a request may take before it is answered 503 (the build it waits on goes on; default 30).",
-            transform: Parse.integer(1, 86_400))
+    @Option(
+        help: "Seconds a request may take before it is answered 503 (the build it waits on goes on; default 30).",
+        transform: Parse.integer(1, 86_400))
     var requestTimeout = 30
 
     @Option(help: "Read the web pages' files from this directory on every request instead of the built-in ones (to customise or develop them).")

@@ -24,10 +24,11 @@ struct StripCommand: AsyncParsableCommand {
     @Option(help: "Frame width in pixels, 1–4096, instead of a height.", transform: Parse.integer(1, 4096))
     var width: Int?
 
-    @Option(help: """
-        fast: keyframes where they fall in the slot, else the slot start; exact: the frame at each \
-        slot centre; keyframe: the keyframe nearest each centre (slots may repeat a frame).
-        """)
+    @Option(
+        help: """
+            fast: keyframes where they fall in the slot, else the slot start; exact: the frame at each \
+            slot centre; keyframe: the keyframe nearest each centre (slots may repeat a frame).
+            """)
     var mode: FrameSamplingMode = .fast
 
     @Option(help: "strip: one row; sprite: a grid of --columns; frames: a directory of frame-NNN.png.")
@@ -64,8 +65,9 @@ struct StripCommand: AsyncParsableCommand {
             for failure in strip.failures { failures.warn(video, "\(failure); filled from a neighbour") }
             let placements = try write(strip)
             if json {
-                printJSON([:], FrameStripSummary(strip, placements: placements),
-                          ["ms": .double((clock.now - started).milliseconds)])
+                printJSON(
+                    [:], FrameStripSummary(strip, placements: placements),
+                    ["ms": .double((clock.now - started).milliseconds)])
             }
         } catch {
             failures.report(video, error)
@@ -78,7 +80,8 @@ struct StripCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             for (index, frame) in strip.frames.enumerated() {
                 let name = "frame-" + String(cFormat: "%03d", index) + ".png"
-                try ImageEncoder.encode(frame.image, as: .png()).write(to: URL(fileURLWithPath: output).appendingPathComponent(name), options: .atomic)
+                try ImageEncoder.encode(frame.image, as: .png()).write(
+                    to: URL(fileURLWithPath: output).appendingPathComponent(name), options: .atomic)
             }
             let size = strip.frameSize
             return strip.frames.map { _ in FrameSheet.Placement(x: 0, y: 0, width: size.width, height: size.height) }

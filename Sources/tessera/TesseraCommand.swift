@@ -30,7 +30,8 @@ struct TesseraCommand: ParsableCommand {
             var command = try parseAsRoot()
             // Before any other thread exists: glibc's arena limit binds only arenas made after it.
             if command is ServeCommand, !TesseraServer.configureProcess() {
-                writeToStandardError("tessera serve: handlers run on Swift's own thread pool (this runtime's executor hook is not one Tessera knows)\n")
+                writeToStandardError(
+                    "tessera serve: handlers run on Swift's own thread pool (this runtime's executor hook is not one Tessera knows)\n")
             }
             if let asynchronous = command as? any AsyncParsableCommand {
                 try waitFor(asynchronous)

@@ -26,7 +26,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Option(help: "The output directory (any number of inputs; names are kept).")
     var outputDir: String?
 
-    @Option(help: "Output format: jpeg, png, webp, gif, avif or heic (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette). An animated GIF, WebP or APNG stays animated as webp or gif.", transform: Parse.formatName)
+    @Option(
+        help:
+            "Output format: jpeg, png, webp, gif, avif or heic (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette). An animated GIF, WebP or APNG stays animated as webp or gif.",
+        transform: Parse.formatName)
     var format: String?
 
     @Option(help: "Of an animation, this frame only (from 0), composed as it shows, as a still.", transform: Parse.integer(0))
@@ -87,8 +90,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
                         let (path, line, summary) = try await make(input, options: options)
                         progress.clear()
                         if json {
-                            printJSON(["input": .string(input), "output": .string(path)], summary,
-                                      ["ms": .double((ContinuousClock.now - start).milliseconds)])
+                            printJSON(
+                                ["input": .string(input), "output": .string(path)], summary,
+                                ["ms": .double((ContinuousClock.now - start).milliseconds)])
                         } else {
                             print(line)
                         }
@@ -113,7 +117,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
         let source = ImageSource.file(input)
         let thumbnailer = Thumbnailer()
         if frame == nil && !firstFrame, let animatedEncoding = animatedEncoding(for: input),
-           try await WorkExecutor.shared.run(priority: .normal, { _ in try AnimatedImage(source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount)).isAnimated }) {
+            try await WorkExecutor.shared.run(
+                priority: .normal, { _ in try AnimatedImage(source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount)).isAnimated }
+            )
+        {
             let animation: AnimatedThumbnail
             do {
                 animation = try await thumbnailer.animatedThumbnail(source, options: options, encoding: animatedEncoding)
@@ -122,12 +129,14 @@ struct ThumbnailCommand: AsyncParsableCommand {
                 // browsers show an animation they will not play.
                 guard case .tooLarge(let pixels, let limit) = error else { throw error }
                 writeToStandardError(
-                    "tessera: \(oneLine(input)): animation not kept: its frames are \(pixels) pixels to compose, over the limit of \(limit); first frame only\n")
+                    "tessera: \(oneLine(input)): animation not kept: its frames are \(pixels) pixels to compose, over the limit of \(limit); first frame only\n"
+                )
                 return try await still(input, source: source, options: options)
             }
             let (path, _) = destination(for: input, hasAlpha: true)
             try animation.data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            let line = "\(input) → \(path)  \(animation.sourceProperties.size) → \(animation.size)  (\(animation.frameCount) frames, "
+            let line =
+                "\(input) → \(path)  \(animation.sourceProperties.size) → \(animation.size)  (\(animation.frameCount) frames, "
                 + String(cFormat: "%.2f s", animation.sourceProperties.animation?.duration ?? 0) + ")"
             return (path, line, animation.summary)
         }
@@ -135,7 +144,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     /// A still thumbnail: of `--frame`, or the first frame.
-    private func still(_ input: String, source: ImageSource, options: ThumbnailOptions) async throws -> (path: String, line: String, ThumbnailSummary) {
+    private func still(_ input: String, source: ImageSource, options: ThumbnailOptions) async throws -> (path: String, line: String, ThumbnailSummary)
+    {
         let thumbnailer = Thumbnailer()
         let thumbnail: Thumbnail
         if let frame {
@@ -146,7 +156,8 @@ struct ThumbnailCommand: AsyncParsableCommand {
             thumbnail = try await thumbnailer.thumbnail(source, options: options)
         }
         let (path, encoding) = destination(for: input, hasAlpha: thumbnail.pixels.format.hasAlpha)
-        try ImageEncoder.encode(thumbnail.pixels, as: encoding, iccProfile: thumbnail.iccProfile).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try ImageEncoder.encode(thumbnail.pixels, as: encoding, iccProfile: thumbnail.iccProfile).write(
+            to: URL(fileURLWithPath: path), options: .atomic)
         return (path, Self.summaryLine(input: input, output: path, thumbnail), thumbnail.summary)
     }
 

@@ -16,9 +16,11 @@ struct TileCommand: AsyncParsableCommand {
     @Option(help: "dzi, iiif, xyz or th.")
     var layout: Layout = .dzi
 
-    @Option(help: ArgumentHelp(
-        "The directory to write into, or s3://BUCKET/PREFIX.",
-        discussion: "For s3://, credentials, region and endpoint come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL."))
+    @Option(
+        help: ArgumentHelp(
+            "The directory to write into, or s3://BUCKET/PREFIX.",
+            discussion:
+                "For s3://, credentials, region and endpoint come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL."))
     var output: String
 
     @Option(help: "Files uploaded at once to an s3:// output, 1–64.", transform: Parse.integer(1, 64))
@@ -27,8 +29,9 @@ struct TileCommand: AsyncParsableCommand {
     @Option(help: "The pyramid's name (default: the input's name without extension).")
     var name: String?
 
-    @Option(help: "Tile size in pixels, 1–8192 (default: 254 for dzi, 512 for iiif, 256 for xyz and th).",
-            transform: Parse.integer(1, 8192))
+    @Option(
+        help: "Tile size in pixels, 1–8192 (default: 254 for dzi, 512 for iiif, 256 for xyz and th).",
+        transform: Parse.integer(1, 8192))
     var tileSize: Int?
 
     @Option(help: "Overlap in pixels, 0–64 (dzi only; default 1).", transform: Parse.integer(0, 64))
@@ -55,12 +58,13 @@ struct TileCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let pyramidLayout: PyramidLayout = switch layout {
-        case .dzi: .deepZoom(tileSize: tileSize ?? 254, overlap: overlap ?? 1)
-        case .iiif: .iiif(tileSize: tileSize ?? 512, baseURL: baseURL)
-        case .xyz: .xyz(tileSize: tileSize ?? 256)
-        case .th: .thTiled(tileSize: tileSize ?? 256)
-        }
+        let pyramidLayout: PyramidLayout =
+            switch layout {
+            case .dzi: .deepZoom(tileSize: tileSize ?? 254, overlap: overlap ?? 1)
+            case .iiif: .iiif(tileSize: tileSize ?? 512, baseURL: baseURL)
+            case .xyz: .xyz(tileSize: tileSize ?? 256)
+            case .th: .thTiled(tileSize: tileSize ?? 256)
+            }
         let pyramidName = name ?? URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         let options = PyramidOptions(
             layout: pyramidLayout, encoding: EncodingFormat(formatName: format, quality: quality)!, jobs: jobs.jobs,
@@ -93,9 +97,10 @@ struct TileCommand: AsyncParsableCommand {
             if json {
                 printJSON([:], summary, ["ms": .double(milliseconds)])
             } else {
-                print("\(input) → \(output)/\(pyramidName) (\(summary.layout)): \(summary.imageSize), "
-                    + "\(summary.levels) levels, \(summary.tiles) tiles, \(ByteCount.formatted(summary.bytes)) "
-                    + "in \(String(cFormat: "%.1f", milliseconds / 1000)) s")
+                print(
+                    "\(input) → \(output)/\(pyramidName) (\(summary.layout)): \(summary.imageSize), "
+                        + "\(summary.levels) levels, \(summary.tiles) tiles, \(ByteCount.formatted(summary.bytes)) "
+                        + "in \(String(cFormat: "%.1f", milliseconds / 1000)) s")
             }
         } catch {
             bar.finish()

@@ -23,8 +23,9 @@ struct TrimmerCommand: AsyncParsableCommand {
     @Option(help: "Selection end, in seconds, > 0.", transform: Parse.number(greaterThan: 0))
     var upper: Double
 
-    @Option(help: "Playhead, in seconds, ≥ 0 (kept inside the selection; default: the selection start).",
-            transform: Parse.number(atLeast: 0))
+    @Option(
+        help: "Playhead, in seconds, ≥ 0 (kept inside the selection; default: the selection start).",
+        transform: Parse.number(atLeast: 0))
     var playhead: Double?
 
     @Option(help: "The PNG to write.")

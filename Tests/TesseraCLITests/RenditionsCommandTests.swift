@@ -36,8 +36,9 @@ struct RenditionsCommandTests {
             let size = try Self.size(imageSet + "/" + file)
             #expect(size.width == width && size.height == height, "\(file): \(size)")
         }
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: imageSet))
-            == ["Contents.json", "Logo.png", "Logo@2x.png", "Logo@3x.png"])
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: imageSet))
+                == ["Contents.json", "Logo.png", "Logo@2x.png", "Logo@3x.png"])
         let contents = try Self.contents(imageSet)
         let images = try #require(contents["images"] as? [[String: String]])
         #expect(images.count == 3)
@@ -63,10 +64,11 @@ struct RenditionsCommandTests {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
         #expect(lines.count == 3)
-        #expect(lines.map { Set($0.keys) } == [
-            ["input", "output", "bytes", "scale", "width", "height", "upscaled"],
-            ["input", "output", "bytes", "scale", "width", "height", "upscaled"], ["input", "output", "bytes"],
-        ])
+        #expect(
+            lines.map { Set($0.keys) } == [
+                ["input", "output", "bytes", "scale", "width", "height", "upscaled"],
+                ["input", "output", "bytes", "scale", "width", "height", "upscaled"], ["input", "output", "bytes"],
+            ])
         #expect(lines.map { $0["output"] as? String } == ["Page@2x.png", "Page@3x.png", "Contents.json"].map { imageSet + "/" + $0 })
         #expect(lines[0]["width"] as? Int == 60 && lines[0]["height"] as? Int == 80 && lines[0]["scale"] as? String == "2x")
         #expect(lines[1]["width"] as? Int == 90 && lines[1]["height"] as? Int == 120 && lines[1]["upscaled"] as? Bool == false)
@@ -143,23 +145,25 @@ struct RenditionsCommandTests {
 
         let svg = try CLI.run(["renditions", CLI.fixture("svg-size.svg"), "--format", "svg", "--output", directory + "/Icon.imageset"])
         #expect(svg.status == 0, "\(svg.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: directory + "/Icon.imageset/Icon.svg"))
-            == (try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("svg-size.svg")))))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: directory + "/Icon.imageset/Icon.svg"))
+                == (try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("svg-size.svg")))))
     }
 
-    @Test("bad options and a source of another format than --format are usage errors: exit 64, one line, nothing written",
-          arguments: [
-              (["--points", "10x10", "--scales", "0"], "--scales"),
-              (["--points", "10x10", "--scales", "4"], "--scales"),
-              (["--points", "10x10", "--scales", "1,1"], "--scales"),
-              (["--points", "10x10", "--scales", ""], "--scales"),
-              (["--points", "0x10"], "--points"),
-              ([], "--points"),
-              (["--format", "pdf"], "--format pdf needs a PDF source"),
-              (["--format", "svg", "--points", "10x10"], "--points"),
-              (["--format", "gif", "--points", "10x10"], "--format"),
-              (["--points", "10x10", "--quality", "80"], "--quality"),
-          ])
+    @Test(
+        "bad options and a source of another format than --format are usage errors: exit 64, one line, nothing written",
+        arguments: [
+            (["--points", "10x10", "--scales", "0"], "--scales"),
+            (["--points", "10x10", "--scales", "4"], "--scales"),
+            (["--points", "10x10", "--scales", "1,1"], "--scales"),
+            (["--points", "10x10", "--scales", ""], "--scales"),
+            (["--points", "0x10"], "--points"),
+            ([], "--points"),
+            (["--format", "pdf"], "--format pdf needs a PDF source"),
+            (["--format", "svg", "--points", "10x10"], "--points"),
+            (["--format", "gif", "--points", "10x10"], "--format"),
+            (["--points", "10x10", "--quality", "80"], "--quality"),
+        ])
     func badOptions(arguments: [String], named: String) throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,7 +1,7 @@
 import Foundation
 import StorageTestSupport
-import Testing
 import TesseraStorage
+import Testing
 
 /// Several `tessera serve` processes behind nginx, originals and pyramids in SeaweedFS: what
 /// running on many machines asks of them, on one machine's loopback. Everything is started here on
@@ -87,8 +87,11 @@ struct ScaleOutTests {
         try config.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let format = header.map { "%{http_code} %header{\($0)}\\n" } ?? "%{http_code}\\n"
-        let (status, output) = try ServeCLITests.run("/usr/bin/curl", [
-            "-s", "--no-progress-meter", "--max-time", "180", "--parallel", "--parallel-max", String(parallel), "-w", format, "--config", file])
+        let (status, output) = try ServeCLITests.run(
+            "/usr/bin/curl",
+            [
+                "-s", "--no-progress-meter", "--max-time", "180", "--parallel", "--parallel-max", String(parallel), "-w", format, "--config", file,
+            ])
         guard status == 0 || status == 7 || status == 28 || status == 52 || status == 56 else {
             throw ServeCLITests.ServeError(message: "curl exited \(status): \(output)")
         }
@@ -146,10 +149,15 @@ struct ScaleOutTests {
         let originals = try await seaweed.store(bucket: "\(name)-originals")
         let pyramids = try await seaweed.store(bucket: "\(name)-pyramids")
         for (image, size) in images {
-            let (made, output) = try ServeCLITests.run(ServeCLITests.validatorPython, ["-c", """
-                from PIL import Image
-                Image.effect_noise((\(size.0), \(size.1)), 60).convert("RGB").save("\(directory)/\(image)", quality=85)
-                """])
+            let (made, output) = try ServeCLITests.run(
+                ServeCLITests.validatorPython,
+                [
+                    "-c",
+                    """
+                    from PIL import Image
+                    Image.effect_noise((\(size.0), \(size.1)), 60).convert("RGB").save("\(directory)/\(image)", quality=85)
+                    """,
+                ])
             #expect(made == 0, "\(output)")
             try await originals.put(image, Data(contentsOf: URL(fileURLWithPath: directory + "/" + image)))
         }
@@ -166,9 +174,11 @@ struct ScaleOutTests {
             if index == 0, firstThroughProxy { environment["AWS_ENDPOINT_URL"] = seaweed.proxyEndpoint.absoluteString }
             return try RunningServer(
                 root: "s3://\(name)-originals", cache: directory + "/cache-\(index)",
-                extra: ["--cache", "s3://\(name)-pyramids", "--lease-seconds", String(lease), "--small-source-pixels", "0",
-                        // Every level read by region, so the first tiles start a pyramid's build.
-                        "--level-pixels", "0"] + deadline,
+                extra: [
+                    "--cache", "s3://\(name)-pyramids", "--lease-seconds", String(lease), "--small-source-pixels", "0",
+                    // Every level read by region, so the first tiles start a pyramid's build.
+                    "--level-pixels", "0",
+                ] + deadline,
                 environment: environment)
         }
         let balancer = try Balancer(upstreams: servers.map(\.port), directory: directory + "/nginx")
@@ -203,7 +213,9 @@ struct ScaleOutTests {
         // Every server answers a tile of it with the same bytes, building nothing more.
         let tile = "/iiif/3/big.jpg/512,512,256,256/256,/0/default.jpg"
         let bodies = try deployment.servers.map { try Self.body("http://127.0.0.1:\($0.port)\(tile)") }
-        #expect(Set(bodies).count == 1 && bodies[0].count > 1000, "\(bodies.map { $0.count > 1000 ? "\($0.count) bytes" : String(decoding: $0, as: UTF8.self) })")
+        #expect(
+            Set(bodies).count == 1 && bodies[0].count > 1000,
+            "\(bodies.map { $0.count > 1000 ? "\($0.count) bytes" : String(decoding: $0, as: UTF8.self) })")
         #expect(try await Self.storeContents(deployment.pyramids).builds == contents.builds)
     }
 
@@ -278,6 +290,8 @@ struct ScaleOutTests {
         // nginx did meet the dead server (and so retried those requests on the others).
         let errors = (try? String(contentsOfFile: deployment.balancer.directory + "/error.log", encoding: .utf8)) ?? ""
         #expect(errors.contains("127.0.0.1:\(deployment.servers[2].port)"), "\(errors)")
-        #expect(answers.count + after.count == 400 && (answers + after).allSatisfy { $0 == "200" }, "\(Dictionary(grouping: answers, by: { $0 }).mapValues(\.count))")
+        #expect(
+            answers.count + after.count == 400 && (answers + after).allSatisfy { $0 == "200" },
+            "\(Dictionary(grouping: answers, by: { $0 }).mapValues(\.count))")
     }
 }

@@ -88,8 +88,11 @@ struct ServeCLITests {
         // The validator's own test image (from its own colour table), named without an extension:
         // it sends the identifier unescaped, and Tessera sniffs the format from the bytes.
         let image = directory + "/root/tessera-validator"
-        let (made, madeOutput) = try Self.run(Self.validatorPython, [
-            Self.repository.appendingPathComponent("scripts/iiif-validator-image.py").path, image, "png"])
+        let (made, madeOutput) = try Self.run(
+            Self.validatorPython,
+            [
+                Self.repository.appendingPathComponent("scripts/iiif-validator-image.py").path, image, "png",
+            ])
         #expect(made == 0, "\(madeOutput)")
         let server = try RunningServer(root: directory + "/root", cache: directory + "/cache")
         let (status, report) = try Self.run(
@@ -106,16 +109,23 @@ struct ServeCLITests {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Big enough that its first tile waits on a pyramid build.
-        let (made, _) = try Self.run(Self.validatorPython, ["-c", """
-            from PIL import Image
-            Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
-            """])
+        let (made, _) = try Self.run(
+            Self.validatorPython,
+            [
+                "-c",
+                """
+                from PIL import Image
+                Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
+                """,
+            ])
         #expect(made == 0)
         let server = try RunningServer(root: directory + "/root", cache: directory + "/cache")
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        curl.arguments = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60",
-                          "http://127.0.0.1:\(server.port)/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"]
+        curl.arguments = [
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "60",
+            "http://127.0.0.1:\(server.port)/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg",
+        ]
         let out = Pipe()
         curl.standardOutput = out
         try curl.run()
@@ -126,8 +136,12 @@ struct ServeCLITests {
         #expect(code == "200")
         #expect(exitStatus == 0)
         // Stopped means stopped: nothing listens any more.
-        let after = try Self.run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
-                                                  "http://127.0.0.1:\(server.port)/health"])
+        let after = try Self.run(
+            "/usr/bin/env",
+            [
+                "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                "http://127.0.0.1:\(server.port)/health",
+            ])
         #expect(after.1 == "000")
     }
 
@@ -135,10 +149,15 @@ struct ServeCLITests {
     func killedMidBuild() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (made, _) = try Self.run(Self.validatorPython, ["-c", """
-            from PIL import Image
-            Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
-            """])
+        let (made, _) = try Self.run(
+            Self.validatorPython,
+            [
+                "-c",
+                """
+                from PIL import Image
+                Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
+                """,
+            ])
         #expect(made == 0)
         let cache = directory + "/cache"
         let tile = "/iiif/3/big.png/0,0,256,256/256,256/0/default.jpg"
@@ -165,8 +184,12 @@ struct ServeCLITests {
         // The next server removes the leftovers at start and builds the pyramid whole when asked again.
         let next = try RunningServer(root: directory + "/root", cache: cache)
         #expect(files(".jpg").filter { $0.contains("/.tessera-") }.isEmpty)
-        let (status, code) = try Self.run("/usr/bin/env", ["curl", "-s", "-o", directory + "/tile.jpg", "-w", "%{http_code}",
-                                                           "http://127.0.0.1:\(next.port)\(tile)"])
+        let (status, code) = try Self.run(
+            "/usr/bin/env",
+            [
+                "curl", "-s", "-o", directory + "/tile.jpg", "-w", "%{http_code}",
+                "http://127.0.0.1:\(next.port)\(tile)",
+            ])
         #expect(status == 0 && code == "200")
         // The tile was answered from the source; the pyramid is built in the background (bounded wait).
         polls = 0

@@ -39,7 +39,9 @@ struct VideoCLITests {
 
     @Test("info describes a video from its container, next to images, and still fails on files that are neither")
     func info() throws {
-        let result = try CLI.run(["info", "--json", CLI.fixture("video/rotated.mp4"), CLI.fixture("jpeg-baseline.jpg"), CLI.fixture("video/not-a-video.mp4")])
+        let result = try CLI.run([
+            "info", "--json", CLI.fixture("video/rotated.mp4"), CLI.fixture("jpeg-baseline.jpg"), CLI.fixture("video/not-a-video.mp4"),
+        ])
         #expect(result.status != 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 2)
@@ -64,12 +66,18 @@ struct VideoCLITests {
     func trimJSON() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let copy = try CLI.run(["trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--output", directory.appendingPathComponent("copy.mp4").path, "--json"])
+        let copy = try CLI.run([
+            "trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--output", directory.appendingPathComponent("copy.mp4").path,
+            "--json",
+        ])
         #expect(copy.status == 0, "\(copy.stderr)")
         let copied = try JSONSerialization.jsonObject(with: Data(copy.stdout.utf8)) as! [String: Double]
         #expect(copied["requestedStart"] == 1.5 && copied["start"] == 1.0)
         #expect(abs(copied["duration"]! - (copied["end"]! - copied["start"]!)) < 1e-9)
-        let exact = try CLI.run(["trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--exact", "--output", directory.appendingPathComponent("exact.mp4").path, "--json"])
+        let exact = try CLI.run([
+            "trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--exact", "--output",
+            directory.appendingPathComponent("exact.mp4").path, "--json",
+        ])
         #expect(exact.status == 0, "\(exact.stderr)")
         let reencoded = try JSONSerialization.jsonObject(with: Data(exact.stdout.utf8)) as! [String: Double]
         #expect(reencoded["start"] == 1.5 && abs(reencoded["end"]! - 3.0) < 1e-6)
@@ -80,24 +88,27 @@ struct VideoCLITests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("control.png").path
-        let result = try CLI.run(["trimmer", CLI.fixture("video/gop1.mp4"), "--size", "300x40", "--scale", "3",
-                                  "--lower", "1", "--upper", "2.5", "--playhead", "2", "--output", output])
+        let result = try CLI.run([
+            "trimmer", CLI.fixture("video/gop1.mp4"), "--size", "300x40", "--scale", "3",
+            "--lower", "1", "--upper", "2.5", "--playhead", "2", "--output", output,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let info = try CLI.run(["info", "--json", output])
         let fields = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
         #expect(fields["width"] as? Int == 900 && fields["height"] as? Int == 120)
     }
 
-    @Test("each broken input and a range outside the video: one line naming the file, non-zero exit, nothing written",
-          arguments: [
-              (["strip", "video/not-a-video.mp4", "--frames", "4"], "not a video"),
-              (["strip", "video/truncated.mp4", "--frames", "4"], "truncated"),
-              (["strip", "video/audio-only.m4a", "--frames", "4"], "no video stream"),
-              (["strip", "video/zero-length.mp4", "--frames", "4"], "no frames"),
-              (["trim", "video/gop1.mp4", "--from", "3", "--to", "5"], "outside"),
-              (["trim", "video/truncated.mp4", "--from", "0", "--to", "1"], "truncated"),
-              (["trimmer", "video/gop1.mp4", "--size", "100x20", "--lower", "2", "--upper", "9"], "outside"),
-          ])
+    @Test(
+        "each broken input and a range outside the video: one line naming the file, non-zero exit, nothing written",
+        arguments: [
+            (["strip", "video/not-a-video.mp4", "--frames", "4"], "not a video"),
+            (["strip", "video/truncated.mp4", "--frames", "4"], "truncated"),
+            (["strip", "video/audio-only.m4a", "--frames", "4"], "no video stream"),
+            (["strip", "video/zero-length.mp4", "--frames", "4"], "no frames"),
+            (["trim", "video/gop1.mp4", "--from", "3", "--to", "5"], "outside"),
+            (["trim", "video/truncated.mp4", "--from", "0", "--to", "1"], "truncated"),
+            (["trimmer", "video/gop1.mp4", "--size", "100x20", "--lower", "2", "--upper", "9"], "outside"),
+        ])
     func brokenInputs(arguments: [String], message: String) throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

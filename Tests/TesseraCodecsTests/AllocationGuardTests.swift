@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 /// Small files whose headers claim what a test chooses, written byte by byte: just enough of each
@@ -76,8 +77,10 @@ enum HostileHeader {
 
     /// A GIF89a: a `screen` with a 2-colour table, one image of `frame` pixels at `origin`, its LZW
     /// data in one sub-block.
-    static func gif(screen: PixelSize, frame: PixelSize, origin: (x: Int, y: Int) = (0, 0),
-                    data: [UInt8] = [0x4C, 0x01]) -> Data {
+    static func gif(
+        screen: PixelSize, frame: PixelSize, origin: (x: Int, y: Int) = (0, 0),
+        data: [UInt8] = [0x4C, 0x01]
+    ) -> Data {
         var bytes = Array("GIF89a".utf8) + littleEndian(screen.width, 2) + littleEndian(screen.height, 2)
         bytes += [0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF]
         bytes += [0x2C] + littleEndian(origin.x, 2) + littleEndian(origin.y, 2)
@@ -111,8 +114,10 @@ enum HostileHeader {
 
     /// An animation frame of `size` at (`x`, `y`) (even), holding a VP8L of that size.
     static func anmf(x: Int = 0, y: Int = 0, _ size: PixelSize) -> [UInt8] {
-        webpChunk("ANMF", littleEndian(x / 2, 3) + littleEndian(y / 2, 3) + littleEndian(size.width - 1, 3)
-            + littleEndian(size.height - 1, 3) + [0, 0, 0, 0] + vp8l(size))
+        webpChunk(
+            "ANMF",
+            littleEndian(x / 2, 3) + littleEndian(y / 2, 3) + littleEndian(size.width - 1, 3)
+                + littleEndian(size.height - 1, 3) + [0, 0, 0, 0] + vp8l(size))
     }
 
     // MARK: Integers
@@ -156,62 +161,85 @@ struct AllocationGuardTests {
 
     static let cases: [Case] = [
         // PNG
-        Case("PNG claiming 65535×65535 with 4 bytes of image data",
-             H.png(width: 65535, height: 65535), "corrupt"),
-        Case("PNG claiming 40000×40000 (1.6 gigapixels) with 4 bytes of image data",
-             H.png(width: 40000, height: 40000, colorType: 0), "corrupt"),
+        Case(
+            "PNG claiming 65535×65535 with 4 bytes of image data",
+            H.png(width: 65535, height: 65535), "corrupt"),
+        Case(
+            "PNG claiming 40000×40000 (1.6 gigapixels) with 4 bytes of image data",
+            H.png(width: 40000, height: 40000, colorType: 0), "corrupt"),
         Case("PNG whose IHDR fails its CRC", H.png(width: 4, height: 3, ihdrCRC: 0x1234_5678), "corrupt"),
-        Case("APNG whose acTL claims 0 frames",
-             H.png(width: 4, height: 3, chunks: [H.pngChunk("acTL", H.bigEndian32(0) + H.bigEndian32(0))]), "corrupt"),
+        Case(
+            "APNG whose acTL claims 0 frames",
+            H.png(width: 4, height: 3, chunks: [H.pngChunk("acTL", H.bigEndian32(0) + H.bigEndian32(0))]), "corrupt"),
         Case("PNG wider than libpng's 1000000 pixels", H.png(width: 0x7FFF_FFFF, height: 1), "unsupported"),
         Case("PNG with an unknown compression method", H.png(width: 4, height: 3, compressionMethod: 1), "corrupt"),
-        Case("PNG with a chunk longer than 2³¹ − 1 bytes",
-             H.png(width: 4, height: 3, chunks: [H.bigEndian32(-1) + Array("tEXt".utf8)]), "corrupt"),
+        Case(
+            "PNG with a chunk longer than 2³¹ − 1 bytes",
+            H.png(width: 4, height: 3, chunks: [H.bigEndian32(-1) + Array("tEXt".utf8)]), "corrupt"),
         // TIFF
-        Case("TIFF claiming 65535×900 RGB in one strip of a 262-byte file",
-             H.tiff(width: 65535, height: 900, tags: H.tags(samples: 3, H.strip(byteCount: 65535 * 900 * 3))),
-             "truncated"),
-        Case("TIFF tiled 65535×65535 with 40 samples a pixel: a 171 GB tile",
-             H.tiff(width: 65535, height: 900, tags: H.tags(samples: 40, [322: 65535, 323: 65535, 324: 200, 325: 1000])),
-             tooLarge: 65535 * 65535),
-        Case("TIFF with 40 samples a pixel: 1,000,000 pixels wide, 2.6 GB in each 64-row Deflate strip",
-             H.tiff(width: 1_000_000, height: 128,
-                    tags: H.tags(samples: 40, compression: 8, H.strip(byteCount: 10, rowsPerStrip: 64))),
-             tooLarge: 1_000_000 * 64, limit: limit * 8 / 40),
+        Case(
+            "TIFF claiming 65535×900 RGB in one strip of a 262-byte file",
+            H.tiff(width: 65535, height: 900, tags: H.tags(samples: 3, H.strip(byteCount: 65535 * 900 * 3))),
+            "truncated"),
+        Case(
+            "TIFF tiled 65535×65535 with 40 samples a pixel: a 171 GB tile",
+            H.tiff(width: 65535, height: 900, tags: H.tags(samples: 40, [322: 65535, 323: 65535, 324: 200, 325: 1000])),
+            tooLarge: 65535 * 65535),
+        Case(
+            "TIFF with 40 samples a pixel: 1,000,000 pixels wide, 2.6 GB in each 64-row Deflate strip",
+            H.tiff(
+                width: 1_000_000, height: 128,
+                tags: H.tags(samples: 40, compression: 8, H.strip(byteCount: 10, rowsPerStrip: 64))),
+            tooLarge: 1_000_000 * 64, limit: limit * 8 / 40),
         // A taller strip is read a row at a time, never held: only its data can be wrong.
-        Case("TIFF with 40 samples a pixel: 8192×8192 pixels, 2.7 GB in one 10-byte Deflate strip",
-             H.tiff(width: 8192, height: 8192, tags: H.tags(samples: 40, compression: 8, H.strip(byteCount: 10))),
-             "corrupt"),
-        Case("TIFF whose 10-byte Deflate strip claims 65535×900 RGB",
-             H.tiff(width: 65535, height: 900, tags: H.tags(samples: 3, compression: 8, H.strip(byteCount: 10))), "corrupt"),
-        Case("TIFF whose 10-byte Zstandard strip claims 16000×16000 RGBA",
-             H.tiff(width: 16000, height: 16000,
-                    tags: H.tags(samples: 4, compression: 50000, H.strip(byteCount: 10).merging([338: 2]) { $1 })),
-             "corrupt"),
-        Case("TIFF whose strips have no data",
-             H.tiff(width: 64, height: 48, tags: H.tags(samples: 1, H.strip(byteCount: 0, rowsPerStrip: 8))), "corrupt"),
+        Case(
+            "TIFF with 40 samples a pixel: 8192×8192 pixels, 2.7 GB in one 10-byte Deflate strip",
+            H.tiff(width: 8192, height: 8192, tags: H.tags(samples: 40, compression: 8, H.strip(byteCount: 10))),
+            "corrupt"),
+        Case(
+            "TIFF whose 10-byte Deflate strip claims 65535×900 RGB",
+            H.tiff(width: 65535, height: 900, tags: H.tags(samples: 3, compression: 8, H.strip(byteCount: 10))), "corrupt"),
+        Case(
+            "TIFF whose 10-byte Zstandard strip claims 16000×16000 RGBA",
+            H.tiff(
+                width: 16000, height: 16000,
+                tags: H.tags(samples: 4, compression: 50000, H.strip(byteCount: 10).merging([338: 2]) { $1 })),
+            "corrupt"),
+        Case(
+            "TIFF whose strips have no data",
+            H.tiff(width: 64, height: 48, tags: H.tags(samples: 1, H.strip(byteCount: 0, rowsPerStrip: 8))), "corrupt"),
         // GIF
-        Case("GIF with a 65535×65535 screen and a 1×1 frame",
-             H.gif(screen: giant, frame: PixelSize(width: 1, height: 1)), tooLarge: 65535 * 65535),
+        Case(
+            "GIF with a 65535×65535 screen and a 1×1 frame",
+            H.gif(screen: giant, frame: PixelSize(width: 1, height: 1)), tooLarge: 65535 * 65535),
         Case("GIF with a 65535×65535 frame in 2 bytes of data", H.gif(screen: giant, frame: giant), "corrupt"),
-        Case("GIF whose first frame is empty", H.gif(screen: PixelSize(width: 8, height: 8), frame: PixelSize(width: 0, height: 8)),
-             "corrupt"),
+        Case(
+            "GIF whose first frame is empty", H.gif(screen: PixelSize(width: 8, height: 8), frame: PixelSize(width: 0, height: 8)),
+            "corrupt"),
         // WebP
-        Case("WebP whose VP8X canvas of 65535×65535 holds a 1×1 image",
-             H.webp([H.vp8x(canvas: giant), H.vp8l(PixelSize(width: 1, height: 1))]), "corrupt"),
-        Case("WebP with a 16777216×16777216 canvas",
-             H.webp([H.vp8x(canvas: PixelSize(width: 1 << 24, height: 1 << 24)), H.vp8l(PixelSize(width: 1, height: 1))]),
-             "corrupt"),
-        Case("animated WebP with a 65535×65535 canvas and a 1×1 frame",
-             H.webp([H.vp8x(canvas: giant, flags: 0x02), H.anmf(PixelSize(width: 1, height: 1))]),
-             tooLarge: 65535 * 65535),
-        Case("animated WebP whose frame lies outside its canvas",
-             H.webp([H.vp8x(canvas: PixelSize(width: 4, height: 4), flags: 0x02),
-                     H.anmf(x: 2, PixelSize(width: 4, height: 4))]), "corrupt"),
-        Case("WebP whose RIFF claims 2 GB",
-             H.webp([H.vp8l(PixelSize(width: 1, height: 1))], riffSize: 0x7FFF_FFF0), "truncated"),
-        Case("WebP whose EXIF chunk claims 2 GB",
-             H.webp([H.vp8l(PixelSize(width: 1, height: 1)), H.webpChunk("EXIF", [], length: 0x7FFF_FF00)]), "corrupt"),
+        Case(
+            "WebP whose VP8X canvas of 65535×65535 holds a 1×1 image",
+            H.webp([H.vp8x(canvas: giant), H.vp8l(PixelSize(width: 1, height: 1))]), "corrupt"),
+        Case(
+            "WebP with a 16777216×16777216 canvas",
+            H.webp([H.vp8x(canvas: PixelSize(width: 1 << 24, height: 1 << 24)), H.vp8l(PixelSize(width: 1, height: 1))]),
+            "corrupt"),
+        Case(
+            "animated WebP with a 65535×65535 canvas and a 1×1 frame",
+            H.webp([H.vp8x(canvas: giant, flags: 0x02), H.anmf(PixelSize(width: 1, height: 1))]),
+            tooLarge: 65535 * 65535),
+        Case(
+            "animated WebP whose frame lies outside its canvas",
+            H.webp([
+                H.vp8x(canvas: PixelSize(width: 4, height: 4), flags: 0x02),
+                H.anmf(x: 2, PixelSize(width: 4, height: 4)),
+            ]), "corrupt"),
+        Case(
+            "WebP whose RIFF claims 2 GB",
+            H.webp([H.vp8l(PixelSize(width: 1, height: 1))], riffSize: 0x7FFF_FFF0), "truncated"),
+        Case(
+            "WebP whose EXIF chunk claims 2 GB",
+            H.webp([H.vp8l(PixelSize(width: 1, height: 1)), H.webpChunk("EXIF", [], length: 0x7FFF_FF00)]), "corrupt"),
     ]
 
     @Test("a hostile header fails alike in probe, decode and thumbnail, before anything is allocated", arguments: cases)
@@ -219,9 +247,10 @@ struct AllocationGuardTests {
         let source = ImageSource.data(hostile.bytes)
         hostile.check(#expect(throws: ImageDecodingError.self) { try ImageDecoder().probe(source) }, "probe")
         hostile.check(#expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(source) }, "decode")
-        hostile.check(#expect(throws: ImageDecodingError.self) {
-            try Thumbnailer().thumbnail(source, options: ThumbnailOptions(maxPixelSize: 256))
-        }, "thumbnail")
+        hostile.check(
+            #expect(throws: ImageDecodingError.self) {
+                try Thumbnailer().thumbnail(source, options: ThumbnailOptions(maxPixelSize: 256))
+            }, "thumbnail")
     }
 
     @Test("a PNG cut short before its data could cover its size is truncated, unless truncated data is allowed")
@@ -246,8 +275,10 @@ struct AllocationGuardTests {
 
     @Test("a strip's buffer is held to the pixel limit the options set, in probe and decode alike")
     func tighterLimit() throws {
-        let tiff = ImageSource.data(H.tiff(width: 64, height: 48, tags: H.tags(samples: 1, H.strip(byteCount: 64 * 48)),
-                                           length: 200 + 64 * 48))
+        let tiff = ImageSource.data(
+            H.tiff(
+                width: 64, height: 48, tags: H.tags(samples: 1, H.strip(byteCount: 64 * 48)),
+                length: 200 + 64 * 48))
         let tight = ImageDecoder(options: DecodeOptions(maximumPixelCount: 64 * 47))
         #expect(throws: ImageDecodingError.tooLarge(pixels: 64 * 48, limit: 64 * 47)) { try tight.probe(tiff) }
         #expect(throws: ImageDecodingError.tooLarge(pixels: 64 * 48, limit: 64 * 47)) { try tight.decode(tiff) }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TesseraCodecs
 import TesseraCore
+import Testing
 
 /// Animated GIF, APNG and WebP against Pillow's frame-by-frame decode of the same files
 /// (`scripts/animation-reference.py`, which composes APNG frames by the specification where Pillow

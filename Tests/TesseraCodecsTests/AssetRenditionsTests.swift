@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 @Suite("Renditions: asset catalog image sets")
@@ -27,9 +28,10 @@ struct AssetRenditionsTests {
         // svg-size.svg is 120×80: the 3x rendition (180×120) is larger, and drawn at that size.
         let plan = try Self.plan("svg-size.svg", points: PointSize(width: 60, height: 40))
         #expect(plan.sourceIsVector)
-        #expect(plan.renditions.map(\.pixelSize) == [
-            PixelSize(width: 60, height: 40), PixelSize(width: 120, height: 80), PixelSize(width: 180, height: 120),
-        ])
+        #expect(
+            plan.renditions.map(\.pixelSize) == [
+                PixelSize(width: 60, height: 40), PixelSize(width: 120, height: 80), PixelSize(width: 180, height: 120),
+            ])
         #expect(plan.renditions.map(\.filename) == ["Art.png", "Art@2x.png", "Art@3x.png"])
         #expect(plan.renditions.map(\.scaleName) == ["1x", "2x", "3x"])
         #expect(plan.renditions.allSatisfy { !$0.isUpscaled })
@@ -46,9 +48,11 @@ struct AssetRenditionsTests {
     func bitmapUpscaling() throws {
         // 400×300 source; 200×150 points: 1x 200×150, 2x 400×300 (exactly the source), 3x 600×450.
         let points = PointSize(width: 200, height: 150)
-        #expect(throws: AssetRenditionError.wouldUpscale(
-            scale: .x3, source: PixelSize(width: 400, height: 300), rendition: PixelSize(width: 600, height: 450), factor: 1.5
-        )) {
+        #expect(
+            throws: AssetRenditionError.wouldUpscale(
+                scale: .x3, source: PixelSize(width: 400, height: 300), rendition: PixelSize(width: 600, height: 450), factor: 1.5
+            )
+        ) {
             try Self.plan("photo-400x300.png", points: points)
         }
         do {
@@ -139,8 +143,9 @@ struct AssetRenditionsTests {
         }
     }
 
-    @Test("another aspect ratio is fitted on a transparent canvas of the exact size, centred",
-          arguments: [("svg-size.svg", true), ("photo-400x300.png", false)])
+    @Test(
+        "another aspect ratio is fitted on a transparent canvas of the exact size, centred",
+        arguments: [("svg-size.svg", true), ("photo-400x300.png", false)])
     func fitPadding(source: String, isVector: Bool) throws {
         // Both sources are 3:2 or 4:3 landscape; a square rendition leaves bands above and below.
         let plan = try Self.plan(source, points: PointSize(width: 50, height: 50), scales: [.x1, .x2])

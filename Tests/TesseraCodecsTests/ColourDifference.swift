@@ -60,8 +60,9 @@ enum ColourDifference {
         let pow25to7 = 6_103_515_625.0  // 25^7
 
         // (2)-(7): a' with the G correction, C', h' in [0, 360), and 0 where a' = b = 0.
-        let cStarMean = ((first.a * first.a + first.b * first.b).squareRoot()
-            + (second.a * second.a + second.b * second.b).squareRoot()) / 2
+        let cStarMean =
+            ((first.a * first.a + first.b * first.b).squareRoot()
+                + (second.a * second.a + second.b * second.b).squareRoot()) / 2
         let cStarMean7 = pow(cStarMean, 7)
         let g = 0.5 * (1 - (cStarMean7 / (cStarMean7 + pow25to7)).squareRoot())
         let a1 = (1 + g) * first.a, a2 = (1 + g) * second.a
@@ -100,7 +101,8 @@ enum ColourDifference {
         }
 
         // (15)-(22): weighting functions and the rotation term.
-        let t = 1 - 0.17 * cos(radians(hMean - 30)) + 0.24 * cos(radians(2 * hMean))
+        let t =
+            1 - 0.17 * cos(radians(hMean - 30)) + 0.24 * cos(radians(2 * hMean))
             + 0.32 * cos(radians(3 * hMean + 6)) - 0.20 * cos(radians(4 * hMean - 63))
         let deltaTheta = 30 * exp(-pow((hMean - 275) / 25, 2))
         let cMean7 = pow(cMean, 7)

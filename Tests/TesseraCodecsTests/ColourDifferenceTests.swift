@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
 
 /// One row of Table 1 in Sharma, Wu & Dalal (2005): two Lab colours and their published ΔE00.
 struct SharmaPair: Sendable, CustomTestStringConvertible {
@@ -29,8 +29,9 @@ struct SharmaPair: Sendable, CustomTestStringConvertible {
 
 @Suite("Colour difference: CIEDE2000 and the sRGB comparison the colour tests use")
 struct ColourDifferenceTests {
-    @Test("CIEDE2000 gives Sharma, Wu & Dalal's published value for each test pair, in either order",
-          arguments: SharmaPair.table)
+    @Test(
+        "CIEDE2000 gives Sharma, Wu & Dalal's published value for each test pair, in either order",
+        arguments: SharmaPair.table)
     func sharmaPair(pair: SharmaPair) {
         #expect(SharmaPair.table.count == 34)
         let forward = ColourDifference.ciede2000(pair.first, pair.second)
@@ -84,10 +85,12 @@ struct ColourDifferenceTests {
     func alpha() {
         // Pixel 0: transparent in both, colours differ (ignored). Pixel 1: half transparent, same colour.
         // Pixel 2: transparent in one only, colours differ (counted). Pixel 3: opaque, same colour.
-        let a = PixelBuffer(width: 4, height: 1, format: .rgba8,
-                            bytes: [255, 0, 0, 0, 10, 20, 30, 128, 0, 0, 255, 0, 90, 90, 90, 255])
-        let b = PixelBuffer(width: 4, height: 1, format: .rgba8,
-                            bytes: [0, 255, 0, 0, 10, 20, 30, 128, 255, 255, 0, 255, 90, 90, 90, 255])
+        let a = PixelBuffer(
+            width: 4, height: 1, format: .rgba8,
+            bytes: [255, 0, 0, 0, 10, 20, 30, 128, 0, 0, 255, 0, 90, 90, 90, 255])
+        let b = PixelBuffer(
+            width: 4, height: 1, format: .rgba8,
+            bytes: [0, 255, 0, 0, 10, 20, 30, 128, 255, 255, 0, 255, 90, 90, 90, 255])
         let blueToYellow = ColourDifference.ciede2000(
             ColourDifference.lab(red: 0, green: 0, blue: 255), ColourDifference.lab(red: 255, green: 255, blue: 0))
         let result = colourDifference(a, b)

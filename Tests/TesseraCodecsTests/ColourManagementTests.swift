@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 /// Embedded profiles converted to sRGB, checked against LittleCMS's own transform of the same pixels
@@ -46,7 +47,8 @@ struct ColourManagementTests {
     static func check(_ pixels: PixelBuffer, against entry: Entry, _ comment: String) throws {
         let difference = colourDifference(pixels, try reference(entry))
         let meanBound = entry.colourSpace == "GRAY" ? 0.3 : 1
-        #expect(difference.mean <= meanBound && difference.p99 <= 3, "\(entry.file) \(comment): ΔE2000 mean \(difference.mean), p99 \(difference.p99)")
+        #expect(
+            difference.mean <= meanBound && difference.p99 <= 3, "\(entry.file) \(comment): ΔE2000 mean \(difference.mean), p99 \(difference.p99)")
     }
 
     @Test(arguments: managed)

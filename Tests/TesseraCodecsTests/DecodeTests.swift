@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 @Suite("Decoding every fixture")
@@ -86,8 +87,9 @@ struct DecodeTests {
         #expect(try exact.decode(.file(path)).pixels.size == PixelSize(width: 64, height: 48))
     }
 
-    @Test("a truncated file is an error by default and a partial image when allowed",
-          arguments: ["broken-truncated.jpg", "broken-truncated.png"])
+    @Test(
+        "a truncated file is an error by default and a partial image when allowed",
+        arguments: ["broken-truncated.jpg", "broken-truncated.png"])
     func truncationOption(name: String) throws {
         let path = Fixtures.path(name)
         #expect(throws: ImageDecodingError.self) { try decoder.decode(.file(path)) }

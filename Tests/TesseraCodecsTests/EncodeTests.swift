@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 @Suite("Encoding JPEG, PNG, WebP, AVIF, HEIC and palette PNG")
@@ -11,8 +12,9 @@ struct EncodeTests {
         try decoder.decode(.file(Fixtures.path(name))).pixels
     }
 
-    @Test("PNG and lossless WebP round-trip every pixel format exactly",
-          arguments: ["png-gray-8.png", "png-gray-alpha-8.png", "png-rgb-8.png", "png-rgba-8.png"])
+    @Test(
+        "PNG and lossless WebP round-trip every pixel format exactly",
+        arguments: ["png-gray-8.png", "png-gray-alpha-8.png", "png-rgb-8.png", "png-rgba-8.png"])
     func losslessRoundTrip(name: String) throws {
         let pixels = try source(name)
         let png = try ImageEncoder.encode(pixels, as: .png())
@@ -89,7 +91,8 @@ struct EncodeTests {
     @Test("AVIF and HEIC keep the image close, alpha included; quality trades size", arguments: ["avif", "heic"])
     func heifFamily(name: String) throws {
         let pixels = try source("photo-alpha-400x300.png")
-        let (lowFormat, highFormat): (EncodingFormat, EncodingFormat) = name == "avif"
+        let (lowFormat, highFormat): (EncodingFormat, EncodingFormat) =
+            name == "avif"
             ? (.avif(quality: 20), .avif(quality: 80)) : (.heic(quality: 20), .heic(quality: 80))
         let low = try ImageEncoder.encode(pixels, as: lowFormat)
         let high = try ImageEncoder.encode(pixels, as: highFormat)
@@ -132,8 +135,9 @@ struct EncodeTests {
         #expect(try decoder.probe(.data(try ImageEncoder.encode(gray.pixels, as: format, iccProfile: grayProfile))).iccProfile == nil)
     }
 
-    @Test("a palette PNG of an image of 256 colours or fewer is exact, at the fewest bits, alpha kept",
-          arguments: ["png-palette-8.png", "png-palette-trns.png", "png-palette-1.png", "png-gray-2.png"])
+    @Test(
+        "a palette PNG of an image of 256 colours or fewer is exact, at the fewest bits, alpha kept",
+        arguments: ["png-palette-8.png", "png-palette-trns.png", "png-palette-1.png", "png-gray-2.png"])
     func palettePNGExact(name: String) throws {
         let pixels = try source(name).converted(to: .rgba8)
         let encoded = try ImageEncoder.encode(pixels, as: .palettePNG())
@@ -142,7 +146,13 @@ struct EncodeTests {
         #expect(PixelDifference(decoded.pixels.converted(to: .rgba8), pixels).maximum == 0)
         var colours = Set<[UInt8]>()
         for index in 0..<(pixels.width * pixels.height) { colours.insert(Array(pixels.bytes[index * 4..<index * 4 + 4])) }
-        let bits = switch colours.count { case ...2: 1 case ...4: 2 case ...16: 4 default: 8 }
+        let bits =
+            switch colours.count {
+            case ...2: 1
+            case ...4: 2
+            case ...16: 4
+            default: 8
+            }
         #expect(decoded.properties.bitsPerComponent == bits, "\(colours.count) colours")
     }
 

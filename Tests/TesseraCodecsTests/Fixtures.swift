@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 /// The committed fixtures (made by scripts/make-fixtures.py) and what the manifest says of them.

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 @Suite("Format details")
@@ -50,9 +51,12 @@ struct FormatSpecificTests {
         #expect(Array(decoded.pixels.pixel(x: 2, y: 10)) == [255, 0, 0, 255])
     }
 
-    @Test("JPEG shrinks in the DCT to the smallest power-of-two scale that still covers the request",
-          arguments: [(PixelSize(width: 80, height: 60), 8), (PixelSize(width: 81, height: 60), 4),
-                      (PixelSize(width: 200, height: 10), 2), (PixelSize(width: 321, height: 1), 1)])
+    @Test(
+        "JPEG shrinks in the DCT to the smallest power-of-two scale that still covers the request",
+        arguments: [
+            (PixelSize(width: 80, height: 60), 8), (PixelSize(width: 81, height: 60), 4),
+            (PixelSize(width: 200, height: 10), 2), (PixelSize(width: 321, height: 1), 1),
+        ])
     func jpegDCTScaling(minimum: PixelSize, expectedScale: Int) throws {
         let scaled = ImageDecoder(options: DecodeOptions(minimumSize: minimum))
         let decoded = try scaled.decode(.file(Fixtures.path("jpeg-exif-thumbnail.jpg")))
@@ -98,9 +102,12 @@ struct FormatSpecificTests {
         #expect(EXIFMetadata(invalid).orientation == .up)
     }
 
-    @Test("random bytes after a valid signature never crash any decoder",
-          arguments: ["jpeg-baseline.jpg", "png-rgb-8.png", "gif-single.gif", "webp-lossy.webp",
-                      "heic-basic.heic", "avif-basic.avif", "tiff-rgb-lzw.tif", "tiff-rgb-tiled.tif"])
+    @Test(
+        "random bytes after a valid signature never crash any decoder",
+        arguments: [
+            "jpeg-baseline.jpg", "png-rgb-8.png", "gif-single.gif", "webp-lossy.webp",
+            "heic-basic.heic", "avif-basic.avif", "tiff-rgb-lzw.tif", "tiff-rgb-tiled.tif",
+        ])
     func corruptedBodies(name: String) throws {
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name))))
         var generator = SplitMix64(seed: UInt64(name.utf8.count))

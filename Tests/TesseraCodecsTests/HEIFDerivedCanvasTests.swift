@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 /// The canvases of HEIF's derived images (`grid`, `iovl`), read before libheif allocates them.
@@ -31,10 +32,12 @@ struct HEIFDerivedCanvasTests {
         let canvases = HEIFDerivedCanvases(reading: DataByteStream(data: file))
         #expect(Set(canvases.sizes.map { [$0.width, $0.height] }) == [[3000, 2000], [70000, 500]])
         #expect(throws: Never.self) { try canvases.check(AllocationLimits(maximumPixelCount: 35_000_000)) }
-        #expect(performing: { try canvases.check(AllocationLimits(maximumPixelCount: 34_999_999)) }, throws: { error in
-            guard case ImageDecodingError.tooLarge(let pixels, _) = error else { return false }
-            return pixels == 35_000_000
-        })
+        #expect(
+            performing: { try canvases.check(AllocationLimits(maximumPixelCount: 34_999_999)) },
+            throws: { error in
+                guard case ImageDecodingError.tooLarge(let pixels, _) = error else { return false }
+                return pixels == 35_000_000
+            })
     }
 
     /// Whatever the bytes, the reader ends: every prefix of a valid file and a few corruptions of
@@ -56,7 +59,10 @@ struct HEIFDerivedCanvasTests {
 
     // MARK: - Building ISO-BMFF
 
-    enum Place { case idat([UInt8]), file([UInt8]) }
+    enum Place {
+        case idat([UInt8])
+        case file([UInt8])
+    }
 
     /// `ftyp`, then `meta` with `iinf` (version 2 `infe` entries), `iloc` (version 1: construction
     /// method 1 for data in `idat`, 0 for data after `meta`, at absolute offsets) and `idat`, then

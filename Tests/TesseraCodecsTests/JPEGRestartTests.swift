@@ -1,10 +1,12 @@
+import Foundation
+import TesseraCore
+import Testing
+
+@testable import TesseraCodecs
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Foundation
-import Testing
-import TesseraCore
-@testable import TesseraCodecs
 
 /// JPEGs with restart markers entered in the middle: the splice starts at the restart interval
 /// the markers allow, and a window read that way is pixel for pixel the window of a whole decode,
@@ -61,9 +63,11 @@ struct JPEGRestartTests {
             #expect(same, "\(name) at 1/\(scale), window \(window)")
             // And it was entered at a restart marker, 32 rows (the margin) or more above the window.
             let header = try Header(.file(Fixtures.path(name)), options: DecodeOptions())
-            let scanlines = try #require(try header.scanlineReader(options: DecodeOptions(), jpegDenominator: scale, window: window)
-                as? JPEGScanlineReader)
-            let expectedEntry = try Self.splice(name, row: max(0, window.y - JPEGScanlineReader.windowMargin) * scale).map { $0.firstRow / scale } ?? 0
+            let scanlines = try #require(
+                try header.scanlineReader(options: DecodeOptions(), jpegDenominator: scale, window: window)
+                    as? JPEGScanlineReader)
+            let expectedEntry =
+                try Self.splice(name, row: max(0, window.y - JPEGScanlineReader.windowMargin) * scale).map { $0.firstRow / scale } ?? 0
             #expect(scanlines.enteredAtRow == expectedEntry)
             if name == "jpeg-restart-rows.jpg", window.y >= 64 { #expect(scanlines.enteredAtRow > 0) }
         }

@@ -1,12 +1,14 @@
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 @Suite("EXIF orientation read from files and applied to their pixels")
 struct OrientationFixtureTests {
     let decoder = ImageDecoder()
 
-    static let files = (1...8).map { "jpeg-orientation-\($0).jpg" }
+    static let files =
+        (1...8).map { "jpeg-orientation-\($0).jpg" }
         + ["png-exif-orientation-6.png", "webp-exif-orientation-6.webp", "tiff-orientation-6.tif"]
 
     @Test("each stored image turned by its orientation equals the upright reference", arguments: files)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 /// PDF pages through poppler-glib (Tests/Fixtures/pdf, made by scripts/make-pdf-fixtures.py: solid

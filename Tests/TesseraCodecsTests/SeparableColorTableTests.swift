@@ -1,7 +1,8 @@
-import Foundation
-import Testing
 import CTesseraLCMS
+import Foundation
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 /// The tables that stand in for LittleCMS on matrix/TRC and gray profiles, checked against
@@ -55,7 +56,7 @@ struct SeparableColorTableTests {
         for format in gray ? [PixelFormat.gray8, .grayAlpha8] : [.rgb8, .rgba8] {
             // Not #require: describing a transform for its message would walk LittleCMS's handle.
             guard let tabled = ColorTransform(profile: profile, format: format),
-                  let plain = ColorTransform(profile: profile, format: format, tables: false)
+                let plain = ColorTransform(profile: profile, format: format, tables: false)
             else { Issue.record("\(path) \(format): no transform"); continue }
             #expect(tabled.table != nil, "\(path) \(format): matrix/TRC and gray profiles have tables")
             #expect(plain.table == nil)
@@ -76,7 +77,8 @@ struct SeparableColorTableTests {
                 continue
             }
             // RGB: against LittleCMS's float pipeline, rounded; its 8-bit path no nearer to that than the tables.
-            let exact = try Self.floatReference(profile, (0..<count).map { SIMD3(source[$0 * stride], source[$0 * stride + 1], source[$0 * stride + 2]) })
+            let exact = try Self.floatReference(
+                profile, (0..<count).map { SIMD3(source[$0 * stride], source[$0 * stride + 1], source[$0 * stride + 2]) })
             var largest = 0, equal = 0, ourError = 0, theirError = 0
             for pixel in 0..<count {
                 for channel in 0..<3 {
@@ -101,9 +103,10 @@ struct SeparableColorTableTests {
         defer { _ = library.cmsCloseProfile(source) }
         let sRGB = try #require(library.cmsCreate_sRGBProfile())
         defer { _ = library.cmsCloseProfile(sRGB) }
-        let transform = try #require(library.cmsCreateTransform(
-            source, tessera_lcms_type_rgb_8, sRGB, tessera_lcms_type_rgb_flt, cmsUInt32Number(INTENT_PERCEPTUAL),
-            cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)))
+        let transform = try #require(
+            library.cmsCreateTransform(
+                source, tessera_lcms_type_rgb_8, sRGB, tessera_lcms_type_rgb_flt, cmsUInt32Number(INTENT_PERCEPTUAL),
+                cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)))
         defer { library.cmsDeleteTransform(transform) }
         let input = colours.flatMap { [$0.x, $0.y, $0.z] }
         var output = [Float](repeating: 0, count: input.count)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraCodecs
 
 @Suite("Thumbnails")
@@ -11,16 +12,17 @@ struct ThumbnailTests {
         try thumbnailer.thumbnail(.file(Fixtures.path(name)), options: options)
     }
 
-    @Test("sizes: aspect kept, sides rounded to the nearest pixel and at least 1, never upscaled",
-          arguments: [
-              (PixelSize(width: 640, height: 480), 100, PixelSize(width: 100, height: 75)),
-              (PixelSize(width: 640, height: 480), 203, PixelSize(width: 203, height: 152)),  // 152.25
-              (PixelSize(width: 3, height: 1000), 100, PixelSize(width: 1, height: 100)),      // 0.3 → 1
-              (PixelSize(width: 1001, height: 3), 500, PixelSize(width: 500, height: 1)),      // 1.498 → 1
-              (PixelSize(width: 333, height: 1000), 100, PixelSize(width: 33, height: 100)),   // 33.3
-              (PixelSize(width: 335, height: 1000), 100, PixelSize(width: 34, height: 100)),   // 33.5
-              (PixelSize(width: 64, height: 48), 512, PixelSize(width: 64, height: 48)),       // no upscale
-          ])
+    @Test(
+        "sizes: aspect kept, sides rounded to the nearest pixel and at least 1, never upscaled",
+        arguments: [
+            (PixelSize(width: 640, height: 480), 100, PixelSize(width: 100, height: 75)),
+            (PixelSize(width: 640, height: 480), 203, PixelSize(width: 203, height: 152)),  // 152.25
+            (PixelSize(width: 3, height: 1000), 100, PixelSize(width: 1, height: 100)),  // 0.3 → 1
+            (PixelSize(width: 1001, height: 3), 500, PixelSize(width: 500, height: 1)),  // 1.498 → 1
+            (PixelSize(width: 333, height: 1000), 100, PixelSize(width: 33, height: 100)),  // 33.3
+            (PixelSize(width: 335, height: 1000), 100, PixelSize(width: 34, height: 100)),  // 33.5
+            (PixelSize(width: 64, height: 48), 512, PixelSize(width: 64, height: 48)),  // no upscale
+        ])
     func targetSizes(source: PixelSize, maxPixelSize: Int, expected: PixelSize) {
         #expect(ThumbnailOptions(maxPixelSize: maxPixelSize).targetSize(for: source) == expected)
     }
@@ -29,8 +31,9 @@ struct ThumbnailTests {
     func pointSizing() {
         let options = ThumbnailOptions(pointSize: PointSize(width: 100, height: 60), scale: .x3)
         #expect(options.sizing == .fit(maxPixelSize: 300))
-        #expect(ThumbnailOptions(maxPixelSize: nil).targetSize(for: PixelSize(width: 640, height: 480))
-            == PixelSize(width: 640, height: 480))
+        #expect(
+            ThumbnailOptions(maxPixelSize: nil).targetSize(for: PixelSize(width: 640, height: 480))
+                == PixelSize(width: 640, height: 480))
     }
 
     @Test("a smaller source comes back at its own size")
@@ -41,8 +44,9 @@ struct ThumbnailTests {
         #expect(result.pixels == original)
     }
 
-    @Test("all eight orientations give the same upright thumbnail, bounded after turning",
-          arguments: 1...8)
+    @Test(
+        "all eight orientations give the same upright thumbnail, bounded after turning",
+        arguments: 1...8)
     func orientations(value: Int) throws {
         let options = ThumbnailOptions(maxPixelSize: 24)
         let reference = try thumbnail("upright-reference.png", options).pixels
@@ -78,24 +82,28 @@ struct ThumbnailTests {
         #expect(always.decodeScale == 4)
     }
 
-    @Test("each format reports the shrink it took while decoding", arguments: [
-        ("jpeg-exif-thumbnail.jpg", 80, 8.0), ("jpeg-exif-thumbnail.jpg", 100, 4.0),
-        ("webp-lossy.webp", 16, 4.0), ("svg-size.svg", 30, 4.0), ("photo-400x300.png", 50, 1.0),
-        ("tiff-rgb-lzw.tif", 16, 1.0), ("heic-basic.heic", 16, 1.0),
-    ])
+    @Test(
+        "each format reports the shrink it took while decoding",
+        arguments: [
+            ("jpeg-exif-thumbnail.jpg", 80, 8.0), ("jpeg-exif-thumbnail.jpg", 100, 4.0),
+            ("webp-lossy.webp", 16, 4.0), ("svg-size.svg", 30, 4.0), ("photo-400x300.png", 50, 1.0),
+            ("tiff-rgb-lzw.tif", 16, 1.0), ("heic-basic.heic", 16, 1.0),
+        ])
     func decodeScales(name: String, maxPixelSize: Int, expected: Double) throws {
         let result = try thumbnail(name, ThumbnailOptions(maxPixelSize: maxPixelSize))
         #expect(result.decodeScale == expected)
         #expect(result.pixels.size.longestSide == maxPixelSize)
     }
 
-    @Test("results stay close to Pillow's Lanczos resize of the full image", arguments: [
-        ("jpeg-exif-thumbnail.jpg", PixelSize(width: 100, height: 75)),
-        ("jpeg-exif-thumbnail.jpg", PixelSize(width: 203, height: 152)),
-        ("photo-400x300.png", PixelSize(width: 100, height: 75)),
-        ("photo-400x300.png", PixelSize(width: 37, height: 28)),
-        ("photo-alpha-400x300.png", PixelSize(width: 100, height: 75)),
-    ])
+    @Test(
+        "results stay close to Pillow's Lanczos resize of the full image",
+        arguments: [
+            ("jpeg-exif-thumbnail.jpg", PixelSize(width: 100, height: 75)),
+            ("jpeg-exif-thumbnail.jpg", PixelSize(width: 203, height: 152)),
+            ("photo-400x300.png", PixelSize(width: 100, height: 75)),
+            ("photo-400x300.png", PixelSize(width: 37, height: 28)),
+            ("photo-alpha-400x300.png", PixelSize(width: 100, height: 75)),
+        ])
     func closeToLanczos(name: String, size: PixelSize) throws {
         let result = try thumbnail(name, ThumbnailOptions(maxPixelSize: size.longestSide))
         let stem = (name as NSString).deletingPathExtension

@@ -16,9 +16,11 @@ struct VectorDeclarationTests {
         let includes = ["CTesseraCairo", "CTesseraSVG", "CTesseraPDF"].flatMap {
             ["-I", repository.appendingPathComponent("Sources/\($0)/include").path]
         }
-        let compile = try run("clang", ["-fsyntax-only", "-Werror"]
-            + flags.output.split(whereSeparator: \.isWhitespace).map(String.init) + includes
-            + [repository.appendingPathComponent("Tests/NativeHelpers/vector-declarations.c").path])
+        let compile = try run(
+            "clang",
+            ["-fsyntax-only", "-Werror"]
+                + flags.output.split(whereSeparator: \.isWhitespace).map(String.init) + includes
+                + [repository.appendingPathComponent("Tests/NativeHelpers/vector-declarations.c").path])
         #expect(compile.status == 0, "\(compile.errors)")
     }
 

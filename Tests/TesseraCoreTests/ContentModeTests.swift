@@ -1,16 +1,18 @@
-import Testing
 import TesseraCore
+import Testing
 
 @Suite("Content modes: one geometry and one rounding rule")
 struct ContentModeTests {
     private static let landscape = PixelSize(width: 4032, height: 3024)
     private static let square = PixelSize(width: 300, height: 300)
 
-    @Test("fit stays inside the box, fill covers it, centre-crop is the box", arguments: [
-        (ContentMode.fit, PixelSize(width: 300, height: 225), PixelSize(width: 300, height: 225)),
-        (.fill, PixelSize(width: 400, height: 300), PixelSize(width: 400, height: 300)),
-        (.centerCrop, PixelSize(width: 400, height: 300), PixelSize(width: 300, height: 300)),
-    ])
+    @Test(
+        "fit stays inside the box, fill covers it, centre-crop is the box",
+        arguments: [
+            (ContentMode.fit, PixelSize(width: 300, height: 225), PixelSize(width: 300, height: 225)),
+            (.fill, PixelSize(width: 400, height: 300), PixelSize(width: 400, height: 300)),
+            (.centerCrop, PixelSize(width: 400, height: 300), PixelSize(width: 300, height: 300)),
+        ])
     func modes(mode: ContentMode, scaled: PixelSize, placed: PixelSize) {
         #expect(Self.landscape.scaled(toward: Self.square, mode: mode) == scaled)
         #expect(Self.landscape.placed(in: Self.square, mode: mode) == placed)
@@ -22,8 +24,9 @@ struct ContentModeTests {
         #expect(PixelSize(width: 1000, height: 333).scaled(by: 0.3) == PixelSize(width: 300, height: 100))
         // 999×1 → the short side stays 1 pixel rather than vanishing.
         #expect(PixelSize(width: 999, height: 1).fitted(maxPixelSize: 100) == PixelSize(width: 100, height: 1))
-        #expect(PixelSize(width: 3, height: 3).scaled(by: .infinity)
-            == PixelSize(width: PixelSize.maximumScaledSide, height: PixelSize.maximumScaledSide))
+        #expect(
+            PixelSize(width: 3, height: 3).scaled(by: .infinity)
+                == PixelSize(width: PixelSize.maximumScaledSide, height: PixelSize.maximumScaledSide))
         #expect(PixelSize(width: 3, height: 3).scaled(by: 0) == PixelSize(width: 1, height: 1))
     }
 
@@ -57,10 +60,12 @@ struct ContentModeTests {
     @Test("centred rectangles: the extra pixel of an odd leftover goes right and down")
     func centering() {
         #expect(PixelSize(width: 401, height: 300).centered(Self.square) == PixelRect(x: 50, y: 0, width: 300, height: 300))
-        #expect(PixelSize(width: 1920, height: 1080).centered(aspect: PixelSize(width: 1, height: 1))
-            == PixelRect(x: 420, y: 0, width: 1080, height: 1080))
-        #expect(PixelSize(width: 1080, height: 1920).centered(aspect: PixelSize(width: 16, height: 9))
-            == PixelRect(x: 0, y: 656, width: 1080, height: 608))
+        #expect(
+            PixelSize(width: 1920, height: 1080).centered(aspect: PixelSize(width: 1, height: 1))
+                == PixelRect(x: 420, y: 0, width: 1080, height: 1080))
+        #expect(
+            PixelSize(width: 1080, height: 1920).centered(aspect: PixelSize(width: 16, height: 9))
+                == PixelRect(x: 0, y: 656, width: 1080, height: 608))
         let buffer = PixelBuffer(width: 4, height: 2, format: .gray8, bytes: Array(0..<8))
         #expect(buffer.centerCropped(to: PixelSize(width: 2, height: 2)).bytes == [1, 2, 5, 6])
         #expect(buffer.centerCropped(to: PixelSize(width: 9, height: 9)).size == buffer.size)

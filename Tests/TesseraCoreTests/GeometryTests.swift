@@ -1,13 +1,15 @@
-import Testing
 import TesseraCore
+import Testing
 
 @Suite("Sizes, scales and pixel buffers")
 struct GeometryTests {
-    @Test("points × scale = pixels", arguments: [
-        (PointSize(width: 100, height: 100), DisplayScale.x3, PixelSize(width: 300, height: 300)),
-        (PointSize(width: 100, height: 50), .x2, PixelSize(width: 200, height: 100)),
-        (PointSize(width: 33.5, height: 10), .x1, PixelSize(width: 34, height: 10)),
-    ])
+    @Test(
+        "points × scale = pixels",
+        arguments: [
+            (PointSize(width: 100, height: 100), DisplayScale.x3, PixelSize(width: 300, height: 300)),
+            (PointSize(width: 100, height: 50), .x2, PixelSize(width: 200, height: 100)),
+            (PointSize(width: 33.5, height: 10), .x1, PixelSize(width: 34, height: 10)),
+        ])
     func pointsToPixels(points: PointSize, scale: DisplayScale, pixels: PixelSize) {
         #expect(points.pixels(at: scale) == pixels)
     }

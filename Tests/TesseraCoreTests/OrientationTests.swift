@@ -1,22 +1,23 @@
-import Testing
 import TesseraCore
+import Testing
 
 @Suite("Orientation")
 struct OrientationTests {
     /// A 3×2 gray image whose pixel values spell out their stored position: 10·row + column.
     let stored = PixelBuffer(width: 3, height: 2, format: .gray8, bytes: [0, 1, 2, 10, 11, 12])
 
-    @Test("each of the eight orientations turns the stored pixels as EXIF defines",
-          arguments: [
-              (Orientation.up, 3, [0, 1, 2, 10, 11, 12]),
-              (.upMirrored, 3, [2, 1, 0, 12, 11, 10]),
-              (.down, 3, [12, 11, 10, 2, 1, 0]),
-              (.downMirrored, 3, [10, 11, 12, 0, 1, 2]),
-              (.leftMirrored, 2, [0, 10, 1, 11, 2, 12]),
-              (.right, 2, [10, 0, 11, 1, 12, 2]),
-              (.rightMirrored, 2, [12, 2, 11, 1, 10, 0]),
-              (.left, 2, [2, 12, 1, 11, 0, 10]),
-          ])
+    @Test(
+        "each of the eight orientations turns the stored pixels as EXIF defines",
+        arguments: [
+            (Orientation.up, 3, [0, 1, 2, 10, 11, 12]),
+            (.upMirrored, 3, [2, 1, 0, 12, 11, 10]),
+            (.down, 3, [12, 11, 10, 2, 1, 0]),
+            (.downMirrored, 3, [10, 11, 12, 0, 1, 2]),
+            (.leftMirrored, 2, [0, 10, 1, 11, 2, 12]),
+            (.right, 2, [10, 0, 11, 1, 12, 2]),
+            (.rightMirrored, 2, [12, 2, 11, 1, 10, 0]),
+            (.left, 2, [2, 12, 1, 11, 0, 10]),
+        ])
     func apply(orientation: Orientation, displayWidth: Int, expected: [UInt8]) {
         let upright = orientation.apply(to: stored)
         #expect(upright.width == displayWidth)

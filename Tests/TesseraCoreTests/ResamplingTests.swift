@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Testing
 import TesseraCore
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite("Resampling")
 struct ResamplingTests {
@@ -99,16 +100,19 @@ struct ResamplingTests {
         return output
     }
 
-    @Test("Lanczos equals the textbook 2-D sum within rounding, for every pixel format, odd widths, shrinking and enlarging",
-          arguments: PixelFormat.allCases)
+    @Test(
+        "Lanczos equals the textbook 2-D sum within rounding, for every pixel format, odd widths, shrinking and enlarging",
+        arguments: PixelFormat.allCases)
     func lanczosMatchesReference(format: PixelFormat) {
         // Widths that leave every remainder of the eight-byte vector loop and the last pixel's lane.
         var generator = SystemRandomNumberGenerator()
         let channels = format.bytesPerPixel
-        for (input, output) in [(PixelSize(width: 23, height: 17), PixelSize(width: 13, height: 9)),
-                                (PixelSize(width: 37, height: 11), PixelSize(width: 29, height: 8)),
-                                (PixelSize(width: 9, height: 7), PixelSize(width: 21, height: 15)),
-                                (PixelSize(width: 64, height: 5), PixelSize(width: 3, height: 5))] {
+        for (input, output) in [
+            (PixelSize(width: 23, height: 17), PixelSize(width: 13, height: 9)),
+            (PixelSize(width: 37, height: 11), PixelSize(width: 29, height: 8)),
+            (PixelSize(width: 9, height: 7), PixelSize(width: 21, height: 15)),
+            (PixelSize(width: 64, height: 5), PixelSize(width: 3, height: 5)),
+        ] {
             var bytes = (0..<input.area * channels).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if let alpha = format.alphaChannelIndex {
                 // Some fully transparent and fully opaque pixels among the partial ones.
@@ -122,7 +126,10 @@ struct ResamplingTests {
             for (index, value) in resized.bytes.enumerated() {
                 // Colour under near-zero alpha is ill-conditioned (divided by a tiny alpha): compare where it shows.
                 if let alpha = format.alphaChannelIndex, index % channels != alpha,
-                   resized.bytes[index - index % channels + alpha] < 8 { continue }
+                    resized.bytes[index - index % channels + alpha] < 8
+                {
+                    continue
+                }
                 worst = max(worst, abs(Double(value) - reference[index]))
             }
             #expect(worst <= 1.0, "\(format) \(input) → \(output): off by \(worst)")
@@ -132,7 +139,8 @@ struct ResamplingTests {
     @Test("covering sizes keep aspect and never exceed the original")
     func scaledToCover() {
         let size = PixelSize(width: 640, height: 480)
-        #expect(size.scaledToCover(PixelSize(width: 100, height: 100)) == PixelSize(width: 133, height: 100))  // 133.3: nearest, by the one rounding rule
+        // 133.3: nearest, by the one rounding rule.
+        #expect(size.scaledToCover(PixelSize(width: 100, height: 100)) == PixelSize(width: 133, height: 100))
         #expect(size.scaledToCover(PixelSize(width: 1000, height: 10)) == size)
         #expect(size.scaledToCover(nil) == size)
     }

@@ -1,8 +1,9 @@
 import Testing
+
 @testable import TesseraCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A gate a job waits on until the test opens it.
@@ -25,7 +26,11 @@ private final class Gate: @unchecked Sendable {
         while lock.withLock({ arrivals < count }) { try? await Task.sleep(for: .milliseconds(1)) }
     }
 
-    func release() { lock.withLock { open = true; lock.broadcast() } }
+    func release() {
+        lock.withLock {
+            open = true; lock.broadcast()
+        }
+    }
 }
 
 private final class Recorder: @unchecked Sendable {
@@ -63,7 +68,9 @@ struct WorkExecutorTests {
             for _ in 0..<40 {
                 group.addTask {
                     try await executor.run { _ in
-                        lock.withLock { running += 1; peak = max(peak, running) }
+                        lock.withLock {
+                            running += 1; peak = max(peak, running)
+                        }
                         usleep(2000)
                         lock.withLock { running -= 1 }
                     }
@@ -78,10 +85,12 @@ struct WorkExecutorTests {
     func cancellation() async throws {
         let executor = WorkExecutor(threadCount: 1)
         let gate = Gate()
-        let running = Task { try await executor.run { context -> Bool in
-            gate.pass()
-            return context.isCancelled
-        } }
+        let running = Task {
+            try await executor.run { context -> Bool in
+                gate.pass()
+                return context.isCancelled
+            }
+        }
         await gate.waitForArrivals(1)
         let ran = Recorder()
         let queued = Task { try await executor.run { _ in ran.append("queued") } }

@@ -1,46 +1,49 @@
 import FoundationEssentials
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraIIIF
 
 extension IIIFRequestTests {
     // MARK: - Canonical form
 
     /// §4.8's canonical form; the left column is what a client sent.
-    @Test("canonical paths", arguments: [
-        // The validator's image, no limits.
-        ("full/max/0/default.jpg", IIIFLimits.none, "full/max/0/default.jpg"),
-        ("0,0,1000,1000/1000,/0/default.jpg", .none, "full/max/0/default.jpg"),
-        ("square/max/0/default.jpg", .none, "full/max/0/default.jpg"),
-        ("pct:0,0,100,100/pct:100/360/color.png", .none, "full/max/360/color.png"),
-        ("0,0,5000,5000/max/0/default.jpg", .none, "full/max/0/default.jpg"),
-        ("300,400,100,100/57,57/0/default.jpg", .none, "300,400,100,100/57,57/0/default.jpg"),
-        ("300,400,100,100/max/0/default.jpg", .none, "300,400,100,100/max/0/default.jpg"),
-        ("300,400,100,100/100,100/0/default.jpg", .none, "300,400,100,100/max/0/default.jpg"),
-        ("pct:31,51,9,9/max/0/default.jpg", .none, "310,510,90,90/max/0/default.jpg"),
-        ("900,900,500,500/max/0/default.jpg", .none, "900,900,100,100/max/0/default.jpg"),
-        ("full/!512,700/0/default.jpg", .none, "full/512,512/0/default.jpg"),
-        ("full/617,/0/default.jpg", .none, "full/617,617/0/default.jpg"),
-        ("full/,600/!180/gray.jpg", .none, "full/600,600/!180/gray.jpg"),
-        ("full/pct:45/90.0/bitonal.png", .none, "full/450,450/90/bitonal.png"),
-        ("full/max/22.50/default.png", .none, "full/max/22.5/default.png"),
-        ("full/max/!0/default.jpg", .none, "full/max/!0/default.jpg"),
-        ("full/max/0/color.jpg", .none, "full/max/0/color.jpg"),
-        ("full/max/0/default.webp", .none, "full/max/0/default.webp"),
-        ("full/%5Emax/0/default.jpg", .none, "full/max/0/default.jpg"),
-        ("full/^500,/0/default.jpg", .none, "full/500,500/0/default.jpg"),
-        ("full/640,480/0/default.jpg", .none, "full/640,480/0/default.jpg"),
-        // Upscaling and limits.
-        ("full/^1500,/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/^1500,1500/0/default.jpg"),
-        ("full/^max/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/max/0/default.jpg"),
-        ("full/^2000,2000/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/^2000,2000/0/default.jpg"),
-        ("full/^1000,1500/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/^1000,1500/0/default.jpg"),
-        ("full/max/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/max/0/default.jpg"),
-        ("full/500,500/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/max/0/default.jpg"),
-        ("full/^max/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/max/0/default.jpg"),
-        ("full/400,/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/400,400/0/default.jpg"),
-        ("full/!1000,2000/0/default.jpg", IIIFLimits(maxWidth: 800), "full/max/0/default.jpg"),
-    ])
+    @Test(
+        "canonical paths",
+        arguments: [
+            // The validator's image, no limits.
+            ("full/max/0/default.jpg", IIIFLimits.none, "full/max/0/default.jpg"),
+            ("0,0,1000,1000/1000,/0/default.jpg", .none, "full/max/0/default.jpg"),
+            ("square/max/0/default.jpg", .none, "full/max/0/default.jpg"),
+            ("pct:0,0,100,100/pct:100/360/color.png", .none, "full/max/360/color.png"),
+            ("0,0,5000,5000/max/0/default.jpg", .none, "full/max/0/default.jpg"),
+            ("300,400,100,100/57,57/0/default.jpg", .none, "300,400,100,100/57,57/0/default.jpg"),
+            ("300,400,100,100/max/0/default.jpg", .none, "300,400,100,100/max/0/default.jpg"),
+            ("300,400,100,100/100,100/0/default.jpg", .none, "300,400,100,100/max/0/default.jpg"),
+            ("pct:31,51,9,9/max/0/default.jpg", .none, "310,510,90,90/max/0/default.jpg"),
+            ("900,900,500,500/max/0/default.jpg", .none, "900,900,100,100/max/0/default.jpg"),
+            ("full/!512,700/0/default.jpg", .none, "full/512,512/0/default.jpg"),
+            ("full/617,/0/default.jpg", .none, "full/617,617/0/default.jpg"),
+            ("full/,600/!180/gray.jpg", .none, "full/600,600/!180/gray.jpg"),
+            ("full/pct:45/90.0/bitonal.png", .none, "full/450,450/90/bitonal.png"),
+            ("full/max/22.50/default.png", .none, "full/max/22.5/default.png"),
+            ("full/max/!0/default.jpg", .none, "full/max/!0/default.jpg"),
+            ("full/max/0/color.jpg", .none, "full/max/0/color.jpg"),
+            ("full/max/0/default.webp", .none, "full/max/0/default.webp"),
+            ("full/%5Emax/0/default.jpg", .none, "full/max/0/default.jpg"),
+            ("full/^500,/0/default.jpg", .none, "full/500,500/0/default.jpg"),
+            ("full/640,480/0/default.jpg", .none, "full/640,480/0/default.jpg"),
+            // Upscaling and limits.
+            ("full/^1500,/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/^1500,1500/0/default.jpg"),
+            ("full/^max/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/max/0/default.jpg"),
+            ("full/^2000,2000/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/^2000,2000/0/default.jpg"),
+            ("full/^1000,1500/0/default.jpg", IIIFLimits(maxWidth: 2000), "full/^1000,1500/0/default.jpg"),
+            ("full/max/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/max/0/default.jpg"),
+            ("full/500,500/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/max/0/default.jpg"),
+            ("full/^max/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/max/0/default.jpg"),
+            ("full/400,/0/default.jpg", IIIFLimits(maxArea: 250_000), "full/400,400/0/default.jpg"),
+            ("full/!1000,2000/0/default.jpg", IIIFLimits(maxWidth: 800), "full/max/0/default.jpg"),
+        ])
     func canonical(path: String, limits: IIIFLimits, expected: String) throws {
         #expect(try Self.resolve(path, image: Self.validator, limits: limits).canonicalPath == expected)
     }
@@ -99,7 +102,8 @@ extension IIIFRequestTests {
         var extraFeatures: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case context = "@context", id, type, `protocol`, profile, width, height, maxWidth, maxHeight, maxArea
+            case context = "@context"
+            case id, type, `protocol`, profile, width, height, maxWidth, maxHeight, maxArea
             case sizes, tiles, extraFormats, extraQualities, extraFeatures
         }
     }
@@ -144,9 +148,10 @@ extension IIIFRequestTests {
         #expect(document.width == 6000 && document.height == 4000)
         #expect(document.maxWidth == 3000 && document.maxHeight == 2000 && document.maxArea == 4_000_000)
         #expect(document.sizes == [.init(width: 150, height: 100), .init(width: 600, height: 400)])
-        #expect(document.tiles == [
-            .init(width: 512, height: 512, scaleFactors: [1, 2, 4, 8, 16]), .init(width: 1024, height: 2048, scaleFactors: [32]),
-        ])
+        #expect(
+            document.tiles == [
+                .init(width: 512, height: 512, scaleFactors: [1, 2, 4, 8, 16]), .init(width: 1024, height: 2048, scaleFactors: [32]),
+            ])
         #expect(document.extraFormats == ["webp", "avif"])
         #expect(document.extraQualities == ["color", "gray", "bitonal"])
         #expect(document.extraFeatures == ["mirroring", "rotationArbitrary", "sizeUpscaling", "profileLinkHeader", "canonicalLinkHeader"])

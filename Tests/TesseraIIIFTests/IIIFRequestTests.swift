@@ -1,6 +1,7 @@
 import FoundationEssentials
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraIIIF
 
 /// The IIIF Image API 3.0 request model: parsing, resolution against an image and limits, the
@@ -45,51 +46,57 @@ struct IIIFRequestTests {
 
     // MARK: - Parsing
 
-    @Test("every region form parses, percent-escapes decoded", arguments: [
-        ("full", Region.full),
-        ("square", .square),
-        ("125,15,120,140", .pixels(PixelRect(x: 125, y: 15, width: 120, height: 140))),
-        ("007,0,1,1", .pixels(PixelRect(x: 7, y: 0, width: 1, height: 1))),
-        ("pct:41.6,7.5,40,70", .percent(x: 41.6, y: 7.5, width: 40, height: 70)),
-        ("pct:0,0,100,100", .percent(x: 0, y: 0, width: 100, height: 100)),
-        ("pct:.5,5.,1,1", .percent(x: 0.5, y: 5, width: 1, height: 1)),
-        ("%66ull", .full),
-        ("125%2C15%2c120%2C140", .pixels(PixelRect(x: 125, y: 15, width: 120, height: 140))),
-        ("pct%3A10,10,80,80", .percent(x: 10, y: 10, width: 80, height: 80)),
-    ])
+    @Test(
+        "every region form parses, percent-escapes decoded",
+        arguments: [
+            ("full", Region.full),
+            ("square", .square),
+            ("125,15,120,140", .pixels(PixelRect(x: 125, y: 15, width: 120, height: 140))),
+            ("007,0,1,1", .pixels(PixelRect(x: 7, y: 0, width: 1, height: 1))),
+            ("pct:41.6,7.5,40,70", .percent(x: 41.6, y: 7.5, width: 40, height: 70)),
+            ("pct:0,0,100,100", .percent(x: 0, y: 0, width: 100, height: 100)),
+            ("pct:.5,5.,1,1", .percent(x: 0.5, y: 5, width: 1, height: 1)),
+            ("%66ull", .full),
+            ("125%2C15%2c120%2C140", .pixels(PixelRect(x: 125, y: 15, width: 120, height: 140))),
+            ("pct%3A10,10,80,80", .percent(x: 10, y: 10, width: 80, height: 80)),
+        ])
     func regionForms(text: String, expected: Region) throws {
         let request = try IIIFImageRequest(region: text, size: "max", rotation: "0", qualityAndFormat: "default.jpg")
         #expect(request.region == expected)
     }
 
-    @Test("every size form parses, with and without ^, percent-escapes decoded", arguments: [
-        ("max", Size(.max)),
-        ("^max", Size(.max, allowsUpscaling: true)),
-        ("150,", Size(.width(150))),
-        ("^360,", Size(.width(360), allowsUpscaling: true)),
-        (",150", Size(.height(150))),
-        ("^,240", Size(.height(240), allowsUpscaling: true)),
-        ("pct:50", Size(.percent(50))),
-        ("^pct:120", Size(.percent(120), allowsUpscaling: true)),
-        ("pct:12.5", Size(.percent(12.5))),
-        ("225,100", Size(.exact(width: 225, height: 100))),
-        ("^360,360", Size(.exact(width: 360, height: 360), allowsUpscaling: true)),
-        ("!225,100", Size(.bestFit(width: 225, height: 100))),
-        ("^!360,360", Size(.bestFit(width: 360, height: 360), allowsUpscaling: true)),
-        ("%5E360,", Size(.width(360), allowsUpscaling: true)),
-        ("%21225%2C100", Size(.bestFit(width: 225, height: 100))),
-        ("%5e%21360%2c360", Size(.bestFit(width: 360, height: 360), allowsUpscaling: true)),
-    ])
+    @Test(
+        "every size form parses, with and without ^, percent-escapes decoded",
+        arguments: [
+            ("max", Size(.max)),
+            ("^max", Size(.max, allowsUpscaling: true)),
+            ("150,", Size(.width(150))),
+            ("^360,", Size(.width(360), allowsUpscaling: true)),
+            (",150", Size(.height(150))),
+            ("^,240", Size(.height(240), allowsUpscaling: true)),
+            ("pct:50", Size(.percent(50))),
+            ("^pct:120", Size(.percent(120), allowsUpscaling: true)),
+            ("pct:12.5", Size(.percent(12.5))),
+            ("225,100", Size(.exact(width: 225, height: 100))),
+            ("^360,360", Size(.exact(width: 360, height: 360), allowsUpscaling: true)),
+            ("!225,100", Size(.bestFit(width: 225, height: 100))),
+            ("^!360,360", Size(.bestFit(width: 360, height: 360), allowsUpscaling: true)),
+            ("%5E360,", Size(.width(360), allowsUpscaling: true)),
+            ("%21225%2C100", Size(.bestFit(width: 225, height: 100))),
+            ("%5e%21360%2c360", Size(.bestFit(width: 360, height: 360), allowsUpscaling: true)),
+        ])
     func sizeForms(text: String, expected: Size) throws {
         let request = try IIIFImageRequest(region: "full", size: text, rotation: "0", qualityAndFormat: "default.jpg")
         #expect(request.size == expected)
     }
 
-    @Test("rotation: optional ! then 0…360 degrees, decimals allowed", arguments: [
-        ("0", 0.0, false), ("90", 90, false), ("180", 180, false), ("270", 270, false), ("360", 360, false),
-        ("22.5", 22.5, false), ("!0", 0, true), ("!180", 180, true), ("!345", 345, true),
-        ("0.5", 0.5, false), ("022.50", 22.5, false), ("%2190", 90, true), ("359.999", 359.999, false),
-    ])
+    @Test(
+        "rotation: optional ! then 0…360 degrees, decimals allowed",
+        arguments: [
+            ("0", 0.0, false), ("90", 90, false), ("180", 180, false), ("270", 270, false), ("360", 360, false),
+            ("22.5", 22.5, false), ("!0", 0, true), ("!180", 180, true), ("!345", 345, true),
+            ("0.5", 0.5, false), ("022.50", 22.5, false), ("%2190", 90, true), ("359.999", 359.999, false),
+        ])
     func rotationForms(text: String, degrees: Double, mirrored: Bool) throws {
         let request = try IIIFImageRequest(region: "full", size: "max", rotation: text, qualityAndFormat: "default.jpg")
         #expect(request.rotation == IIIFImageRequest.Rotation(degrees: degrees, mirrored: mirrored))
@@ -112,94 +119,96 @@ struct IIIFRequestTests {
 
     /// Malformed segments: every one is 400 (bad input), and the message names the parameter at fault
     /// and quotes its value.
-    @Test("malformed segments are 400 and name the parameter", arguments: [
-        // region
-        ("", "max", "0", "default.jpg", IIIFRequestError.Parameter.region),
-        ("abc", "max", "0", "default.jpg", .region),
-        ("Full", "max", "0", "default.jpg", .region),
-        ("0,0,10", "max", "0", "default.jpg", .region),
-        ("0,0,10,10,10", "max", "0", "default.jpg", .region),
-        ("0,0,10,", "max", "0", "default.jpg", .region),
-        ("-1,0,10,10", "max", "0", "default.jpg", .region),
-        ("+5,0,10,10", "max", "0", "default.jpg", .region),
-        ("0x10,0,10,10", "max", "0", "default.jpg", .region),
-        (" 1,0,10,10", "max", "0", "default.jpg", .region),
-        ("1 ,0,10,10", "max", "0", "default.jpg", .region),
-        ("1.5,0,10,10", "max", "0", "default.jpg", .region),
-        ("0,0,0,10", "max", "0", "default.jpg", .region),
-        ("0,0,10,0", "max", "0", "default.jpg", .region),
-        ("pct:", "max", "0", "default.jpg", .region),
-        ("pct:1,2,3", "max", "0", "default.jpg", .region),
-        ("pct:-1,0,10,10", "max", "0", "default.jpg", .region),
-        ("pct:1e2,0,10,10", "max", "0", "default.jpg", .region),
-        ("pct:inf,0,10,10", "max", "0", "default.jpg", .region),
-        ("pct:nan,0,10,10", "max", "0", "default.jpg", .region),
-        ("pct:1..2,0,10,10", "max", "0", "default.jpg", .region),
-        ("pct:.,0,10,10", "max", "0", "default.jpg", .region),
-        ("pct:0,0,0,10", "max", "0", "default.jpg", .region),
-        ("%G0ll", "max", "0", "default.jpg", .region),
-        ("full%", "max", "0", "default.jpg", .region),
-        ("full%2", "max", "0", "default.jpg", .region),
-        // size
-        ("full", "", "0", "default.jpg", .size),
-        ("full", "abcdef", "0", "default.jpg", .size),
-        ("full", "full", "0", "default.jpg", .size),
-        ("full", "MAX", "0", "default.jpg", .size),
-        ("full", "0,", "0", "default.jpg", .size),
-        ("full", ",0", "0", "default.jpg", .size),
-        ("full", "0,0", "0", "default.jpg", .size),
-        ("full", "!0,10", "0", "default.jpg", .size),
-        ("full", "pct:0", "0", "default.jpg", .size),
-        ("full", "pct:101", "0", "default.jpg", .size),
-        ("full", "pct:-5", "0", "default.jpg", .size),
-        ("full", "pct:", "0", "default.jpg", .size),
-        ("full", "pct:5%25", "0", "default.jpg", .size),
-        ("full", "!100,", "0", "default.jpg", .size),
-        ("full", "!,100", "0", "default.jpg", .size),
-        ("full", ",", "0", "default.jpg", .size),
-        ("full", "^", "0", "default.jpg", .size),
-        ("full", "^^max", "0", "default.jpg", .size),
-        ("full", "!^100,100", "0", "default.jpg", .size),
-        ("full", ",^240", "0", "default.jpg", .size),  // §4.2's example table misprints ^,240 this way
-        ("full", "100,100,", "0", "default.jpg", .size),
-        ("full", "1.5,", "0", "default.jpg", .size),
-        ("full", "+5,", "0", "default.jpg", .size),
-        ("full", "0x10,", "0", "default.jpg", .size),
-        ("full", " 5,", "0", "default.jpg", .size),
-        ("full", "5%20,", "0", "default.jpg", .size),
-        ("full", "%5G100,", "0", "default.jpg", .size),
-        // rotation
-        ("full", "max", "", "default.jpg", .rotation),
-        ("full", "max", "-90", "default.jpg", .rotation),
-        ("full", "max", "361", "default.jpg", .rotation),
-        ("full", "max", "360.0001", "default.jpg", .rotation),
-        ("full", "max", "!", "default.jpg", .rotation),
-        ("full", "max", "!!90", "default.jpg", .rotation),
-        ("full", "max", "abcd", "default.jpg", .rotation),
-        ("full", "max", "1e2", "default.jpg", .rotation),
-        ("full", "max", "90deg", "default.jpg", .rotation),
-        ("full", "max", "+90", "default.jpg", .rotation),
-        ("full", "max", " 90", "default.jpg", .rotation),
-        ("full", "max", "9 0", "default.jpg", .rotation),
-        ("full", "max", ".", "default.jpg", .rotation),
-        ("full", "max", "1.2.3", "default.jpg", .rotation),
-        ("full", "max", "inf", "default.jpg", .rotation),
-        ("full", "max", "nan", "default.jpg", .rotation),
-        ("full", "max", "0x5A", "default.jpg", .rotation),
-        ("full", "max", "90!", "default.jpg", .rotation),
-        // quality and format
-        ("full", "max", "0", "Default.jpg", .quality),
-        ("full", "max", "0", "native.jpg", .quality),
-        ("full", "max", "0", "best.png", .quality),
-        ("full", "max", "0", ".jpg", .quality),
-        ("full", "max", "0", "default.jpg.png", .quality),
-        ("full", "max", "0", "default", .format),
-        ("full", "max", "0", "default.", .format),
-        ("full", "max", "0", "default.JPG", .format),
-        ("full", "max", "0", "default.jpeg", .format),
-        ("full", "max", "0", "gray.bmp", .format),
-        ("full", "max", "0", "default.xyz", .format),
-    ])
+    @Test(
+        "malformed segments are 400 and name the parameter",
+        arguments: [
+            // region
+            ("", "max", "0", "default.jpg", IIIFRequestError.Parameter.region),
+            ("abc", "max", "0", "default.jpg", .region),
+            ("Full", "max", "0", "default.jpg", .region),
+            ("0,0,10", "max", "0", "default.jpg", .region),
+            ("0,0,10,10,10", "max", "0", "default.jpg", .region),
+            ("0,0,10,", "max", "0", "default.jpg", .region),
+            ("-1,0,10,10", "max", "0", "default.jpg", .region),
+            ("+5,0,10,10", "max", "0", "default.jpg", .region),
+            ("0x10,0,10,10", "max", "0", "default.jpg", .region),
+            (" 1,0,10,10", "max", "0", "default.jpg", .region),
+            ("1 ,0,10,10", "max", "0", "default.jpg", .region),
+            ("1.5,0,10,10", "max", "0", "default.jpg", .region),
+            ("0,0,0,10", "max", "0", "default.jpg", .region),
+            ("0,0,10,0", "max", "0", "default.jpg", .region),
+            ("pct:", "max", "0", "default.jpg", .region),
+            ("pct:1,2,3", "max", "0", "default.jpg", .region),
+            ("pct:-1,0,10,10", "max", "0", "default.jpg", .region),
+            ("pct:1e2,0,10,10", "max", "0", "default.jpg", .region),
+            ("pct:inf,0,10,10", "max", "0", "default.jpg", .region),
+            ("pct:nan,0,10,10", "max", "0", "default.jpg", .region),
+            ("pct:1..2,0,10,10", "max", "0", "default.jpg", .region),
+            ("pct:.,0,10,10", "max", "0", "default.jpg", .region),
+            ("pct:0,0,0,10", "max", "0", "default.jpg", .region),
+            ("%G0ll", "max", "0", "default.jpg", .region),
+            ("full%", "max", "0", "default.jpg", .region),
+            ("full%2", "max", "0", "default.jpg", .region),
+            // size
+            ("full", "", "0", "default.jpg", .size),
+            ("full", "abcdef", "0", "default.jpg", .size),
+            ("full", "full", "0", "default.jpg", .size),
+            ("full", "MAX", "0", "default.jpg", .size),
+            ("full", "0,", "0", "default.jpg", .size),
+            ("full", ",0", "0", "default.jpg", .size),
+            ("full", "0,0", "0", "default.jpg", .size),
+            ("full", "!0,10", "0", "default.jpg", .size),
+            ("full", "pct:0", "0", "default.jpg", .size),
+            ("full", "pct:101", "0", "default.jpg", .size),
+            ("full", "pct:-5", "0", "default.jpg", .size),
+            ("full", "pct:", "0", "default.jpg", .size),
+            ("full", "pct:5%25", "0", "default.jpg", .size),
+            ("full", "!100,", "0", "default.jpg", .size),
+            ("full", "!,100", "0", "default.jpg", .size),
+            ("full", ",", "0", "default.jpg", .size),
+            ("full", "^", "0", "default.jpg", .size),
+            ("full", "^^max", "0", "default.jpg", .size),
+            ("full", "!^100,100", "0", "default.jpg", .size),
+            ("full", ",^240", "0", "default.jpg", .size),  // §4.2's example table misprints ^,240 this way
+            ("full", "100,100,", "0", "default.jpg", .size),
+            ("full", "1.5,", "0", "default.jpg", .size),
+            ("full", "+5,", "0", "default.jpg", .size),
+            ("full", "0x10,", "0", "default.jpg", .size),
+            ("full", " 5,", "0", "default.jpg", .size),
+            ("full", "5%20,", "0", "default.jpg", .size),
+            ("full", "%5G100,", "0", "default.jpg", .size),
+            // rotation
+            ("full", "max", "", "default.jpg", .rotation),
+            ("full", "max", "-90", "default.jpg", .rotation),
+            ("full", "max", "361", "default.jpg", .rotation),
+            ("full", "max", "360.0001", "default.jpg", .rotation),
+            ("full", "max", "!", "default.jpg", .rotation),
+            ("full", "max", "!!90", "default.jpg", .rotation),
+            ("full", "max", "abcd", "default.jpg", .rotation),
+            ("full", "max", "1e2", "default.jpg", .rotation),
+            ("full", "max", "90deg", "default.jpg", .rotation),
+            ("full", "max", "+90", "default.jpg", .rotation),
+            ("full", "max", " 90", "default.jpg", .rotation),
+            ("full", "max", "9 0", "default.jpg", .rotation),
+            ("full", "max", ".", "default.jpg", .rotation),
+            ("full", "max", "1.2.3", "default.jpg", .rotation),
+            ("full", "max", "inf", "default.jpg", .rotation),
+            ("full", "max", "nan", "default.jpg", .rotation),
+            ("full", "max", "0x5A", "default.jpg", .rotation),
+            ("full", "max", "90!", "default.jpg", .rotation),
+            // quality and format
+            ("full", "max", "0", "Default.jpg", .quality),
+            ("full", "max", "0", "native.jpg", .quality),
+            ("full", "max", "0", "best.png", .quality),
+            ("full", "max", "0", ".jpg", .quality),
+            ("full", "max", "0", "default.jpg.png", .quality),
+            ("full", "max", "0", "default", .format),
+            ("full", "max", "0", "default.", .format),
+            ("full", "max", "0", "default.JPG", .format),
+            ("full", "max", "0", "default.jpeg", .format),
+            ("full", "max", "0", "gray.bmp", .format),
+            ("full", "max", "0", "default.xyz", .format),
+        ])
     func malformed(region: String, size: String, rotation: String, qualityAndFormat: String, parameter: IIIFRequestError.Parameter) throws {
         let error = try #require(Self.parseError(region, size, rotation, qualityAndFormat))
         #expect(error.category == .badInput)
@@ -239,13 +248,15 @@ struct IIIFRequestTests {
         }
     }
 
-    @Test("numbers too large for Int are 400, never a trap", arguments: [
-        ("99999999999999999999,0,10,10", "max", IIIFRequestError.Parameter.region),
-        ("0,0,10,99999999999999999999", "max", .region),
-        ("full", "99999999999999999999,", .size),
-        ("full", "^,99999999999999999999", .size),
-        ("full", "!1,99999999999999999999", .size),
-    ])
+    @Test(
+        "numbers too large for Int are 400, never a trap",
+        arguments: [
+            ("99999999999999999999,0,10,10", "max", IIIFRequestError.Parameter.region),
+            ("0,0,10,99999999999999999999", "max", .region),
+            ("full", "99999999999999999999,", .size),
+            ("full", "^,99999999999999999999", .size),
+            ("full", "!1,99999999999999999999", .size),
+        ])
     func overflowingNumbers(region: String, size: String, parameter: IIIFRequestError.Parameter) throws {
         let error = try #require(Self.parseError(region, size, "0", "default.jpg"))
         #expect(error.category == .badInput)
@@ -261,4 +272,3 @@ struct IIIFRequestTests {
         #expect(Self.parseError("pct:\(huge),0,1,1", "max", "0", "default.jpg")?.parameter == .region)
     }
 }
-

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCodecs
 import TesseraCore
+import Testing
+
 @testable import TesseraPipeline
 
 @Suite("Animations through the pipeline", .serialized)

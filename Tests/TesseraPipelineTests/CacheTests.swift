@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TesseraCore
-@testable import TesseraPipeline
 import TesseraStorage
+import Testing
+
+@testable import TesseraPipeline
 
 @Suite("Caches")
 struct CacheTests {
@@ -23,7 +24,7 @@ struct CacheTests {
         cache.store(image(100), for: "a")
         cache.store(image(100), for: "b")
         cache.store(image(100), for: "c")
-        _ = cache.image(for: "a")          // a is now the most recent
+        _ = cache.image(for: "a")  // a is now the most recent
         cache.store(image(100), for: "d")  // over 300: b goes
         #expect(cache.keysByRecency == ["c", "a", "d"])
         #expect(cache.totalCost == 300)

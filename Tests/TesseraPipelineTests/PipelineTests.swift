@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCodecs
 import TesseraCore
+import Testing
+
 @testable import TesseraPipeline
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -17,9 +18,10 @@ func makePipeline(
     directory: URL, loader: any DataLoading = HTTPDataLoader(timeout: 5), downloads: Int = 6,
     memory: MemoryImageCache = MemoryImageCache(costLimit: 64 << 20)
 ) -> ImagePipeline {
-    ImagePipeline(configuration: .init(
-        dataLoader: loader, dataCache: DiskCache(directory: directory), imageCache: memory,
-        maximumConcurrentDownloads: downloads))
+    ImagePipeline(
+        configuration: .init(
+            dataLoader: loader, dataCache: DiskCache(directory: directory), imageCache: memory,
+            maximumConcurrentDownloads: downloads))
 }
 
 @Suite("Image pipeline over a real HTTP server", .serialized)
@@ -145,8 +147,9 @@ struct PipelineTests {
         let urls = [server.url("/missing"), server.url("/500"), server.url("/slow"), refused, server.url("/text"), server.url("/photo.jpg")]
         var outcomes: [Result<ImageResponse, any Error>] = []
         for url in urls {
-            do { outcomes.append(.success(try await pipeline.image(for: ImageRequest(url: url, target: .maxPixelSize(16))))) }
-            catch { outcomes.append(.failure(error)) }
+            do { outcomes.append(.success(try await pipeline.image(for: ImageRequest(url: url, target: .maxPixelSize(16))))) } catch {
+                outcomes.append(.failure(error))
+            }
         }
         func error(_ index: Int) -> ImagePipelineError? {
             if case .failure(let error) = outcomes[index] { return error as? ImagePipelineError }
@@ -197,14 +200,16 @@ struct PolicyTests {
         defer { server.shutdown(); try? FileManager.default.removeItem(at: directory) }
         server.route("/v.jpg", .init(body: photo))
         func pipeline() -> ImagePipeline {
-            ImagePipeline(configuration: .init(dataLoader: HTTPDataLoader(timeout: 5), dataCache: DiskCache(directory: directory),
-                                               imageCache: nil, storesProcessedImagesOnDisk: true))
+            ImagePipeline(
+                configuration: .init(
+                    dataLoader: HTTPDataLoader(timeout: 5), dataCache: DiskCache(directory: directory),
+                    imageCache: nil, storesProcessedImagesOnDisk: true))
         }
         let request = ImageRequest(url: server.url("/v.jpg"), target: .maxPixelSize(50), processors: [GaussianBlurProcessor(radius: 1)])
         let first = try await pipeline().image(for: request)
         #expect(await DiskCache(directory: directory).count == 2)  // original and variant
         await DiskCache(directory: directory).remove(request.dataKey)  // the original is gone…
-        let second = try await pipeline().image(for: request)       // …the variant suffices
+        let second = try await pipeline().image(for: request)  // …the variant suffices
         #expect(second.source == .disk)
         #expect(second.pixels == first.pixels)
         #expect(server.requestCount("/v.jpg") == 1)

@@ -1,5 +1,6 @@
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraPipeline
 
 @Suite("Processors")
@@ -15,7 +16,9 @@ struct ProcessorTests {
     func resize() throws {
         let image = PixelBuffer(width: 400, height: 200, format: .rgb8)
         #expect(try ResizeProcessor(size: PixelSize(width: 100, height: 100)).process(image).size == PixelSize(width: 100, height: 50))
-        #expect(try ResizeProcessor(size: PixelSize(width: 100, height: 100), mode: .centerCrop).process(image).size == PixelSize(width: 100, height: 100))
+        #expect(
+            try ResizeProcessor(size: PixelSize(width: 100, height: 100), mode: .centerCrop).process(image).size == PixelSize(width: 100, height: 100)
+        )
     }
 
     @Test("blur spreads a single bright pixel symmetrically and keeps total brightness")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraPipeline
 
 /// A loader that waits at a gate until released, recording what it was asked and whether it saw
@@ -80,8 +81,12 @@ struct SchedulingTests {
     /// With one download slot held by `first.jpg`, queues `low.jpg` (low) then `normal.jpg`
     /// (normal), lets `beforeRelease` act on the queue, then releases everything and returns the
     /// order in which the loader started the downloads.
-    func downloadOrder(beforeRelease: (_ load: (String, ImageRequest.Priority) -> Task<ImageResponse, any Error>,
-                                       _ pipeline: ImagePipeline) async -> Void = { _, _ in }) async throws -> [String] {
+    func downloadOrder(
+        beforeRelease: (
+            _ load: (String, ImageRequest.Priority) -> Task<ImageResponse, any Error>,
+            _ pipeline: ImagePipeline
+        ) async -> Void = { _, _ in }
+    ) async throws -> [String] {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let loader = GatedLoader()

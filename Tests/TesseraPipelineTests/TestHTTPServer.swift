@@ -90,7 +90,8 @@ final class TestHTTPServer: @unchecked Sendable {
                     let context = contextBox.value
                     var headers = HTTPHeaders(route.headers)
                     headers.replaceOrAdd(name: "Content-Length", value: String(route.body.count))
-                    context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+                    context.write(
+                        self.wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
                     if !route.body.isEmpty {
                         context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: route.body)))), promise: nil)
                     }

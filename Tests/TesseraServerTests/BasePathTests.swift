@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+
 @testable import TesseraServer
 
 /// Every route under a base path (`tessera serve --base-path /images`): each URL the server writes
@@ -12,7 +13,9 @@ import Testing
 struct BasePathTests {
     static func server(_ sandbox: ServerSandbox) throws -> TesseraServer {
         try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/video/gop1.mp4", toPath: sandbox.root + "/clip.mp4")
-        return try sandbox.server { $0.basePath = "/images"; $0.publicURL = "https://example.org" }
+        return try sandbox.server {
+            $0.basePath = "/images"; $0.publicURL = "https://example.org"
+        }
     }
 
     @Test func everyURLTheServerWritesNamesTheBasePath() async throws {
@@ -31,8 +34,9 @@ struct BasePathTests {
             }
             try await client.execute(uri: "/images/iiif/3/big.png/full/100,/0/default.jpg", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(response.headers[values: CacheableResponse.linkField].joined(separator: ",").contains(
-                    "<https://example.org/images/iiif/3/big.png/full/100,77/0/default.jpg>;rel=\"canonical\""))
+                #expect(
+                    response.headers[values: CacheableResponse.linkField].joined(separator: ",").contains(
+                        "<https://example.org/images/iiif/3/big.png/full/100,77/0/default.jpg>;rel=\"canonical\""))
             }
             // A page's base is the path, and its ETag differs from the page mounted at the root's.
             try await client.execute(uri: "/images/view/big.png", method: .get) { response in

@@ -2,9 +2,10 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCodecs
 import TesseraCore
+import Testing
+
 @testable import TesseraServer
 
 /// The cold path: answers made from the source before any pyramid exists are the answers the
@@ -44,21 +45,23 @@ struct ColdPathTests {
     func answersBeforeThePyramidEqualAnswersFromItAfterARestart(levelPixels: Int) async throws {
         let sandbox = try Self.sandbox()
         defer { sandbox.cleanUp() }
-        let configure: (inout ServerConfiguration) -> Void = { Self.configure(&$0); $0.levelPixelLimit = levelPixels }
+        let configure: (inout ServerConfiguration) -> Void = {
+            Self.configure(&$0); $0.levelPixelLimit = levelPixels
+        }
         let base = "/iiif/3/cold.jpg/"
         var uris = [
             base + "info.json",
-            base + "0,0,256,256/256,256/0/default.jpg",            // full resolution, aligned
-            base + "2560,1792,40,208/40,208/0/default.jpg",        // the bottom-right corner
-            base + "512,512,512,512/256,256/0/default.jpg",        // level 1, aligned
-            base + "0,0,1024,1024/256,256/0/default.jpg",          // level 2 (held whole), aligned
-            base + "2048,1024,552,976/138,244/0/default.jpg",      // level 2, the edge
-            base + "full/!200,200/0/default.jpg",                  // a thumbnail
-            base + "300,200,1000,700/500,/0/default.jpg",          // unaligned, level 1
-            base + "123,457,300,200/300,200/0/default.png",        // unaligned, full resolution
-            base + "1000,1000,800,600/400,300/90/gray.jpg",        // turned and gray, level 1
-            base + "pct:10,10,50,50/max/0/default.webp",           // unaligned, full resolution, another format
-            base + "full/!8,8/0/default.jpg",                      // coarser than the pyramid's coarsest
+            base + "0,0,256,256/256,256/0/default.jpg",  // full resolution, aligned
+            base + "2560,1792,40,208/40,208/0/default.jpg",  // the bottom-right corner
+            base + "512,512,512,512/256,256/0/default.jpg",  // level 1, aligned
+            base + "0,0,1024,1024/256,256/0/default.jpg",  // level 2 (held whole), aligned
+            base + "2048,1024,552,976/138,244/0/default.jpg",  // level 2, the edge
+            base + "full/!200,200/0/default.jpg",  // a thumbnail
+            base + "300,200,1000,700/500,/0/default.jpg",  // unaligned, level 1
+            base + "123,457,300,200/300,200/0/default.png",  // unaligned, full resolution
+            base + "1000,1000,800,600/400,300/90/gray.jpg",  // turned and gray, level 1
+            base + "pct:10,10,50,50/max/0/default.webp",  // unaligned, full resolution, another format
+            base + "full/!8,8/0/default.jpg",  // coarser than the pyramid's coarsest
         ]
         let cold = try sandbox.server(configure)
         // Every size info.json lists.
@@ -70,7 +73,9 @@ struct ColdPathTests {
         // answered from a pyramid another request started.
         var before: [String: (body: ByteBuffer, tag: String?)] = [:]
         for (index, uri) in uris.enumerated() {
-            let alone = try sandbox.server { configure(&$0); $0.cacheDirectory = sandbox.base + "/cold-\(index)" }
+            let alone = try sandbox.server {
+                configure(&$0); $0.cacheDirectory = sandbox.base + "/cold-\(index)"
+            }
             before[uri] = try await Self.answers(alone, [uri])[uri]
             await alone.service.backgroundBuildsFinished()
         }
@@ -99,8 +104,10 @@ struct ColdPathTests {
             #expect(before[uri]?.tag == after[uri]?.tag, "\(uri)")
         }
         // The full-resolution tile after the restart is the stored file's bytes.
-        let stored = try Data(contentsOf: URL(fileURLWithPath: sandbox.cache + "/" + source.identity.description
-            + "/iiif-256/0,0,256,256/256,256/0/default.jpg"))
+        let stored = try Data(
+            contentsOf: URL(
+                fileURLWithPath: sandbox.cache + "/" + source.identity.description
+                    + "/iiif-256/0,0,256,256/256,256/0/default.jpg"))
         #expect(Data(after[base + "0,0,256,256/256,256/0/default.jpg"]!.body.readableBytesView) == stored)
         #expect(restarted.service.pyramids.totalBytes > 0)
     }
@@ -110,10 +117,12 @@ struct ColdPathTests {
         defer { sandbox.cleanUp() }
         let server = try sandbox.server(Self.configure)
         let base = "/iiif/3/cold.jpg/"
-        _ = try await Self.answers(server, [
-            base + "info.json", base + "full/!320,320/0/default.jpg", base + "full/650,500/0/default.jpg",
-            base + "square/200,200/0/default.webp", base + "0,0,1024,1024/256,256/0/default.jpg",
-        ])
+        _ = try await Self.answers(
+            server,
+            [
+                base + "info.json", base + "full/!320,320/0/default.jpg", base + "full/650,500/0/default.jpg",
+                base + "square/200,200/0/default.webp", base + "0,0,1024,1024/256,256/0/default.jpg",
+            ])
         await server.service.backgroundBuildsFinished()
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
         #expect(entries.filter { !$0.hasPrefix(".") }.isEmpty, "\(entries)")

@@ -1,11 +1,12 @@
 import Foundation
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCodecs
 import TesseraCore
-@testable import TesseraServer
 import TesseraTestSupport
+import Testing
+
+@testable import TesseraServer
 
 /// Sources with an embedded profile, served converted to sRGB (the default) or with the profile
 /// kept and embedded in every answer (``ServerConfiguration/colorManagement``).
@@ -63,7 +64,9 @@ struct ColourServingTests {
         let (sandbox, profile) = try Self.sandbox()
         defer { sandbox.cleanUp() }
         // Levels read by region, so each setting builds its pyramids (in the background).
-        let converting = try sandbox.server { $0.smallSourcePixelLimit = 200_000; $0.levelPixelLimit = 0 }
+        let converting = try sandbox.server {
+            $0.smallSourcePixelLimit = 200_000; $0.levelPixelLimit = 0
+        }
         let keeping = try sandbox.server {
             $0.smallSourcePixelLimit = 200_000; $0.levelPixelLimit = 0; $0.colorManagement = .keepSourceProfile
         }

@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCodecs
 import TesseraCore
-@testable import TesseraServer
 import TesseraTestSupport
+import Testing
+
+@testable import TesseraServer
 
 @Suite("IIIF routes")
 struct IIIFRouteTests {
@@ -25,7 +26,10 @@ struct IIIFRouteTests {
         let maxArea: Int?
         struct Tile: Decodable { let width: Int; let height: Int; let scaleFactors: [Int] }
         struct Size: Decodable { let width: Int; let height: Int }
-        enum CodingKeys: String, CodingKey { case context = "@context", id, type, profile, width, height, tiles, sizes, maxArea }
+        enum CodingKeys: String, CodingKey {
+            case context = "@context"
+            case id, type, profile, width, height, tiles, sizes, maxArea
+        }
     }
 
     @Test func infoJSONDescribesTheImageWithItsEncodedIdentifier() async throws {
@@ -47,7 +51,8 @@ struct IIIFRouteTests {
                 #expect(info.sizes.map(\.width) == [50, 100, 200, 400])
                 // Every size info.json lists is served at exactly that size.
                 for size in info.sizes {
-                    let listed = try await client.execute(uri: "/iiif/3/photo-400x300.png/full/\(size.width),\(size.height)/0/default.png", method: .get)
+                    let listed = try await client.execute(
+                        uri: "/iiif/3/photo-400x300.png/full/\(size.width),\(size.height)/0/default.png", method: .get)
                     #expect(listed.status == .ok)
                     #expect(try decodePixels(listed.body).size == PixelSize(width: size.width, height: size.height))
                 }
@@ -188,7 +193,9 @@ struct IIIFRouteTests {
                 // Colour as it shows (scaled by alpha): WebP does not keep the colour of transparent pixels.
                 func shown(_ pixels: PixelBuffer) -> PixelBuffer {
                     var bytes = pixels.bytes
-                    for index in bytes.indices where index % 4 != 3 { bytes[index] = UInt8(Int(bytes[index]) * Int(bytes[index - index % 4 + 3]) / 255) }
+                    for index in bytes.indices where index % 4 != 3 {
+                        bytes[index] = UInt8(Int(bytes[index]) * Int(bytes[index - index % 4 + 3]) / 255)
+                    }
                     return PixelBuffer(width: pixels.width, height: pixels.height, format: .rgba8, bytes: bytes)
                 }
                 #expect(meanDifference(shown(frame.pixels), shown(reference)) < 6, "frame \(frame.index)")
@@ -258,7 +265,9 @@ struct IIIFRouteTests {
             try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "\"other\", W/\(tag)"]) { #expect($0.status == .notModified) }
             try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "\"other\""]) { #expect($0.status == .ok) }
             try await client.execute(uri: uri, method: .get, headers: [.ifModifiedSince: modified]) { #expect($0.status == .notModified) }
-            try await client.execute(uri: uri, method: .get, headers: [.ifModifiedSince: "Thu, 01 Jan 1970 00:00:00 GMT"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: uri, method: .get, headers: [.ifModifiedSince: "Thu, 01 Jan 1970 00:00:00 GMT"]) {
+                #expect($0.status == .ok)
+            }
             try await client.execute(uri: uri, method: .head) { response in
                 #expect(response.status == .ok)
                 #expect(response.body.readableBytes == 0)
@@ -273,9 +282,11 @@ struct IIIFRouteTests {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
         try await sandbox.server().test { client in
-            for path in ["abc/max/0/default.jpg", "full/abc/0/default.jpg", "full/max/abc/default.jpg", "full/max/0/fancy.jpg",
-                         "full/max/0/default.xyz", "0,0,0,10/max/0/default.jpg", "500,0,10,10/max/0/default.jpg",
-                         "full/full/0/default.jpg", "full/max/361/default.jpg", "full/0,/0/default.jpg"] {
+            for path in [
+                "abc/max/0/default.jpg", "full/abc/0/default.jpg", "full/max/abc/default.jpg", "full/max/0/fancy.jpg",
+                "full/max/0/default.xyz", "0,0,0,10/max/0/default.jpg", "500,0,10,10/max/0/default.jpg",
+                "full/full/0/default.jpg", "full/max/361/default.jpg", "full/0,/0/default.jpg",
+            ] {
                 try await client.execute(uri: "/iiif/3/photo-400x300.png/\(path)", method: .get) { response in
                     #expect(response.status == .badRequest, "\(path)")
                     #expect(response.headers[.accessControlAllowOrigin] == "*")

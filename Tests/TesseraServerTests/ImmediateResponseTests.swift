@@ -1,15 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraStorage
+import Testing
+
 @testable import TesseraServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Aligned tiles answered on the event loop (``ImmediateResponseHandler``), against a live server:
 /// the same answers as the router's, in the requests' order, never from a changed source.
@@ -74,7 +76,9 @@ struct ImmediateResponseTests {
     @Test func aChangedSourceIsNeverAnsweredWithItsOldTiles() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512; $0.rootFreshness = .seconds(3600) }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512; $0.rootFreshness = .seconds(3600)
+        }
         let uri = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
         try await server.makeApplication().test(.live) { client in
             let old = try await client.execute(uri: uri, method: .get)
@@ -97,7 +101,9 @@ struct ImmediateResponseTests {
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512 }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512
+        }
         let tile = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
         try await server.makeApplication().test(.live) { client in
             try await client.execute(uri: tile, method: .get) { #expect($0.status == .ok) }
@@ -124,7 +130,9 @@ struct ImmediateResponseTests {
 
     /// The headers our code sets (Hummingbird adds length, date and server name), comparable.
     static func fields(_ headers: HTTPFields) -> [String: String] {
-        let ours: [HTTPField.Name] = [.eTag, .lastModified, .cacheControl, .contentType, CacheableResponse.linkField, .vary, .accessControlAllowOrigin]
+        let ours: [HTTPField.Name] = [
+            .eTag, .lastModified, .cacheControl, .contentType, CacheableResponse.linkField, .vary, .accessControlAllowOrigin,
+        ]
         var fields: [String: String] = [:]
         for field in headers where ours.contains(field.name) { fields[field.name.canonicalName, default: ""] += field.value }
         return fields
@@ -133,7 +141,9 @@ struct ImmediateResponseTests {
     /// Writes `request` to a new connection to 127.0.0.1:`port` at once and reads `responses`
     /// responses (each framed by Content-Length): their headers by lowercase name, and (when
     /// `awaitingClose`; else false) whether the server then closed the connection.
-    static func exchange(_ request: String, port: Int, responses: Int, awaitingClose: Bool = false) throws -> (answers: [[String: String]], closed: Bool) {
+    static func exchange(_ request: String, port: Int, responses: Int, awaitingClose: Bool = false) throws -> (
+        answers: [[String: String]], closed: Bool
+    ) {
         let socket = try connectedSocket(port: port, sending: request)
         defer { close(socket) }
         var received = [UInt8]()

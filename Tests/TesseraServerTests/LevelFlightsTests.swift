@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCore
 import TesseraTiles
+import Testing
+
 @testable import TesseraServer
 
 /// Levels readable while they are made: regions answered from the rows written so far, one run
@@ -21,27 +22,28 @@ struct LevelFlightsTests {
             started.withLock { $0 += 1 }
             let cancelled = Locked(false)
             let result: Result<PixelBuffer, any Error> = await withTaskCancellationHandler {
-              await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(returning: Result {
-                        try PixelBuffer(width: size.width, height: size.height, format: .gray8) { target in
-                            let base = UnsafeRawPointer(target.baseAddress!)
-                            for y in 0..<size.height {
-                                if y == size.height / 2 {
-                                    writer.report(.rows(base, format: .gray8, written: y))
-                                    self.gate.wait()
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async {
+                        continuation.resume(
+                            returning: Result {
+                                try PixelBuffer(width: size.width, height: size.height, format: .gray8) { target in
+                                    let base = UnsafeRawPointer(target.baseAddress!)
+                                    for y in 0..<size.height {
+                                        if y == size.height / 2 {
+                                            writer.report(.rows(base, format: .gray8, written: y))
+                                            self.gate.wait()
+                                        }
+                                        (target.baseAddress! + y * size.width).update(repeating: UInt8(y), count: size.width)
+                                    }
+                                    if cancelled.withLock({ $0 }) {
+                                        writer.report(.failed)
+                                        throw CancellationError()
+                                    }
+                                    writer.report(.rows(base, format: .gray8, written: size.height))
                                 }
-                                (target.baseAddress! + y * size.width).update(repeating: UInt8(y), count: size.width)
-                            }
-                            if cancelled.withLock({ $0 }) {
-                                writer.report(.failed)
-                                throw CancellationError()
-                            }
-                            writer.report(.rows(base, format: .gray8, written: size.height))
-                        }
-                    })
+                            })
+                    }
                 }
-              }
             } onCancel: {
                 cancelled.withLock { $0 = true }
             }

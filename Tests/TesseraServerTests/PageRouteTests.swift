@@ -3,6 +3,7 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+
 @testable import TesseraServer
 
 @Suite("Pages and the asset listing")
@@ -100,8 +101,11 @@ struct PageRouteTests {
         try "hidden".write(toFile: sandbox.root + "/.hidden.jpg", atomically: true, encoding: .utf8)
         try await sandbox.server().test { client in
             let root = try await listing(client, "/api/assets")
-            #expect(root.entries.map(\.name) == ["photos", "sub dir", "big.png", "broken-truncated.jpg", "clip.mp4", "jpeg-baseline.jpg",
-                                                 "photo-400x300.png"])
+            #expect(
+                root.entries.map(\.name) == [
+                    "photos", "sub dir", "big.png", "broken-truncated.jpg", "clip.mp4", "jpeg-baseline.jpg",
+                    "photo-400x300.png",
+                ])
             #expect(root.entries.first { $0.name == "sub dir" }?.id == "sub%20dir")
             let clip = try #require(root.entries.first { $0.name == "clip.mp4" })
             #expect((clip.kind, clip.width, clip.height, clip.duration) == ("video", 256, 144, 4))
@@ -114,7 +118,9 @@ struct PageRouteTests {
             var names: [String] = []
             var cursor: String?
             repeat {
-                let query = "/api/assets?dir=photos&limit=2" + (cursor.map { "&cursor=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? "")
+                let query =
+                    "/api/assets?dir=photos&limit=2"
+                    + (cursor.map { "&cursor=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? "")
                 let page = try await listing(client, query)
                 #expect(page.entries.count <= 2)
                 #expect(page.parent == "")
@@ -124,8 +130,10 @@ struct PageRouteTests {
             } while cursor != nil
             #expect(names == ["p1.jpg", "p2.jpg", "p9.jpg", "p10.jpg", "p100.jpg"])
 
-            for (query, status) in [("dir=..", HTTPResponse.Status.badRequest), ("dir=%2Fetc", .badRequest), ("dir=missing", .notFound),
-                                    ("dir=big.png", .notFound), ("limit=0", .badRequest), ("cursor=bogus", .badRequest)] {
+            for (query, status) in [
+                ("dir=..", HTTPResponse.Status.badRequest), ("dir=%2Fetc", .badRequest), ("dir=missing", .notFound),
+                ("dir=big.png", .notFound), ("limit=0", .badRequest), ("cursor=bogus", .badRequest),
+            ] {
                 try await client.execute(uri: "/api/assets?" + query, method: .get) { #expect($0.status == status, "\(query)") }
             }
         }

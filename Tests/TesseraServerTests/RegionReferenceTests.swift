@@ -3,13 +3,14 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StorageTestSupport
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraStorage
-import TesseraTiles
-@testable import TesseraServer
 import TesseraTestSupport
+import TesseraTiles
+import Testing
+
+@testable import TesseraServer
 
 /// The region core against a reference: every kind of source the server reads (plain JPEG, PNG,
 /// WebP, GIF, TIFF in strips and in tiles, a tiled multi-resolution TIFF, a pyramid built in a
@@ -123,8 +124,10 @@ enum RegionReference {
         let whole = PixelRect(x: 0, y: 0, width: width, height: height)
         // Aligned tiles by scale factor (worst measured: 1.85/39, 2.21/35, 3.61/50, 3.60/48, and
         // at 16 the whole image in one tile 6.04/47).
-        let tileBounds = [1: Bound(mean: 2.5, maximum: 55), 2: Bound(mean: 3, maximum: 50), 4: Bound(mean: 4.5, maximum: 65),
-                          8: Bound(mean: 4.5, maximum: 65), 16: Bound(mean: 7.5, maximum: 65)]
+        let tileBounds = [
+            1: Bound(mean: 2.5, maximum: 55), 2: Bound(mean: 3, maximum: 50), 4: Bound(mean: 4.5, maximum: 65),
+            8: Bound(mean: 4.5, maximum: 65), 16: Bound(mean: 7.5, maximum: 65),
+        ]
         var probes: [Probe] = []
         for factor in few ? [1] : scaleFactors {
             let step = tile * factor
@@ -156,7 +159,8 @@ enum RegionReference {
         add("full", whole, "!41,41", fit(whole, in: 41), 7, 40)
         if few { return probes }
         // Past the bottom-right corner: cut at the image's edge.
-        add("2313,1717,400,400", PixelRect(x: 2313, y: 1717, width: 287, height: 283), "max", PixelSize(width: 287, height: 283), 2.5, 55)  // 1: 1.34/39
+        // 1: 1.34/39
+        add("2313,1717,400,400", PixelRect(x: 2313, y: 1717, width: 287, height: 283), "max", PixelSize(width: 287, height: 283), 2.5, 55)
         add("pct:10,20,20,15", PixelRect(x: 260, y: 400, width: 520, height: 300), "260,", PixelSize(width: 260, height: 150), 2.5, 45)  // 2: 1.65/30
         add(1001, 333, 777, 555, "259,185", PixelSize(width: 259, height: 185), 4, 55)  // 3: 2.92/38
         add(1031, 517, 1200, 800, "300,200", PixelSize(width: 300, height: 200), 8.5, 85)  // 4: 6.78/67
@@ -227,8 +231,9 @@ enum RegionReference {
                 if report {
                     print("REGIONREF \(label) \(probe.path) scale " + String(format: "%.2f mean %.3f max %d", probe.scale, mean, maximum))
                 }
-                #expect(mean <= probe.bound.mean && maximum <= probe.bound.maximum,
-                        "\(label) \(uri): mean \(mean) (at most \(probe.bound.mean)), largest \(maximum) (at most \(probe.bound.maximum))")
+                #expect(
+                    mean <= probe.bound.mean && maximum <= probe.bound.maximum,
+                    "\(label) \(uri): mean \(mean) (at most \(probe.bound.mean)), largest \(maximum) (at most \(probe.bound.maximum))")
             }
             // Levels coarser than a built pyramid's coarsest (one tile) included: they are read
             // from the source (they were looked for in the pyramid: 404 from a directory, 500

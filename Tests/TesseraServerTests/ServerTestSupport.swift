@@ -1,13 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CZlib
 import Foundation
 import HummingbirdTesting
 import NIOCore
 import TesseraCodecs
 import TesseraCore
+
 @testable import TesseraServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A root directory with test images and a fresh cache directory, removed by `cleanUp`.
 struct ServerSandbox {
@@ -60,8 +62,10 @@ struct ServerSandbox {
         for y in 0..<height {
             for x in 0..<width {
                 let checker: UInt8 = ((x / 8 + y / 8) % 2 == 0) ? 40 : 0
-                bytes += [UInt8(x * 255 / max(1, width - 1)) / 2 + checker, UInt8(y * 255 / max(1, height - 1)) / 2 + checker,
-                          UInt8((x + y) % 256) / 2]
+                bytes += [
+                    UInt8(x * 255 / max(1, width - 1)) / 2 + checker, UInt8(y * 255 / max(1, height - 1)) / 2 + checker,
+                    UInt8((x + y) % 256) / 2,
+                ]
             }
         }
         return PixelBuffer(width: width, height: height, format: .rgb8, bytes: bytes)
@@ -120,7 +124,8 @@ func writeBlackPNG(width: Int, height: Int, to path: String) throws {
         let crc = body.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
         return withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init) + body + withUnsafeBytes(of: crc.bigEndian, Array.init)
     }
-    let header = withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
+    let header =
+        withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
         + [8, 2, 0, 0, 0]
     var stream = z_stream()
     guard deflateInit_(&stream, Z_BEST_SPEED, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw POSIXError(.EIO) }

@@ -2,10 +2,11 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraTiles
+import Testing
+
 @testable import TesseraServer
 
 @Suite("Serving pyramids, Deep Zoom, hostile requests and load")
@@ -15,7 +16,9 @@ struct ServingTests {
         defer { sandbox.cleanUp() }
         // 512-px tiles, not the default 256: the pyramid is kept apart by its tile size.
         // No level held whole: every tile is read from the source until the pyramid is there.
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512 }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.tileSize = 512
+        }
         let source = try await server.service.resolve("big.png")
         let pattern = ServerSandbox.pattern(width: 1300, height: 1000)
         try await server.test { client in
@@ -30,8 +33,10 @@ struct ServingTests {
             let cacheRoot = sandbox.cache + "/" + source.identity.description
             #expect(FileManager.default.fileExists(atPath: cacheRoot + "/iiif-512/info.json"))
             // An aligned tile is the stored tile's bytes, at every scale factor, whichever size form asks for it.
-            for (request, stored) in [("512,512,512,488/512,488", "512,512,512,488/512,488"), ("0,0,1024,1000/512,", "0,0,1024,1000/512,500"),
-                                      ("full/325,250", "0,0,1300,1000/325,250"), ("1024,0,276,1000/138,500", "1024,0,276,1000/138,500")] {
+            for (request, stored) in [
+                ("512,512,512,488/512,488", "512,512,512,488/512,488"), ("0,0,1024,1000/512,", "0,0,1024,1000/512,500"),
+                ("full/325,250", "0,0,1300,1000/325,250"), ("1024,0,276,1000/138,500", "1024,0,276,1000/138,500"),
+            ] {
                 try await client.execute(uri: "/iiif/3/big.png/\(request)/0/default.jpg", method: .get) { response in
                     #expect(response.status == .ok)
                     let bytes = try Data(contentsOf: URL(fileURLWithPath: cacheRoot + "/iiif-512/\(stored)/0/default.jpg"))
@@ -56,8 +61,9 @@ struct ServingTests {
         defer { sandbox.cleanUp() }
         // What `tessera tile --layout dzi` writes: the same builder with its defaults.
         let reference = sandbox.base + "/reference"
-        _ = try await PyramidBuilder.build(.file(sandbox.root + "/big.png"), name: "big", outputDirectory: reference,
-                                           options: PyramidOptions(layout: .deepZoom()))
+        _ = try await PyramidBuilder.build(
+            .file(sandbox.root + "/big.png"), name: "big", outputDirectory: reference,
+            options: PyramidOptions(layout: .deepZoom()))
         try await sandbox.server().test { client in
             try await client.execute(uri: "/dzi/big.png.dzi", method: .get) { response in
                 #expect(response.status == .ok)
@@ -87,7 +93,8 @@ struct ServingTests {
         try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/photo-400x300.png", toPath: sandbox.root + "/.hidden.png")
         let hostile = [
             "..%2Fsecret.png", "%2e%2e%2Fsecret.png", "%2E%2e%2fsecret.png", "%252e%252e%252Fsecret.png", "..%252Fsecret.png",
-            "sub%20dir%2F..%2F..%2Fsecret.png", "%2Fetc%2Fpasswd", "%2F" + sandbox.base.dropFirst().replacingOccurrences(of: "/", with: "%2F") + "%2Fsecret.png",
+            "sub%20dir%2F..%2F..%2Fsecret.png", "%2Fetc%2Fpasswd",
+            "%2F" + sandbox.base.dropFirst().replacingOccurrences(of: "/", with: "%2F") + "%2Fsecret.png",
             "sub%20dir%5C..%5C..%5Csecret.png", "photo-400x300.png%00.jpg", ".hidden.png", "sub%20dir%2F%2Fnested.png", "%2e",
             "link.png", "%", "%zz", "%C0%AE%C0%AE%2Fsecret.png",
         ]
@@ -113,7 +120,9 @@ struct ServingTests {
         defer { sandbox.cleanUp() }
         try ImageEncoder.encode(ServerSandbox.pattern(width: 400, height: 300), as: .webp(quality: 80))
             .write(to: URL(fileURLWithPath: sandbox.root + "/decoded-whole.webp"))
-        try await sandbox.server { $0.sourcePixelLimit = 100_000; $0.streamedRowPixelLimit = 1000 }.test { client in
+        try await sandbox.server {
+            $0.sourcePixelLimit = 100_000; $0.streamedRowPixelLimit = 1000
+        }.test { client in
             for name in ["broken-truncated.jpg", "broken-random.jpg"] {
                 try await client.execute(uri: "/iiif/3/\(name)/full/max/0/default.jpg", method: .get) { response in
                     #expect(response.status.code >= 400 && response.status.code < 600, "\(name)")
@@ -146,7 +155,9 @@ struct ServingTests {
             try await client.execute(uri: "/health", method: .get) { #expect($0.status == .ok) }
         }
         // Flooded, with a worker and one queue slot: every request is answered, some with 503, none otherwise.
-        try await sandbox.server { $0.queueLimit = 1; $0.workerCount = 1 }.test { client in
+        try await sandbox.server {
+            $0.queueLimit = 1; $0.workerCount = 1
+        }.test { client in
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for width in 100..<124 {
                     group.addTask { try await client.execute(uri: "/iiif/3/big.png/full/\(width),/0/default.png", method: .get).status }
@@ -208,14 +219,18 @@ struct ServingTests {
                 .write(to: URL(fileURLWithPath: sandbox.root + "/p\(index).png"))
         }
         // One pyramid's size, then a server with room for about two of them.
-        let measuring = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0 }
+        let measuring = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0
+        }
         try await measuring.test { client in
             try await client.execute(uri: "/iiif/3/p0.png/0,0,512,512/512,512/0/default.jpg", method: .get) { #expect($0.status == .ok) }
             await measuring.service.backgroundBuildsFinished()
         }
         let limit = measuring.service.pyramids.totalBytes * 5 / 2
         try FileManager.default.removeItem(atPath: sandbox.cache)
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.cacheByteLimit = limit }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.cacheByteLimit = limit
+        }
         try await server.test { client in
             // The third request is for another tile: a repeat would come from the response cache and
             // not touch the pyramid at all. Each first request starts a build, finished before the next.

@@ -3,10 +3,11 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import StorageTestSupport
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraStorage
+import Testing
+
 @testable import TesseraServer
 
 /// `tessera serve` over object storage, against a real SeaweedFS: originals read from a bucket by
@@ -45,11 +46,12 @@ struct SharedStorageTests {
 
     /// The builds under each source's identity in the shared store: `{identity}/{build}/…` prefixes.
     private func builds(in store: S3ObjectStore) async throws -> Set<String> {
-        Set(try await store.listAll(prefix: "").compactMap { object -> String? in
-            let parts = object.key.split(separator: "/")
-            guard parts.count > 2, !parts[1].hasSuffix(".lease") else { return nil }
-            return parts[0] + "/" + parts[1]
-        })
+        Set(
+            try await store.listAll(prefix: "").compactMap { object -> String? in
+                let parts = object.key.split(separator: "/")
+                guard parts.count > 2, !parts[1].hasSuffix(".lease") else { return nil }
+                return parts[0] + "/" + parts[1]
+            })
     }
 
     private func get(_ server: TesseraServer, _ uri: String) async throws -> (status: HTTPResponse.Status, body: Data) {
@@ -65,12 +67,16 @@ struct SharedStorageTests {
     @Test func aRootInS3AnswersAsTheSameFilesOnDiskDo() async throws {
         let (sandbox, originals, _) = try await stores("root")
         defer { sandbox.cleanUp() }
-        let fromDisk = try sandbox.server { $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.cacheDirectory = sandbox.base + "/cache-disk" }
+        let fromDisk = try sandbox.server {
+            $0.smallSourcePixelLimit = 0; $0.levelPixelLimit = 0; $0.cacheDirectory = sandbox.base + "/cache-disk"
+        }
         let fromS3 = try server(sandbox, root: originals, shared: nil, instance: "s3")
-        for uri in ["/iiif/3/big.png/info.json", "/iiif/3/big.png/0,0,256,256/256,/0/default.jpg",
-                    "/iiif/3/big.png/300,200,600,500/max/0/default.png", "/iiif/3/jpeg-baseline.jpg/full/max/90/gray.png",
-                    "/iiif/3/sub%20dir%2Fnested.png/full/100,/0/default.jpg",
-                    "/dzi/big.png.dzi", "/dzi/big.png_files/9/1_0.jpeg"] {
+        for uri in [
+            "/iiif/3/big.png/info.json", "/iiif/3/big.png/0,0,256,256/256,/0/default.jpg",
+            "/iiif/3/big.png/300,200,600,500/max/0/default.png", "/iiif/3/jpeg-baseline.jpg/full/max/90/gray.png",
+            "/iiif/3/sub%20dir%2Fnested.png/full/100,/0/default.jpg",
+            "/dzi/big.png.dzi", "/dzi/big.png_files/9/1_0.jpeg",
+        ] {
             let disk = try await get(fromDisk, uri), s3 = try await get(fromS3, uri)
             #expect(disk.status == .ok && s3.status == .ok, "\(uri): \(disk.status) \(s3.status)")
             if uri.hasSuffix("info.json") {

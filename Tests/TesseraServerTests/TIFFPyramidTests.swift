@@ -1,13 +1,13 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import Testing
 import TesseraCodecs
 import TesseraCore
-import TesseraTiles
-@testable import TesseraServer
 import TesseraTestSupport
+import TesseraTiles
+import Testing
 
+@testable import TesseraServer
 
 @Suite("Tiled multi-resolution TIFF")
 struct TIFFPyramidTests {
@@ -31,8 +31,11 @@ struct TIFFPyramidTests {
             for row in 0..<((level.height + 127) / 128) {
                 for column in 0..<((level.width + 127) / 128) {
                     let tile = try pyramid.tile(level: index, column: column, row: row)
-                    let expected = try #require(level.cropped(to: PixelRect(
-                        x: column * 128, y: row * 128, width: min(128, level.width - column * 128), height: min(128, level.height - row * 128))))
+                    let expected = try #require(
+                        level.cropped(
+                            to: PixelRect(
+                                x: column * 128, y: row * 128, width: min(128, level.width - column * 128), height: min(128, level.height - row * 128)
+                            )))
                     #expect(tile == expected, "level \(index) tile \(column),\(row)")
                 }
             }
@@ -96,7 +99,8 @@ struct TIFFPyramidTests {
                 let uri = "/iiif/3/pyramid.tif/\(x),\(y),\(width),\(height)/\((width + (1 << reduction) - 1) >> reduction),/0/default.png"
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .ok, "\(uri)")
-                let expected = try #require(level.cropped(to: PixelRect(x: 128, y: 0, width: min(128, level.width - 128), height: min(128, level.height))))
+                let expected = try #require(
+                    level.cropped(to: PixelRect(x: 128, y: 0, width: min(128, level.width - 128), height: min(128, level.height))))
                 #expect(try decodePixels(response.body) == expected, "\(uri)")
             }
             // A region across tiles, at the level that serves it: seams and offsets show.
@@ -114,7 +118,9 @@ struct TIFFPyramidTests {
         defer { sandbox.cleanUp() }
         // Two levels of 1000×700 in 128-px tiles: the coarsest is far bigger than 2×2 tiles.
         _ = try write(TestTIFF.encode(Array(levels.prefix(2)), layout: .tiles(128)), in: sandbox.root, as: "shallow.tif")
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 10_000; $0.levelPixelLimit = 0 }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 10_000; $0.levelPixelLimit = 0
+        }
         try await server.test { client in
             let response = try await client.execute(uri: "/iiif/3/shallow.tif/info.json", method: .get)
             let info = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(response.body.readableBytesView))
@@ -171,14 +177,17 @@ struct OrientationServingTests {
                 let (columns, rows) = (layout.columnSpans(reduction: 0)[1], layout.rowSpans(reduction: 0)[0])
                 let tile = try decodePixels(try await client.execute(uri: "/dzi/turned.tif_files/\(layout.maxLevel)/1_0.jpeg", method: .get).body)
                 #expect(tile.size == PixelSize(width: columns.count, height: rows.count))
-                let tileReference = try #require(upright.cropped(to: PixelRect(x: columns.lowerBound, y: 0, width: columns.count, height: rows.count)))
+                let tileReference = try #require(
+                    upright.cropped(to: PixelRect(x: columns.lowerBound, y: 0, width: columns.count, height: rows.count)))
                 // Nearer the right pixels than the same tile one pixel off in any direction.
                 let served = tile.converted(to: .rgb8)
                 let error = meanDifference(served, tileReference)
                 for (dx, dy) in [(-1, 0), (1, 0), (0, 1)] {
                     // (Shifts that would leave the image are skipped.)
-                    guard let shifted = upright.cropped(to: PixelRect(
-                        x: columns.lowerBound + dx, y: dy, width: columns.count, height: rows.count))
+                    guard
+                        let shifted = upright.cropped(
+                            to: PixelRect(
+                                x: columns.lowerBound + dx, y: dy, width: columns.count, height: rows.count))
                     else { continue }
                     #expect(error < meanDifference(served, shifted), "\(path) Deep Zoom, off by (\(dx), \(dy))")
                 }

@@ -2,10 +2,11 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraVideo
+import Testing
+
 @testable import TesseraServer
 
 @Suite("Video API")
@@ -42,9 +43,13 @@ struct VideoRouteTests {
                 #expect(response.headers[.contentRange] == "bytes */\(file.count)")
             }
             // A range for another version of the file gets the whole (current) file.
-            try await client.execute(uri: "/video/sub%20dir%2Fclip.mp4", method: .get,
-                                     headers: [.range: "bytes=0-9", .ifRange: "\"stale\""]) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/video/sub%20dir%2Fclip.mp4", method: .get, headers: [.ifNoneMatch: tag]) { #expect($0.status == .notModified) }
+            try await client.execute(
+                uri: "/video/sub%20dir%2Fclip.mp4", method: .get,
+                headers: [.range: "bytes=0-9", .ifRange: "\"stale\""]
+            ) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/video/sub%20dir%2Fclip.mp4", method: .get, headers: [.ifNoneMatch: tag]) {
+                #expect($0.status == .notModified)
+            }
             try await client.execute(uri: "/video/sub%20dir%2Fclip.mp4", method: .head) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentLength] == String(file.count))
@@ -99,7 +104,9 @@ struct VideoRouteTests {
                 #expect(response.headers[.contentType] == "text/vtt; charset=utf-8")
                 let text = String(buffer: response.body)
                 #expect(text.hasPrefix("WEBVTT\n"))
-                #expect(text.contains("00:00:01.000 --> 00:00:02.000\n/video/sub%20dir%2Fclip.mp4/sprite.jpg?frames=4&height=36&mode=keyframe#xywh=64,0,64,36\n"))
+                #expect(
+                    text.contains(
+                        "00:00:01.000 --> 00:00:02.000\n/video/sub%20dir%2Fclip.mp4/sprite.jpg?frames=4&height=36&mode=keyframe#xywh=64,0,64,36\n"))
             }
             for query in ["frames=0", "frames=201", "height=8", "height=1000", "mode=slow", "frames=x"] {
                 try await client.execute(uri: "/video/sub%20dir%2Fclip.mp4/sprite.jpg?" + query, method: .get) { response in
@@ -136,7 +143,9 @@ struct VideoRouteTests {
                 var polls = 0
                 repeat {
                     try await Task.sleep(for: .milliseconds(50))
-                    status = try await client.execute(uri: url, method: .get) { try JSONDecoder().decode(Status.self, from: Data($0.body.readableBytesView)) }
+                    status = try await client.execute(uri: url, method: .get) {
+                        try JSONDecoder().decode(Status.self, from: Data($0.body.readableBytesView))
+                    }
                     polls += 1
                 } while (status.state == "queued" || status.state == "running") && polls < 1200
                 #expect(status.state == "done", "\(status.error ?? "")")

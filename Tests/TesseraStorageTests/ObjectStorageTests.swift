@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraStorage
 
 @Suite("Object storage: signing, keys, configuration, the file store")
@@ -17,9 +18,10 @@ struct ObjectStorageTests {
             headers: [("Host", "examplebucket.s3.amazonaws.com"), ("Range", "bytes=0-9")],
             payloadHash: SigV4Signer.emptyPayloadHash, date: Date(timeIntervalSince1970: 1_369_353_600))  // 2013-05-24
         let authorization = try #require(headers.first { $0.0 == "Authorization" }?.1)
-        #expect(authorization == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
-            + "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
-            + "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+        #expect(
+            authorization == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
+                + "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
+                + "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
         #expect(headers.contains { $0 == ("x-amz-date", "20130524T000000Z") })
     }
 
@@ -32,18 +34,23 @@ struct ObjectStorageTests {
         }
         let token = S3Credentials(accessKeyID: "ASIAEXAMPLE", secretAccessKey: "secret/with+chars=", sessionToken: "FwoGZXIvYXdzEJr//token==")
         let cases = [
-            Case(method: "GET", host: "127.0.0.1:8333", path: "/tiles/a b/ünïcode+plus&amp=.jpg", query: [],
-                 headers: [("Range", "bytes=100-199")], payload: Data(), credentials: Self.exampleCredentials, region: "us-east-1"),
-            Case(method: "GET", host: "127.0.0.1:8333", path: "/tiles",
-                 query: [("prefix", "p/q r"), ("list-type", "2"), ("max-keys", "1000"), ("continuation-token", "a+b/c=")],
-                 headers: [], payload: Data(), credentials: Self.exampleCredentials, region: "eu-west-3"),
-            Case(method: "PUT", host: "bucket.s3.eu-central-1.amazonaws.com", path: "/dzi_files/0/0_0.jpeg", query: [],
-                 headers: [("If-None-Match", "*"), ("Content-Type", "image/jpeg"), ("X-Amz-Meta-Note", "  two   spaces  ")],
-                 payload: Data((0..<1000).map { UInt8($0 % 251) }), credentials: token, region: "eu-central-1"),
-            Case(method: "POST", host: "localhost:9000", path: "/b/big.bin", query: [("uploads", "")], headers: [],
-                 payload: Data(), credentials: Self.exampleCredentials, region: "us-east-1"),
-            Case(method: "PUT", host: "localhost:9000", path: "/b/big.bin", query: [("uploadId", "2~abc/def"), ("partNumber", "10")],
-                 headers: [], payload: Data("part".utf8), credentials: Self.exampleCredentials, region: "us-east-1"),
+            Case(
+                method: "GET", host: "127.0.0.1:8333", path: "/tiles/a b/ünïcode+plus&amp=.jpg", query: [],
+                headers: [("Range", "bytes=100-199")], payload: Data(), credentials: Self.exampleCredentials, region: "us-east-1"),
+            Case(
+                method: "GET", host: "127.0.0.1:8333", path: "/tiles",
+                query: [("prefix", "p/q r"), ("list-type", "2"), ("max-keys", "1000"), ("continuation-token", "a+b/c=")],
+                headers: [], payload: Data(), credentials: Self.exampleCredentials, region: "eu-west-3"),
+            Case(
+                method: "PUT", host: "bucket.s3.eu-central-1.amazonaws.com", path: "/dzi_files/0/0_0.jpeg", query: [],
+                headers: [("If-None-Match", "*"), ("Content-Type", "image/jpeg"), ("X-Amz-Meta-Note", "  two   spaces  ")],
+                payload: Data((0..<1000).map { UInt8($0 % 251) }), credentials: token, region: "eu-central-1"),
+            Case(
+                method: "POST", host: "localhost:9000", path: "/b/big.bin", query: [("uploads", "")], headers: [],
+                payload: Data(), credentials: Self.exampleCredentials, region: "us-east-1"),
+            Case(
+                method: "PUT", host: "localhost:9000", path: "/b/big.bin", query: [("uploadId", "2~abc/def"), ("partNumber", "10")],
+                headers: [], payload: Data("part".utf8), credentials: Self.exampleCredentials, region: "us-east-1"),
         ]
         let date = Date(timeIntervalSince1970: 1_795_496_462)
         var ours: [String] = []
@@ -244,7 +251,8 @@ enum ObjectLeaseContract {
         await #expect(throws: ObjectLeaseError.lost(name: lost)) {
             _ = try await owner.holding(doomed) {
                 // Another server creates the next generation, as a takeover would.
-                #expect(try await store.create(lost + ".lease/" + String(format: "%012d", doomed.generation + 1), Data("thief".utf8), contentType: nil))
+                #expect(
+                    try await store.create(lost + ".lease/" + String(format: "%012d", doomed.generation + 1), Data("thief".utf8), contentType: nil))
                 try await Task.sleep(for: .seconds(3600))  // cancelled by the failed renewal
                 return 0
             }

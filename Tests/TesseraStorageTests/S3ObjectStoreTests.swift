@@ -1,9 +1,10 @@
 import Foundation
-import Testing
+import StorageTestSupport
 import TesseraCodecs
 import TesseraCore
+import Testing
+
 @testable import TesseraStorage
-import StorageTestSupport
 
 @Suite("S3 object store against a real SeaweedFS", .seaweedFS, .serialized)
 struct S3ObjectStoreTests {
@@ -24,14 +25,18 @@ struct S3ObjectStoreTests {
     @Test func imagesStreamFromTheStoreInRanges() async throws {
         let store = try await server.store(bucket: "sources", throughProxy: true)
         let fixtures = SeaweedFS.root.appendingPathComponent("Tests/Fixtures")
-        let names = ["jpeg-progressive.jpg", "png-adam7-rgba-8.png", "gif-animated.gif", "webp-animated.webp", "heic-basic.heic",
-                     "tiff-rgba-deflate.tif"]
+        let names = [
+            "jpeg-progressive.jpg", "png-adam7-rgba-8.png", "gif-animated.gif", "webp-animated.webp", "heic-basic.heic",
+            "tiff-rgba-deflate.tif",
+        ]
         for name in names { try await store.put(name, Data(contentsOf: fixtures.appendingPathComponent(name))) }
         var state: UInt32 = 1
-        let noise = PixelBuffer(width: 1200, height: 1200, format: .rgb8, bytes: (0..<(1200 * 1200 * 3)).map { _ in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return UInt8(truncatingIfNeeded: state >> 24)
-        })
+        let noise = PixelBuffer(
+            width: 1200, height: 1200, format: .rgb8,
+            bytes: (0..<(1200 * 1200 * 3)).map { _ in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            })
         let big = try ImageEncoder.encode(noise, as: .jpeg(quality: 95))
         #expect(big.count > 4 * 256 << 10)
         try await store.put("big.jpg", big)
@@ -52,19 +57,23 @@ struct S3ObjectStoreTests {
         await #expect(throws: ObjectStorageError.notFound(key: "nope.jpg")) { _ = try await ObjectByteRange(store: store, key: "nope.jpg") }
         let broken = try await ObjectByteRange(store: store, key: "jpeg-progressive.jpg")
         try server.fault("mode=status&code=500&count=100")
-        await #expect(performing: { try await Thumbnailer().thumbnail(.ranged(broken), options: options) }, throws: { error in
-            // The transfer's failure, not a truncated or corrupt file.
-            guard case ImageDecodingError.transferFailed = error else { return false }
-            return ErrorCategory(of: error) == .network
-        })
+        await #expect(
+            performing: { try await Thumbnailer().thumbnail(.ranged(broken), options: options) },
+            throws: { error in
+                // The transfer's failure, not a truncated or corrupt file.
+                guard case ImageDecodingError.transferFailed = error else { return false }
+                return ErrorCategory(of: error) == .network
+            })
         try server.fault("mode=none")
         // Failing after the header's range: libjpeg's reads through the FILE fail mid-image.
         let bigReader = try await ObjectByteRange(store: store, key: "big.jpg")
         try server.fault("mode=status&code=500&count=100&after=1")
-        await #expect(performing: { try await Thumbnailer().thumbnail(.ranged(bigReader), options: options) }, throws: { error in
-            guard case ImageDecodingError.transferFailed = error else { return false }
-            return true
-        })
+        await #expect(
+            performing: { try await Thumbnailer().thumbnail(.ranged(bigReader), options: options) },
+            throws: { error in
+                guard case ImageDecodingError.transferFailed = error else { return false }
+                return true
+            })
         try server.fault("mode=none")
     }
 
@@ -103,10 +112,12 @@ struct S3ObjectStoreTests {
             credentials: S3Credentials(accessKeyID: SeaweedFS.credentials.accessKeyID, secretAccessKey: "wrong"))
         configuration.retryBaseDelay = .milliseconds(1)
         let before = try server.proxyStats().forwarded
-        await #expect(performing: { try await S3ObjectStore(configuration).put("x", Data("x".utf8)) }, throws: { error in
-            guard case ObjectStorageError.serviceError(403, _, _) = error else { return false }
-            return true
-        })
+        await #expect(
+            performing: { try await S3ObjectStore(configuration).put("x", Data("x".utf8)) },
+            throws: { error in
+                guard case ObjectStorageError.serviceError(403, _, _) = error else { return false }
+                return true
+            })
         #expect(try server.proxyStats().forwarded == before + 1, "a 403 is final: one request")
     }
 
@@ -125,10 +136,12 @@ struct S3ObjectStoreTests {
     @Test func aStoreDownLongerThanTheRetriesGivesAnErrorAndStoresNothing() async throws {
         let store = try await server.store(bucket: "outage", throughProxy: true)
         try server.fault("mode=status&code=503&count=100")
-        await #expect(performing: { try await store.put("never", Data("x".utf8)) }, throws: { error in
-            guard case ObjectStorageError.serviceError(503, "SlowDown", _) = error else { return false }
-            return ErrorCategory(of: error) == .network
-        })
+        await #expect(
+            performing: { try await store.put("never", Data("x".utf8)) },
+            throws: { error in
+                guard case ObjectStorageError.serviceError(503, "SlowDown", _) = error else { return false }
+                return ErrorCategory(of: error) == .network
+            })
         #expect(try server.proxyStats().faulted >= 4)
         try server.fault("mode=none")
         #expect(try await store.head("never") == nil, "a failed put leaves nothing")

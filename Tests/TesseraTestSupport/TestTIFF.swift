@@ -8,7 +8,10 @@ public import TesseraCore
 /// must never show.
 public enum TestTIFF {
     /// Rows a strip, or the side of square tiles, in pixels.
-    public enum Layout: Sendable { case strips(rows: Int), tiles(Int) }
+    public enum Layout: Sendable {
+        case strips(rows: Int)
+        case tiles(Int)
+    }
 
     /// `levels` (RGB, 8-bit) as one TIFF, each a directory; `iccProfile`, when given, in the first
     /// directory's tag 34675.
@@ -71,11 +74,15 @@ public enum TestTIFF {
             ]
             switch layout {
             case .strips(let rows):
-                entries += [(273, 4, count, offsetsEntry), (274, 3, 1, UInt32(orientation.rawValue)), (277, 3, 1, 3),
-                            (278, 4, 1, UInt32(rows)), (279, 4, count, countsEntry), (284, 3, 1, 1)]
+                entries += [
+                    (273, 4, count, offsetsEntry), (274, 3, 1, UInt32(orientation.rawValue)), (277, 3, 1, 3),
+                    (278, 4, 1, UInt32(rows)), (279, 4, count, countsEntry), (284, 3, 1, 1),
+                ]
             case .tiles(let tile):
-                entries += [(274, 3, 1, UInt32(orientation.rawValue)), (277, 3, 1, 3), (284, 3, 1, 1), (322, 4, 1, UInt32(tile)),
-                            (323, 4, 1, UInt32(tile)), (324, 4, count, offsetsEntry), (325, 4, count, countsEntry)]
+                entries += [
+                    (274, 3, 1, UInt32(orientation.rawValue)), (277, 3, 1, 3), (284, 3, 1, 1), (322, 4, 1, UInt32(tile)),
+                    (323, 4, 1, UInt32(tile)), (324, 4, count, offsetsEntry), (325, 4, count, countsEntry),
+                ]
             }
             if index == 0, let iccProfile { entries.append((34675, 7, UInt32(iccProfile.count), profileAt)) }
             append16(UInt16(entries.count))

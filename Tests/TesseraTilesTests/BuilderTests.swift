@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCodecs
 import TesseraCore
+import Testing
+
 @testable import TesseraTiles
 
 @Suite("Building pyramids")
@@ -32,8 +33,9 @@ struct BuilderTests {
     }
 
     // A JPEG's levels 1–3 are its DCT-scaled decodes instead (SourceLevelsTests checks them).
-    @Test("reassembled PNG tiles equal the source at full size and its 2×2 reductions below",
-          arguments: ["photo-400x300.png", "photo-alpha-400x300.png", "png-adam7-rgb-8.png", "gif-single.gif"])
+    @Test(
+        "reassembled PNG tiles equal the source at full size and its 2×2 reductions below",
+        arguments: ["photo-400x300.png", "photo-alpha-400x300.png", "png-adam7-rgb-8.png", "gif-single.gif"])
     func reassembly(name: String) async throws {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
@@ -47,7 +49,8 @@ struct BuilderTests {
             #expect(expected.size == size)
             for (row, rows) in layout.rowSpans(reduction: reduction).enumerated() {
                 for (column, columns) in layout.columnSpans(reduction: reduction).enumerated() {
-                    let path = output.appendingPathComponent(layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: "png")).path
+                    let path = output.appendingPathComponent(layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: "png"))
+                        .path
                     let tile = try ImageDecoder().decode(.file(path)).pixels
                     #expect(tile.size == PixelSize(width: columns.count, height: rows.count))
                     for (ty, y) in rows.enumerated() where ty % 7 == 0 || y == rows.upperBound - 1 {
@@ -67,8 +70,9 @@ struct BuilderTests {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         let options = PyramidOptions(layout: .iiif(tileSize: 128, baseURL: "https://example.org/iiif/"), jobs: 2)
-        _ = try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("jpeg-exif-thumbnail.jpg").path),
-                                     name: "img", outputDirectory: output.path, options: options)
+        _ = try await PyramidBuilder.build(
+            .file(fixtures.appendingPathComponent("jpeg-exif-thumbnail.jpg").path),
+            name: "img", outputDirectory: output.path, options: options)
         let info = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent("img/info.json"))) as! [String: Any]
         #expect(info["id"] as? String == "https://example.org/iiif/img")
         #expect(info["type"] as? String == "ImageService3" && info["profile"] as? String == "level0")
@@ -100,8 +104,9 @@ struct BuilderTests {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         let options = PyramidOptions(layout: .xyz(tileSize: 256), encoding: .png(), jobs: 1)
-        let summary = try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path),
-                                               name: "m", outputDirectory: output.path, options: options)
+        let summary = try await PyramidBuilder.build(
+            .file(fixtures.appendingPathComponent("photo-400x300.png").path),
+            name: "m", outputDirectory: output.path, options: options)
         #expect(summary.levels == 2 && summary.tiles == 5)
         let corner = try ImageDecoder().decode(.file(output.appendingPathComponent("m/1/1/1.png").path)).pixels
         #expect(corner.size == PixelSize(width: 256, height: 256))
@@ -113,8 +118,9 @@ struct BuilderTests {
         let output = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: output) }
         await #expect(throws: ImageDecodingError.self) {
-            try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("broken-truncated.png").path),
-                                     name: "t", outputDirectory: output.path, options: PyramidOptions())
+            try await PyramidBuilder.build(
+                .file(fixtures.appendingPathComponent("broken-truncated.png").path),
+                name: "t", outputDirectory: output.path, options: PyramidOptions())
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
     }
@@ -129,9 +135,11 @@ struct BuilderTests {
             for index in pixels.bytes.indices { pixels.bytes[index] = UInt8(truncatingIfNeeded: index * 7) }
             let path = directory.appendingPathComponent("\(width)x\(height).png")
             try ImageEncoder.encode(pixels, as: .png(compressionLevel: 1)).write(to: path)
-            return try await PyramidBuilder.build(.file(path.path), name: "s\(width)x\(height)", outputDirectory: directory.path,
-                                            options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), jobs: 1))
-                .peakHeldRowBytes
+            return try await PyramidBuilder.build(
+                .file(path.path), name: "s\(width)x\(height)", outputDirectory: directory.path,
+                options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), jobs: 1)
+            )
+            .peakHeldRowBytes
         }
         let short = try await held(width: 300, height: 400)
         let tall = try await held(width: 300, height: 4000)
@@ -160,8 +168,9 @@ struct PyramidCancellationTests {
         let pause = PauseOnce()
         let started = WorkProgress { fraction in if fraction > 0.3 { pause.pause() } }
         let build = Task {
-            try await PyramidBuilder.build(.file(source.path), name: "big", outputDirectory: output.path,
-                                           options: PyramidOptions(encoding: .png()), progress: started)
+            try await PyramidBuilder.build(
+                .file(source.path), name: "big", outputDirectory: output.path,
+                options: PyramidOptions(encoding: .png()), progress: started)
         }
         while !pause.isPaused { try await Task.sleep(for: .milliseconds(1)) }
         build.cancel()
@@ -171,8 +180,9 @@ struct PyramidCancellationTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
 
         let progress = WorkProgress()
-        _ = try await PyramidBuilder.build(.file(CLIFixtures.photo), name: "p", outputDirectory: output.path,
-                                           options: PyramidOptions(), progress: progress)
+        _ = try await PyramidBuilder.build(
+            .file(CLIFixtures.photo), name: "p", outputDirectory: output.path,
+            options: PyramidOptions(), progress: progress)
         #expect(progress.isFinished && progress.fraction == 1)
     }
 }
@@ -191,7 +201,11 @@ private final class PauseOnce: Sendable {
     }
 
     var isPaused: Bool { lock.withLock { state == 1 } }
-    func resume() { lock.withLock { state = 2; lock.broadcast() } }
+    func resume() {
+        lock.withLock {
+            state = 2; lock.broadcast()
+        }
+    }
 }
 
 private enum CLIFixtures {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraTiles
 
 /// A synthetic pyramid: every tile a flat colour, some tiles failing a set number of times, and
@@ -36,8 +37,9 @@ actor FakeSource: TiledImageSource {
         }
         let columns = layout.columnSpans(reduction: id.reduction)[id.column]
         let rows = layout.rowSpans(reduction: id.reduction)[id.row]
-        return PixelBuffer(width: columns.count, height: rows.count, format: .rgb8,
-                           bytes: [UInt8](repeating: UInt8(100 + id.reduction * 10), count: columns.count * rows.count * 3))
+        return PixelBuffer(
+            width: columns.count, height: rows.count, format: .rgb8,
+            bytes: [UInt8](repeating: UInt8(100 + id.reduction * 10), count: columns.count * rows.count * 3))
     }
 
     func release() {

@@ -1,5 +1,6 @@
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraTiles
 
 @Suite("Tile layout math")
@@ -39,8 +40,9 @@ struct LayoutTests {
     func levelSizes() {
         let layout = DeepZoomLayout(imageSize: PixelSize(width: 1001, height: 3), name: "a")
         #expect(layout.maxLevel == 10)
-        #expect((0..<layout.levelCount).map { layout.levelSize(reduction: $0).width }
-            == [1001, 501, 251, 126, 63, 32, 16, 8, 4, 2, 1])
+        #expect(
+            (0..<layout.levelCount).map { layout.levelSize(reduction: $0).width }
+                == [1001, 501, 251, 126, 63, 32, 16, 8, 4, 2, 1])
         for k in 0..<layout.levelCount {
             #expect(layout.levelSize(reduction: k).width == Int((1001.0 / Double(1 << k)).rounded(.up)))
         }
@@ -50,11 +52,12 @@ struct LayoutTests {
     func iiif() {
         let layout = IIIFLayout(imageSize: PixelSize(width: 400, height: 300), name: "img", tileSize: 256)
         #expect(layout.scaleFactors == [1, 2])
-        #expect(Set(layout.allTilePaths(fileExtension: "jpg")) == [
-            "img/0,0,256,256/256,256/0/default.jpg", "img/256,0,144,256/144,256/0/default.jpg",
-            "img/0,256,256,44/256,44/0/default.jpg", "img/256,256,144,44/144,44/0/default.jpg",
-            "img/0,0,400,300/200,150/0/default.jpg",
-        ])
+        #expect(
+            Set(layout.allTilePaths(fileExtension: "jpg")) == [
+                "img/0,0,256,256/256,256/0/default.jpg", "img/256,0,144,256/144,256/0/default.jpg",
+                "img/0,256,256,44/256,44/0/default.jpg", "img/256,256,144,44/144,44/0/default.jpg",
+                "img/0,0,400,300/200,150/0/default.jpg",
+            ])
         #expect(layout.aliasPaths(reduction: 1, column: 0, row: 0, fileExtension: "jpg") == ["img/full/200,150/0/default.jpg"])
         #expect(layout.aliasPaths(reduction: 0, column: 0, row: 0, fileExtension: "jpg").isEmpty)
         let odd = IIIFLayout(imageSize: PixelSize(width: 1001, height: 1001), name: "i", tileSize: 512)

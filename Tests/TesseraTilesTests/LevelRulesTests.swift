@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTiles
+import Testing
 
 /// The level-choice cases of Tests/Fixtures/rules/levels.json, which the web viewer's `level.js`
 /// also runs (Tests/Browser/test_viewer.py): the two implementations cannot drift apart.

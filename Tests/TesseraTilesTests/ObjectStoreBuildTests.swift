@@ -1,9 +1,10 @@
 import Foundation
 import StorageTestSupport
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraStorage
+import Testing
+
 @testable import TesseraTiles
 
 @Suite("Building pyramids into S3 (SeaweedFS)", .seaweedFS, .serialized)
@@ -23,7 +24,10 @@ struct ObjectStoreBuildTests {
         #expect(summary.tiles == local.tiles && summary.bytes == local.bytes)
         let objects = try await store.listAll(prefix: "a/b/")
         let files = FileManager.default.enumerator(atPath: directory.path)!.compactMap { $0 as? String }
-            .filter { !$0.hasSuffix("_files") && !$0.contains(".tessera-") && (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent($0).path)) == nil }
+            .filter {
+                !$0.hasSuffix("_files") && !$0.contains(".tessera-")
+                    && (try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent($0).path)) == nil
+            }
         #expect(Set(objects.map { String($0.key.dropFirst("a/b/".count)) }) == Set(files))
         #expect(objects.count == summary.tiles + 1, "every tile and the descriptor")
         for file in files {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TesseraCodecs
 import TesseraCore
+import Testing
+
 @testable import TesseraTiles
 
 /// The region core's promise: a level's pixels read from the source, whole or any rectangle of
@@ -31,7 +32,8 @@ struct SourceLevelsTests {
     /// neighbours across every window edge), baseline or progressive.
     static func detailedJPEG(progressive: Bool) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "tessera-levels-\(progressive ? "progressive" : "baseline")-\(UUID().uuidString).jpg").path
+            "tessera-levels-\(progressive ? "progressive" : "baseline")-\(UUID().uuidString).jpg"
+        ).path
         try ImageEncoder.encode(detailedPixels(), as: .jpeg(quality: 80, progressive: progressive)).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -71,7 +73,8 @@ struct SourceLevelsTests {
             }
             for (row, rows) in layout.rowSpans(reduction: reduction).enumerated() {
                 for (column, columns) in layout.columnSpans(reduction: reduction).enumerated() {
-                    let path = output.appendingPathComponent(layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: "png")).path
+                    let path = output.appendingPathComponent(layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: "png"))
+                        .path
                     let stored = try ImageDecoder().decode(.file(path)).pixels
                     let rect = PixelRect(x: columns.lowerBound, y: rows.lowerBound, width: columns.count, height: rows.count)
                     #expect(whole.cropped(to: rect) == stored, "\(name) level \(reduction) tile \(column),\(row) from the whole level")
@@ -111,8 +114,9 @@ struct SourceLevelsTests {
         return PixelBuffer(width: width, height: height, format: image.format, bytes: bytes)
     }
 
-    @Test("a JPEG's levels are its DCT-scaled decodes (1/2, 1/4, 1/8), halved below 1/8; other formats' are halvings of the full decode",
-          arguments: ["generated-baseline.jpg", "jpeg-cmyk.jpg", "photo-400x300.png"])
+    @Test(
+        "a JPEG's levels are its DCT-scaled decodes (1/2, 1/4, 1/8), halved below 1/8; other formats' are halvings of the full decode",
+        arguments: ["generated-baseline.jpg", "jpeg-cmyk.jpg", "photo-400x300.png"])
     func levelDefinition(name: String) throws {
         let (source, cleanup) = try Self.source(name)
         defer { cleanup.map { try? FileManager.default.removeItem(atPath: $0) } }
@@ -142,11 +146,13 @@ struct SourceLevelsTests {
         let corner = PixelRect(x: 1100, y: 800, width: 103, height: 101)
         #expect(jpegLevels.cost(of: corner, reduction: 0) == RegionCost(decodedPixelCount: 103 * 101, rowsPassedOver: 800))
         // Level 4 is the 1/8 decode halved once: its rectangle doubles.
-        #expect(jpegLevels.cost(of: PixelRect(x: 10, y: 10, width: 5, height: 5), reduction: 4)
+        #expect(
+            jpegLevels.cost(of: PixelRect(x: 10, y: 10, width: 5, height: 5), reduction: 4)
                 == RegionCost(decodedPixelCount: 100, rowsPassedOver: 20))
         let png = ImageSource.file(Self.fixtures.appendingPathComponent("photo-400x300.png").path)
         let pngLevels = SourceLevels(png, properties: try ImageDecoder().probe(png), options: DecodeOptions())
-        #expect(pngLevels.cost(of: PixelRect(x: 0, y: 100, width: 10, height: 50), reduction: 0)
+        #expect(
+            pngLevels.cost(of: PixelRect(x: 0, y: 100, width: 10, height: 50), reduction: 0)
                 == RegionCost(decodedPixelCount: 400 * 150, rowsPassedOver: 100))
     }
 }

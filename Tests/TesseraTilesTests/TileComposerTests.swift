@@ -1,5 +1,6 @@
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraTiles
 
 /// Regions composed from the tiles of a level, on a canvas that is not zeroed first.
@@ -77,9 +78,11 @@ struct TileComposerTests {
 
     /// Resampling rows as they are assembled gives the bytes that composing and then resampling
     /// gives, short tile included.
-    @Test(arguments: [(PixelRect(x: 100, y: 150, width: 700, height: 500), PixelSize(width: 512, height: 366)),
-                      (PixelRect(x: 0, y: 0, width: 1000, height: 700), PixelSize(width: 600, height: 420)),
-                      (PixelRect(x: 250, y: 250, width: 300, height: 20), PixelSize(width: 200, height: 13))])
+    @Test(arguments: [
+        (PixelRect(x: 100, y: 150, width: 700, height: 500), PixelSize(width: 512, height: 366)),
+        (PixelRect(x: 0, y: 0, width: 1000, height: 700), PixelSize(width: 600, height: 420)),
+        (PixelRect(x: 250, y: 250, width: 300, height: 20), PixelSize(width: 200, height: 13)),
+    ])
     func rowsResampledAsTheyAreAssembledMatchTheCanvas(_ rect: PixelRect, _ size: PixelSize) throws {
         let tileSize = PixelSize(width: 256, height: 256)
         let tile = { (column: Int, row: Int) in Self.tile(column, row, damaged: (1, 1), short: 10) }

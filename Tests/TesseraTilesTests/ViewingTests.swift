@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TesseraCodecs
 import TesseraCore
-@testable import TesseraTiles
 import TesseraTestSupport
+import Testing
+
+@testable import TesseraTiles
 
 @Suite("Viewing pyramids")
 struct ViewingTests {
@@ -22,8 +23,8 @@ struct ViewingTests {
             // Between k and k + 1: k still meets the density.
             #expect(selector.reduction(screenPixelsPerImagePixel: density * 0.75, levelCount: levels) == min(k, levels - 1))
         }
-        #expect(selector.reduction(screenPixelsPerImagePixel: 40, levelCount: levels) == 0)        // magnified
-        #expect(selector.reduction(screenPixelsPerImagePixel: 1e-9, levelCount: levels) == 9)     // tiny
+        #expect(selector.reduction(screenPixelsPerImagePixel: 40, levelCount: levels) == 0)  // magnified
+        #expect(selector.reduction(screenPixelsPerImagePixel: 1e-9, levelCount: levels) == 9)  // tiny
         #expect(selector.reduction(screenPixelsPerImagePixel: 0, levelCount: levels) == 9)
         #expect(LevelSelector(bias: -1).reduction(screenPixelsPerImagePixel: 0.25, levelCount: levels) == 1)
         #expect(LevelSelector(bias: 1).reduction(screenPixelsPerImagePixel: 0.25, levelCount: levels) == 3)
@@ -36,8 +37,11 @@ struct ViewingTests {
         let corner = layout.tiles(reduction: 0, covering: ImageRect(minX: 0, minY: 0, maxX: 254, maxY: 254))
         #expect(corner == [TileID(reduction: 0, column: 0, row: 0)])
         let straddling = layout.tiles(reduction: 0, covering: ImageRect(minX: 250, minY: 500, maxX: 260, maxY: 700))
-        #expect(Set(straddling) == [TileID(reduction: 0, column: 0, row: 1), TileID(reduction: 0, column: 1, row: 1),
-                                    TileID(reduction: 0, column: 0, row: 2), TileID(reduction: 0, column: 1, row: 2)])
+        #expect(
+            Set(straddling) == [
+                TileID(reduction: 0, column: 0, row: 1), TileID(reduction: 0, column: 1, row: 1),
+                TileID(reduction: 0, column: 0, row: 2), TileID(reduction: 0, column: 1, row: 2),
+            ])
         let all = layout.tiles(reduction: 0, covering: ImageRect(minX: 400, minY: 200, maxX: 600, maxY: 400), ring: 5)
         #expect(all.count == 12)
         #expect(all.first == TileID(reduction: 0, column: 1, row: 1))  // the core nearest the centre
@@ -67,8 +71,9 @@ struct ViewingTests {
     func pyramid() async throws -> (source: LocalPyramidSource, image: PixelBuffer, cleanup: URL) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-view-\(UUID().uuidString)")
         let path = fixtures.appendingPathComponent("photo-400x300.png").path
-        _ = try await PyramidBuilder.build(.file(path), name: "p", outputDirectory: output.path,
-                                     options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), encoding: .png(), jobs: 2))
+        _ = try await PyramidBuilder.build(
+            .file(path), name: "p", outputDirectory: output.path,
+            options: PyramidOptions(layout: .deepZoom(tileSize: 64, overlap: 1), encoding: .png(), jobs: 2))
         return (try LocalPyramidSource(path: output.path), try ImageDecoder().decode(.file(path)).pixels, output)
     }
 
@@ -84,8 +89,9 @@ struct ViewingTests {
         return TileRenderer().render(view, layout: layout, reduction: reduction) { tiles[$0] }
     }
 
-    @Test("renders match a direct resize of the same region, zoomed out, at 1:1 and magnified, without seams",
-          arguments: [(0.5, 28.0), (0.75, 28.0), (1.0, 33.0), (2.5, 30.0)])
+    @Test(
+        "renders match a direct resize of the same region, zoomed out, at 1:1 and magnified, without seams",
+        arguments: [(0.5, 28.0), (0.75, 28.0), (1.0, 33.0), (2.5, 30.0)])
     func renderQuality(zoom: Double, minimum: Double) async throws {
         let (source, image, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -99,14 +105,16 @@ struct ViewingTests {
         #expect(value >= minimum, "PSNR \(value) dB at zoom \(zoom)")
     }
 
-    @Test("every layout tessera tile writes opens from its directory and renders the same view",
-          arguments: [PyramidLayout.iiif(tileSize: 128), .xyz(tileSize: 128), .thTiled(tileSize: 128)])
+    @Test(
+        "every layout tessera tile writes opens from its directory and renders the same view",
+        arguments: [PyramidLayout.iiif(tileSize: 128), .xyz(tileSize: 128), .thTiled(tileSize: 128)])
     func everyLayoutOpens(layout: PyramidLayout) async throws {
         let (reference, _, directory) = try await pyramid()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("other")
-        _ = try await PyramidBuilder.build(.file(fixtures.appendingPathComponent("photo-400x300.png").path), name: "q",
-                                     outputDirectory: output.path, options: PyramidOptions(layout: layout, encoding: .png(), jobs: 2))
+        _ = try await PyramidBuilder.build(
+            .file(fixtures.appendingPathComponent("photo-400x300.png").path), name: "q",
+            outputDirectory: output.path, options: PyramidOptions(layout: layout, encoding: .png(), jobs: 2))
         let source = try LocalPyramidSource(path: output.path)
         if case .xyz = layout {
             #expect(source.imageSize == PixelSize(width: 512, height: 384))  // padded to whole tiles
@@ -159,14 +167,15 @@ struct ViewingTests {
     /// The same check's other edges: a side past 2⁶² hung Deep Zoom's level count and overflowed
     /// the level sizes, a huge tile or overlap overflowed the spans, and a tiny tile over a long side
     /// made millions of spans.
-    @Test("descriptors whose geometry no pyramid has are refused",
-          arguments: [
-              ("info.json", #"{"width": 4000, "height": 3000, "tiles": [{"width": 9223372036854775807}]}"#),
-              ("info.json", #"{"width": 16777217, "height": 1, "tiles": [{"width": 256}]}"#),
-              ("p.dzi", #"<Image Format="jpeg" Overlap="1" TileSize="254"><Size Height="3000" Width="4611686018427387904"/></Image>"#),
-              ("p.dzi", #"<Image Format="jpeg" Overlap="9223372036854775807" TileSize="254"><Size Height="30" Width="40"/></Image>"#),
-              ("p.dzi", #"<Image Format="jpeg" Overlap="0" TileSize="1"><Size Height="65537" Width="1"/></Image>"#),
-          ])
+    @Test(
+        "descriptors whose geometry no pyramid has are refused",
+        arguments: [
+            ("info.json", #"{"width": 4000, "height": 3000, "tiles": [{"width": 9223372036854775807}]}"#),
+            ("info.json", #"{"width": 16777217, "height": 1, "tiles": [{"width": 256}]}"#),
+            ("p.dzi", #"<Image Format="jpeg" Overlap="1" TileSize="254"><Size Height="3000" Width="4611686018427387904"/></Image>"#),
+            ("p.dzi", #"<Image Format="jpeg" Overlap="9223372036854775807" TileSize="254"><Size Height="30" Width="40"/></Image>"#),
+            ("p.dzi", #"<Image Format="jpeg" Overlap="0" TileSize="1"><Size Height="65537" Width="1"/></Image>"#),
+        ])
     func hostileDescriptors(name: String, contents: String) throws {
         #expect { try openDescriptor(name, Data(contents.utf8)) } throws: { isInvalidDescriptor($0) }
     }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraVideo
 
 @Suite("Trimming clips")
@@ -31,8 +32,9 @@ struct ClipExporterTests {
         #expect(VideoFixtures.index(of: first.image) == 30)
     }
 
-    @Test("in MPEG-TS (no index) and Matroska (sparse cues) too, a copy opens on the keyframe at or before the start and a re-encode on the frame at it",
-          arguments: ["transport.ts", "matroska.mkv"], [1.5, 2.5, 3.5])
+    @Test(
+        "in MPEG-TS (no index) and Matroska (sparse cues) too, a copy opens on the keyframe at or before the start and a re-encode on the frame at it",
+        arguments: ["transport.ts", "matroska.mkv"], [1.5, 2.5, 3.5])
     func otherContainers(file: String, start: Double) async throws {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -68,8 +70,9 @@ struct ClipExporterTests {
         #expect(try await VideoAsset.load(path: webm).codec == "vp9")
     }
 
-    @Test("exact re-encoding starts on the first frame at or after the start and ends at the end",
-          arguments: [(1.5, 3.2), (0.7, 1.0), (0.0, 4.0), (2.01, 2.5)])
+    @Test(
+        "exact re-encoding starts on the first frame at or after the start and ends at the end",
+        arguments: [(1.5, 3.2), (0.7, 1.0), (0.0, 4.0), (2.01, 2.5)])
     func exact(start: Double, end: Double) async throws {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -103,8 +106,9 @@ struct ClipExporterTests {
         }
     }
 
-    @Test("ranges outside the video, empty or reversed are refused before anything is written",
-          arguments: [(-1.0, 2.0), (3.0, 5.0), (2.0, 2.0), (3.0, 1.0), (Double.nan, 1.0)])
+    @Test(
+        "ranges outside the video, empty or reversed are refused before anything is written",
+        arguments: [(-1.0, 2.0), (3.0, 5.0), (2.0, 2.0), (3.0, 1.0), (Double.nan, 1.0)])
     func badRanges(start: Double, end: Double) async throws {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -120,10 +124,12 @@ struct ClipExporterTests {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         await #expect(throws: VideoError.self) {
-            try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: 0, to: 1, output: directory.appendingPathComponent("clip.xyz").path)
+            try await ClipExporter.trim(
+                path: VideoFixtures.path("gop1.mp4"), from: 0, to: 1, output: directory.appendingPathComponent("clip.xyz").path)
         }
         await #expect(throws: VideoError.self) {
-            try await ClipExporter.trim(path: VideoFixtures.path("gop1.mp4"), from: 0, to: 1, output: directory.appendingPathComponent("missing/clip.mp4").path)
+            try await ClipExporter.trim(
+                path: VideoFixtures.path("gop1.mp4"), from: 0, to: 1, output: directory.appendingPathComponent("missing/clip.mp4").path)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }

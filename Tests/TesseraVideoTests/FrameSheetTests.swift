@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraVideo
 
 @Suite("Strip images, sprite sheets and WebVTT tracks")
@@ -27,19 +28,20 @@ struct FrameSheetTests {
             path: VideoFixtures.path("gop1.mp4"), request: FrameStripRequest(frameCount: 3, sizing: .height(36)))
         let sheet = FrameSheet(strip: strip, columns: 2)
         let track = WebVTTThumbnails.track(strip: strip, sheet: sheet, imageURL: "sprite.jpg")
-        #expect(track == """
-            WEBVTT
+        #expect(
+            track == """
+                WEBVTT
 
-            00:00:00.000 --> 00:00:01.333
-            sprite.jpg#xywh=0,0,64,36
+                00:00:00.000 --> 00:00:01.333
+                sprite.jpg#xywh=0,0,64,36
 
-            00:00:01.333 --> 00:00:02.667
-            sprite.jpg#xywh=64,0,64,36
+                00:00:01.333 --> 00:00:02.667
+                sprite.jpg#xywh=64,0,64,36
 
-            00:00:02.667 --> 00:00:04.000
-            sprite.jpg#xywh=0,36,64,36
+                00:00:02.667 --> 00:00:04.000
+                sprite.jpg#xywh=0,36,64,36
 
-            """)
+                """)
         #expect(WebVTTThumbnails.timestamp(3725.5) == "01:02:05.500")
     }
 }

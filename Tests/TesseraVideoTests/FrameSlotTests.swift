@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraVideo
 
 @Suite("Frame slots")

@@ -1,11 +1,13 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraVideo
 
 @Suite("Frame strips")
 struct FrameStripTests {
-    static let cases: [(String, Int)] = ["gop1.mp4", "gop2.mp4", "fragmented.mp4"].flatMap { file in [4, 5, 7, 12].map { (file, $0) } } + [("short.mp4", 3), ("short.mp4", 4)]
+    static let cases: [(String, Int)] =
+        ["gop1.mp4", "gop2.mp4", "fragmented.mp4"].flatMap { file in [4, 5, 7, 12].map { (file, $0) } } + [("short.mp4", 3), ("short.mp4", 4)]
 
     /// Two decoders, however many cores the machine has; each case gets a generator of its own, so
     /// no strip comes from another case's cache.
@@ -35,7 +37,8 @@ struct FrameStripTests {
         let strip = try await strip(file, count, .fast)
         for frame in strip.frames {
             let keyframe = entry.keyframeTimes.last { $0 <= frame.slot.target + 1e-6 }!
-            let expected = keyframe >= frame.slot.start - 1e-6
+            let expected =
+                keyframe >= frame.slot.start - 1e-6
                 ? entry.keyframe(at: frame.slot.target)
                 : entry.exact(at: frame.slot.start)
             #expect(VideoFixtures.index(of: frame.image) == expected, "slot \(frame.slot.index)")
@@ -61,8 +64,9 @@ struct FrameStripTests {
         }
     }
 
-    @Test("MPEG-TS (no index, first frame at 1.4 s), Matroska (cues, not every frame) and VP9 in WebM sample like MP4",
-          arguments: ["transport.ts", "matroska.mkv", "vp9.webm"], [4, 7, 12])
+    @Test(
+        "MPEG-TS (no index, first frame at 1.4 s), Matroska (cues, not every frame) and VP9 in WebM sample like MP4",
+        arguments: ["transport.ts", "matroska.mkv", "vp9.webm"], [4, 7, 12])
     func otherContainers(file: String, count: Int) async throws {
         let entry = VideoFixtures.manifest[file]!
         let exact = try await strip(file, count, .exact)
@@ -88,8 +92,9 @@ struct FrameStripTests {
         }
     }
 
-    @Test("frames keep the display aspect: rotated and non-square-pixel videos come out upright and unsquashed",
-          arguments: ["rotated.mp4", "anamorphic.mp4", "gop1.mp4"])
+    @Test(
+        "frames keep the display aspect: rotated and non-square-pixel videos come out upright and unsquashed",
+        arguments: ["rotated.mp4", "anamorphic.mp4", "gop1.mp4"])
     func aspectAndRotation(file: String) async throws {
         let entry = VideoFixtures.manifest[file]!
         let strip = try await strip(file, 2, .exact, height: 120)
@@ -134,16 +139,19 @@ struct FrameStripTests {
             3: .success((2.5, image(3))), 4: .failure(.decodeFailed(reason: "z")),
         ]
         let request = FrameStripRequest(frameCount: 5, sizing: .height(2))
-        let asset = VideoAsset(path: "", duration: 4, frameRate: 30, storedSize: PixelSize(width: 2, height: 2), sampleAspectRatio: 1,
-                               clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [0], frameCount: 120)
-        let strip = try FrameStripGenerator.assemble(slots: slots, results: results, asset: asset, request: request, frameSize: PixelSize(width: 2, height: 2))
+        let asset = VideoAsset(
+            path: "", duration: 4, frameRate: 30, storedSize: PixelSize(width: 2, height: 2), sampleAspectRatio: 1,
+            clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [0], frameCount: 120)
+        let strip = try FrameStripGenerator.assemble(
+            slots: slots, results: results, asset: asset, request: request, frameSize: PixelSize(width: 2, height: 2))
         #expect(strip.frames.count == 5)
         #expect(strip.frames.map(\.filledFrom) == [1, nil, 1, nil, 3])
         #expect(strip.frames.map { $0.image.bytes[0] } == [1, 1, 1, 3, 3])
         #expect(strip.failures.map(\.slot) == [0, 2, 4])
         #expect(throws: VideoError.self) {
-            try FrameStripGenerator.assemble(slots: slots, results: results.mapValues { _ in .failure(.empty) }, asset: asset,
-                                             request: request, frameSize: PixelSize(width: 2, height: 2))
+            try FrameStripGenerator.assemble(
+                slots: slots, results: results.mapValues { _ in .failure(.empty) }, asset: asset,
+                request: request, frameSize: PixelSize(width: 2, height: 2))
         }
     }
 
@@ -161,9 +169,10 @@ struct FrameStripTests {
 
     /// A 60 s video with a keyframe every 8 s, cut into 20 slots of 3 s: the shape of the benchmark.
     private static func longGOPAsset() -> VideoAsset {
-        VideoAsset(path: "", duration: 60, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
-                   clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: stride(from: 0, to: 60, by: 8).map(Double.init),
-                   frameCount: 1800)
+        VideoAsset(
+            path: "", duration: 60, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+            clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: stride(from: 0, to: 60, by: 8).map(Double.init),
+            frameCount: 1800)
     }
 
     @Test("fast mode takes the keyframe only when it lies in the slot before the centre; keyframe mode the nearest")
@@ -181,15 +190,17 @@ struct FrameStripTests {
         #expect(nearest[0] == .keyframe(0))
         #expect(nearest[1] == .keyframe(8))  // centre 4.5: 8 is nearer than 0
         #expect(nearest[19] == .keyframe(56))  // centre 58.5: no keyframe after it
-        let unindexed = VideoAsset(path: "", duration: 60, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
-                                   clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [], frameCount: nil)
+        let unindexed = VideoAsset(
+            path: "", duration: 60, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+            clockwiseQuarterTurns: 0, codec: "h264", hasAudio: false, keyframeTimes: [], frameCount: nil)
         #expect(FramePick(slot: slots[3], asset: unindexed, mode: .keyframe) == .nearestKeyframe(to: 10.5))
         #expect(FramePick(slot: slots[3], asset: unindexed, mode: .fast) == .firstFrame(atOrAfter: 9))
         // Keyframes 4096 and 8192 ticks of 1/15360 s lie equally far from 0.4 s, but not in binary
         // floating point: still a tie, which the earlier one wins.
-        let av1 = VideoAsset(path: "", duration: 4, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
-                             clockwiseQuarterTurns: 0, codec: "av1", hasAudio: false, keyframeTimes: [0, 4096.0 / 15360, 8192.0 / 15360],
-                             frameCount: 120)
+        let av1 = VideoAsset(
+            path: "", duration: 4, frameRate: 30, storedSize: PixelSize(width: 16, height: 9), sampleAspectRatio: 1,
+            clockwiseQuarterTurns: 0, codec: "av1", hasAudio: false, keyframeTimes: [0, 4096.0 / 15360, 8192.0 / 15360],
+            frameCount: 120)
         #expect(FramePick(slot: FrameSlot.slots(duration: 4, count: 5)[0], asset: av1, mode: .keyframe) == .keyframe(4096.0 / 15360))
     }
 

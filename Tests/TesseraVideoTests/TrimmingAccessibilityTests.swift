@@ -1,12 +1,15 @@
 import Testing
+
 @testable import TesseraVideo
 
 @Suite("Trimming accessibility: the WAI-ARIA multi-thumb slider")
 struct TrimmingAccessibilityTests {
-    @Test("times read m:ss.t, with hours from one hour", arguments: [
-        (12.5, "0:12.5"), (3723, "1:02:03.0"), (0, "0:00.0"), (59.96, "1:00.0"),
-        (600.04, "10:00.0"), (3599.96, "1:00:00.0"), (-2, "0:00.0"), (65.25, "1:05.3"),
-    ])
+    @Test(
+        "times read m:ss.t, with hours from one hour",
+        arguments: [
+            (12.5, "0:12.5"), (3723, "1:02:03.0"), (0, "0:00.0"), (59.96, "1:00.0"),
+            (600.04, "10:00.0"), (3599.96, "1:00:00.0"), (-2, "0:00.0"), (65.25, "1:05.3"),
+        ])
     func timeText(seconds: Double, text: String) {
         #expect(TrimmingTimeFormat.string(seconds: seconds) == text)
     }
@@ -27,9 +30,10 @@ struct TrimmingAccessibilityTests {
     @Test("without frame times a step is 1 s and a page 10 s; home and end reach the limits")
     func secondSteps() {
         var slider = makeSlider(minimumDuration: 2, lower: 4, upper: 28, playhead: 16)
-        #expect(slider.perform(.increment, on: .lower) == [
-            .editingBegan(.lower), .valueChanged(.lower, source: .user), .editingEnded(.lower),
-        ])
+        #expect(
+            slider.perform(.increment, on: .lower) == [
+                .editingBegan(.lower), .valueChanged(.lower, source: .user), .editingEnded(.lower),
+            ])
         #expect(slider.model.lower == 5)
         _ = slider.perform(.pageUp, on: .lower)
         #expect(slider.model.lower == 15)
@@ -79,8 +83,9 @@ struct TrimmingAccessibilityTests {
         var slider = makeSlider()
         _ = slider.touchBegan(x: 44)
         #expect(slider.perform(.increment, on: .lower) == [.valueChanged(.lower, source: .user)])
-        #expect(slider.perform(.increment, on: .upper) == [
-            .editingBegan(.upper), .valueChanged(.upper, source: .user), .editingEnded(.upper),
-        ])
+        #expect(
+            slider.perform(.increment, on: .upper) == [
+                .editingBegan(.upper), .valueChanged(.upper, source: .user), .editingEnded(.upper),
+            ])
     }
 }

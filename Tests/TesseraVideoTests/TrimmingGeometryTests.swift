@@ -1,12 +1,15 @@
 import Testing
+
 @testable import TesseraVideo
 
 @Suite("Trimming geometry: one mapping between seconds and points")
 struct TrimmingGeometryTests {
-    @Test("value → x → value returns the value, for odd sizes and insets too", arguments: [
-        TrimmingSliderGeometry(width: 288, height: 40),
-        TrimmingSliderGeometry(width: 333.3, height: 50, handleWidth: 11, leftInset: 7.5, rightInset: 3),
-    ])
+    @Test(
+        "value → x → value returns the value, for odd sizes and insets too",
+        arguments: [
+            TrimmingSliderGeometry(width: 288, height: 40),
+            TrimmingSliderGeometry(width: 333.3, height: 50, handleWidth: 11, leftInset: 7.5, rightInset: 3),
+        ])
     func roundTrip(geometry: TrimmingSliderGeometry) {
         for seconds in stride(from: 0.0, through: 97.0, by: 0.7) {
             let back = geometry.seconds(at: geometry.x(for: seconds, duration: 97), duration: 97)

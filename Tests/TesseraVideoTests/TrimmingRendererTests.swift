@@ -1,5 +1,6 @@
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraVideo
 
 /// Standard geometry at scale 2: 576 × 80 px; the track spans columns 32..<544, 16 px per second;

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TesseraVideo
 
 /// Tests/Fixtures/rules/trimming.json: the trimming slider's rules as data, shared with the web
@@ -137,10 +138,12 @@ enum TrimmingRules {
         let file = try load()
         return try file.sequences.map { sequence in
             guard let g = file.geometries[sequence.geometry] else { throw Missing.geometry(sequence.geometry) }
-            return Case(sequence: sequence, geometry: TrimmingSliderGeometry(
-                width: g.width, height: g.height, handleWidth: g.handleWidth, barThickness: g.barThickness,
-                leftInset: g.leftInset, rightInset: g.rightInset, playheadWidth: g.playheadWidth,
-                minimumHitWidth: g.minimumHitWidth))
+            return Case(
+                sequence: sequence,
+                geometry: TrimmingSliderGeometry(
+                    width: g.width, height: g.height, handleWidth: g.handleWidth, barThickness: g.barThickness,
+                    leftInset: g.leftInset, rightInset: g.rightInset, playheadWidth: g.playheadWidth,
+                    minimumHitWidth: g.minimumHitWidth))
         }
     }
 
@@ -154,9 +157,10 @@ struct TrimmingRulesTests {
     @Test("the real TrimmingSlider gives every expected value, hit, element and event", arguments: try TrimmingRules.cases())
     func sequence(_ rules: TrimmingRules.Case) throws {
         let model = rules.sequence.model
-        let frameTimes = model.framesPerSecond.map {
-            TrimmingSliderModel.frameTimes(duration: model.duration, framesPerSecond: $0)
-        } ?? model.frameTimes
+        let frameTimes =
+            model.framesPerSecond.map {
+                TrimmingSliderModel.frameTimes(duration: model.duration, framesPerSecond: $0)
+            } ?? model.frameTimes
         var slider = TrimmingSlider(
             model: TrimmingSliderModel(
                 duration: model.duration, minimumDuration: model.minimumDuration ?? 0,
@@ -164,9 +168,10 @@ struct TrimmingRulesTests {
                 upper: model.upper, playhead: model.playhead),
             geometry: rules.geometry)
         let initial = rules.sequence.initial
-        #expect(slider.model.lower == initial.lower && slider.model.upper == initial.upper
+        #expect(
+            slider.model.lower == initial.lower && slider.model.upper == initial.upper
                 && slider.model.playhead == initial.playhead && slider.activeThumb?.rawValue == initial.activeThumb,
-                "initial values: got \(slider.model.lower), \(slider.model.upper), \(slider.model.playhead)")
+            "initial values: got \(slider.model.lower), \(slider.model.upper), \(slider.model.playhead)")
 
         for (index, step) in rules.sequence.steps.enumerated() {
             let at = Comment(rawValue: "step \(index + 1), \(step.do)")
@@ -211,8 +216,11 @@ struct TrimmingRulesTests {
     func coverage() throws {
         let steps = try TrimmingRules.load().sequences.flatMap(\.steps)
         let kinds = Set(steps.map(\.do))
-        #expect(kinds == ["touchBegan", "touchMoved", "touchEnded", "touchCancelled", "setValue", "setSelection",
-                          "perform", "resize", "hitTest", "accessibility"])
+        #expect(
+            kinds == [
+                "touchBegan", "touchMoved", "touchEnded", "touchCancelled", "setValue", "setSelection",
+                "perform", "resize", "hitTest", "accessibility",
+            ])
         #expect(Set(steps.compactMap(\.action)) == Set(TrimmingAccessibilityAction.allCases.map { "\($0)" }))
         #expect(Set(steps.compactMap(\.expect.hit)) == ["lower", "upper", "playhead", "track", "none"])
     }

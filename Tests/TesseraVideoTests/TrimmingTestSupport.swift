@@ -1,4 +1,5 @@
 import TesseraCore
+
 @testable import TesseraVideo
 
 /// 288 × 40 pt with 16 pt handles and no insets: the track runs from x = 16 to x = 272, 256 pt.
@@ -18,8 +19,9 @@ func makeSlider(
 }
 
 func solidFrame(_ color: [UInt8], width: Int = 8, height: Int = 8) -> PixelBuffer {
-    PixelBuffer(width: width, height: height, format: .rgb8,
-                bytes: Array(repeating: color, count: width * height).flatMap { $0 })
+    PixelBuffer(
+        width: width, height: height, format: .rgb8,
+        bytes: Array(repeating: color, count: width * height).flatMap { $0 })
 }
 
 /// The RGB channels of the pixel at (x, y).

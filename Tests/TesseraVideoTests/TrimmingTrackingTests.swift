@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TesseraVideo
 
 /// Slider from `makeSlider`: lower 4 s (x 48), upper 28 s (x 240), playhead 16 s (x 144), 8 pt/s.
@@ -86,9 +87,10 @@ struct TrimmingTrackingTests {
         var slider = makeSlider()
         #expect(slider.touchBegan(x: 44) == [.editingBegan(.lower)])
         #expect(slider.touchMoved(x: 44).isEmpty, "no change, no event")
-        #expect(slider.touchMoved(x: 196) == [
-            .valueChanged(.lower, source: .user), .valueChanged(.playhead, source: .user),
-        ])
+        #expect(
+            slider.touchMoved(x: 196) == [
+                .valueChanged(.lower, source: .user), .valueChanged(.playhead, source: .user),
+            ])
         #expect(slider.touchBegan(x: 239).isEmpty, "a second pointer is ignored while one is tracked")
         #expect(slider.touchEnded(x: 196) == [.editingEnded(.lower)])
         #expect(slider.activeThumb == nil && slider.touchMoved(x: 10).isEmpty)
@@ -108,14 +110,16 @@ struct TrimmingTrackingTests {
         var slider = makeSlider()
         #expect(slider.setValue(20, for: .playhead) == [.valueChanged(.playhead, source: .programmatic)])
         #expect(slider.setValue(20, for: .playhead).isEmpty)
-        #expect(slider.setValue(18, for: .upper) == [
-            .valueChanged(.upper, source: .programmatic), .valueChanged(.playhead, source: .programmatic),
-        ])
+        #expect(
+            slider.setValue(18, for: .upper) == [
+                .valueChanged(.upper, source: .programmatic), .valueChanged(.playhead, source: .programmatic),
+            ])
         _ = slider.touchBegan(x: 44)
-        #expect(slider.setSelection(lower: 8, upper: 16) == [
-            .valueChanged(.lower, source: .programmatic), .valueChanged(.upper, source: .programmatic),
-            .valueChanged(.playhead, source: .programmatic),
-        ])
+        #expect(
+            slider.setSelection(lower: 8, upper: 16) == [
+                .valueChanged(.lower, source: .programmatic), .valueChanged(.upper, source: .programmatic),
+                .valueChanged(.playhead, source: .programmatic),
+            ])
         #expect(slider.activeThumb == .lower)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraVideo
 
 @Suite("Probing videos")
@@ -23,8 +24,9 @@ struct VideoAssetTests {
         #expect(silent.keyframeTimes == VideoFixtures.manifest["gop2.mp4"]!.keyframeTimes)
     }
 
-    @Test("the same frames in other containers: times from the first frame shown, counts only where stated",
-          arguments: [("fragmented.mp4", 120, true), ("transport.ts", nil, false), ("matroska.mkv", nil, false)] as [(String, Int?, Bool)])
+    @Test(
+        "the same frames in other containers: times from the first frame shown, counts only where stated",
+        arguments: [("fragmented.mp4", 120, true), ("transport.ts", nil, false), ("matroska.mkv", nil, false)] as [(String, Int?, Bool)])
     func otherContainers(file: String, frameCount: Int?, completeIndex: Bool) async throws {
         let asset = try await VideoAsset.load(path: VideoFixtures.path(file))
         #expect(abs(asset.duration - 4.0) < 1e-3)
@@ -44,10 +46,12 @@ struct VideoAssetTests {
         #expect(asset.displaySize == PixelSize(width: entry.displayWidth, height: entry.displayHeight))
     }
 
-    @Test("broken and wrong inputs give the error that names the problem", arguments: [
-        ("not-a-video.mp4", "notAVideo"), ("truncated.mp4", "truncated"), ("audio-only.m4a", "noVideoStream"),
-        ("zero-length.mp4", "empty"), ("missing.mp4", "notFound"),
-    ])
+    @Test(
+        "broken and wrong inputs give the error that names the problem",
+        arguments: [
+            ("not-a-video.mp4", "notAVideo"), ("truncated.mp4", "truncated"), ("audio-only.m4a", "noVideoStream"),
+            ("zero-length.mp4", "empty"), ("missing.mp4", "notFound"),
+        ])
     func brokenInputs(file: String, kind: String) async throws {
         do {
             _ = try await VideoAsset.load(path: VideoFixtures.path(file))
@@ -79,7 +83,9 @@ struct VideoAssetTests {
         }
     }
 
-    @Test("damage anywhere in the file (packets, index, a cut end): every strip mode and trim gives a whole result or a typed error, and leaves no partial file")
+    @Test(
+        "damage anywhere in the file (packets, index, a cut end): every strip mode and trim gives a whole result or a typed error, and leaves no partial file"
+    )
     func damagedAnywhere() async throws {
         let directory = try VideoFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -101,7 +107,8 @@ struct VideoAssetTests {
             try Data(damaged).write(to: input)
             for mode in FrameSamplingMode.allCases {
                 do {
-                    let strip = try await generator.strip(path: input.path, request: FrameStripRequest(frameCount: 6, sizing: .height(18), mode: mode))
+                    let strip = try await generator.strip(
+                        path: input.path, request: FrameStripRequest(frameCount: 6, sizing: .height(18), mode: mode))
                     #expect(strip.frames.count == 6)
                     #expect(strip.frames.allSatisfy { $0.image.size == strip.frameSize })
                     outcomes["strip ok", default: 0] += 1

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TesseraCore
+import Testing
+
 @testable import TesseraVideo
 
 /// The committed videos (made by scripts/make-video-fixtures.py) and what ffmpeg said of them.

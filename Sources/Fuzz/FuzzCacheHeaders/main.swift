@@ -1,5 +1,6 @@
 import FoundationEssentials
 import FuzzSupport
+
 @testable import TesseraPipeline
 
 // The caching headers of an HTTP response, as the pipeline reads and keeps them: the input is up to

@@ -2,8 +2,9 @@ import FoundationEssentials
 import FuzzSupport
 import TesseraCore
 import TesseraStorage
-@testable import TesseraServer
+
 @testable import TesseraIIIF
+@testable import TesseraServer
 
 #if canImport(Glibc)
     import Glibc
@@ -32,14 +33,16 @@ let imageSizes = [(1, 1), (7, 3), (300, 200), (1000, 1000), (65_535, 2), (16_383
     .map { PixelSize(width: $0.0, height: $0.1) }
 /// None, the server's default, a width bound alone, and limits that leave almost nothing.
 let limitSets = [
-    IIIFLimits.none, ServerConfiguration(root: root, cacheDirectory: scratch.path).limits, IIIFLimits(maxWidth: 3000), IIIFLimits(maxWidth: 1, maxHeight: 1, maxArea: 1),
+    IIIFLimits.none, ServerConfiguration(root: root, cacheDirectory: scratch.path).limits, IIIFLimits(maxWidth: 3000),
+    IIIFLimits(maxWidth: 1, maxHeight: 1, maxArea: 1),
 ]
 
 /// An accepted identifier names a path inside the root, and resolves only to files inside it.
 func checkIdentifier(_ identifier: String) {
     guard let relative = try? IdentifierResolver.relativePath(of: identifier) else { return }
     let components = relative.split(separator: "/", omittingEmptySubsequences: false)
-    precondition(!relative.hasPrefix("/") && !components.contains { $0.isEmpty || $0 == ".." || $0 == "." },
+    precondition(
+        !relative.hasPrefix("/") && !components.contains { $0.isEmpty || $0 == ".." || $0 == "." },
         "identifier \(identifier) was accepted as the path \(relative)")
     if let source = try? resolver.resolve(identifier) {
         let path = source.path ?? ""
@@ -52,9 +55,10 @@ func checkIdentifier(_ identifier: String) {
 func check(_ resolved: ResolvedIIIFRequest, of request: IIIFImageRequest, imageSize: PixelSize, limits: IIIFLimits) {
     let region = resolved.region, scaled = resolved.scaledSize
     let context = "\(request) on \(imageSize) under \(limits)"
-    precondition(region.x >= 0 && region.y >= 0 && region.width >= 1 && region.height >= 1
-        && region.x < imageSize.width && region.y < imageSize.height
-        && region.width <= imageSize.width - region.x && region.height <= imageSize.height - region.y,
+    precondition(
+        region.x >= 0 && region.y >= 0 && region.width >= 1 && region.height >= 1
+            && region.x < imageSize.width && region.y < imageSize.height
+            && region.width <= imageSize.width - region.x && region.height <= imageSize.height - region.y,
         "\(context) cut \(region)")
     precondition(scaled.width >= 1 && scaled.height >= 1 && limits.violation(by: scaled) == nil, "\(context) made \(scaled)")
     let canonical = resolved.canonicalPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)

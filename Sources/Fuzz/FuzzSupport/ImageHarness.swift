@@ -23,7 +23,8 @@ public enum ImageHarness {
         _ = try? decoder.decode(source)
 
         // Both sizings the thumbnailer has, chosen by the input so each input is repeatable.
-        let sizing: ThumbnailOptions.Sizing = data.count.isMultiple(of: 2)
+        let sizing: ThumbnailOptions.Sizing =
+            data.count.isMultiple(of: 2)
             ? .fit(maxPixelSize: 64) : .box(PixelSize(width: 48, height: 32), mode: .centerCrop)
         let options = ThumbnailOptions(sizing: sizing, embeddedThumbnail: .ifAbsent, maximumPixelCount: maximumPixelCount)
         _ = try? Thumbnailer().thumbnail(source, options: options)
@@ -52,8 +53,12 @@ public enum ImageHarness {
         if let rows = try? ImageRowReader(source, options: DecodeOptions(maximumPixelCount: maximumPixelCount), reduction: reduction) {
             let size = rows.rowSize
             let window = PixelRect(x: size.width / 3, y: size.height / 2, width: max(1, size.width / 4), height: max(1, size.height / 3))
-            try? rows.forEachRow(in: window) { row in precondition(row.count == window.intersection(
-                PixelRect(x: 0, y: 0, width: size.width, height: size.height)).width * rows.format.bytesPerPixel) }
+            try? rows.forEachRow(in: window) { row in
+                precondition(
+                    row.count == window.intersection(
+                        PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+                    ).width * rows.format.bytesPerPixel)
+            }
         }
     }
 }

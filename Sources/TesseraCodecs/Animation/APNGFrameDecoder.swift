@@ -130,11 +130,12 @@ final class APNGFrameDecoder: AnimationFrameDecoding {
             throw .corrupt(reason: "APNG frame \(index + 1) of \(rect.width)×\(rect.height) at \(rect.x),\(rect.y) outside its \(canvas) canvas")
         }
         // The first frame's PREVIOUS means BACKGROUND; there is nothing before it to go back to.
-        let disposal: FrameDisposal = switch control[24] {
-        case 1: .clear
-        case 2: index == 0 ? .clear : .restorePrevious
-        default: .keep
-        }
+        let disposal: FrameDisposal =
+            switch control[24] {
+            case 1: .clear
+            case 2: index == 0 ? .clear : .restorePrevious
+            default: .keep
+            }
         return Frame(rect: rect, disposal: disposal, blending: control[25] == 1 ? .over : .replace)
     }
 
@@ -145,6 +146,9 @@ final class APNGFrameDecoder: AnimationFrameDecoding {
     }
 
     private static func bigEndian(_ value: Int) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 }

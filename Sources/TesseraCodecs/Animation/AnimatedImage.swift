@@ -64,14 +64,15 @@ public struct AnimatedImage: Sendable {
         guard let timing = header.properties.animation else {
             return AnimationFrameReader(still: source, options: options)
         }
-        let decoder: any AnimationFrameDecoding = switch header.kind {
-        case .gif(let gif): try GIFFrameDecoder(source: source, header: gif, timing: timing.frameDurations, options: options)
-        case .webp(let webp):
-            try WebPFrameDecoder(
-                source: source, header: webp, timing: timing.frameDurations, profile: header.properties.iccProfile, options: options)
-        case .png(let png): try APNGFrameDecoder(source: source, header: png, timing: timing.frameDurations, options: options)
-        default: preconditionFailure("only GIF, WebP and PNG headers report an animation")
-        }
+        let decoder: any AnimationFrameDecoding =
+            switch header.kind {
+            case .gif(let gif): try GIFFrameDecoder(source: source, header: gif, timing: timing.frameDurations, options: options)
+            case .webp(let webp):
+                try WebPFrameDecoder(
+                    source: source, header: webp, timing: timing.frameDurations, profile: header.properties.iccProfile, options: options)
+            case .png(let png): try APNGFrameDecoder(source: source, header: png, timing: timing.frameDurations, options: options)
+            default: preconditionFailure("only GIF, WebP and PNG headers report an animation")
+            }
         return AnimationFrameReader(decoder)
     }
 

@@ -49,11 +49,12 @@ final class GIFFrameDecoder: AnimationFrameDecoding {
             ended = true
             return nil
         }
-        let disposal: FrameDisposal = switch control.disposal {
-        case 2: .clear
-        case 3: .restorePrevious
-        default: .keep
-        }
+        let disposal: FrameDisposal =
+            switch control.disposal {
+            case 2: .clear
+            case 3: .restorePrevious
+            default: .keep
+            }
         try drawFrame(disposal: disposal, transparentIndex: control.transparentIndex)
         defer { frameIndex += 1 }
         return AnimationFrame(

@@ -41,7 +41,8 @@ final class WebPFrameDecoder: AnimationFrameDecoding {
         var canvas: UnsafeMutablePointer<UInt8>?
         var timestamp: Int32 = 0
         guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
-            throw frameIndex == 0 ? .corrupt(reason: "libwebp could not decode the first frame")
+            throw frameIndex == 0
+                ? .corrupt(reason: "libwebp could not decode the first frame")
                 : .corrupt(reason: "libwebp could not decode frame \(frameIndex + 1)")
         }
         var pixels = PixelBuffer(

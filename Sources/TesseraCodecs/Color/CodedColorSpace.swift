@@ -61,29 +61,34 @@ struct CodedColorSpace: Hashable, Sendable {
     init(primaries: Int, transfer: Int) throws(Unsupported) {
         let white = SIMD2(0.3127, 0.3290)
         let illuminantC = SIMD2(0.310, 0.316)
-        let (chromaticities, primariesName): (Chromaticities, String) = switch primaries {
-        case 1, 2: (Self.bt709Primaries, "BT.709")
-        case 4: (Chromaticities(white: illuminantC, red: [0.67, 0.33], green: [0.21, 0.71], blue: [0.14, 0.08]), "BT.470 M")
-        case 5: (Chromaticities(white: white, red: [0.64, 0.33], green: [0.29, 0.60], blue: [0.15, 0.06]), "BT.601 625")
-        case 6, 7: (Chromaticities(white: white, red: [0.630, 0.340], green: [0.310, 0.595], blue: [0.155, 0.070]), "BT.601 525")
-        case 8: (Chromaticities(white: illuminantC, red: [0.681, 0.319], green: [0.243, 0.692], blue: [0.145, 0.049]), "generic film")
-        case 9: (Chromaticities(white: white, red: [0.708, 0.292], green: [0.170, 0.797], blue: [0.131, 0.046]), "BT.2020")
-        case 11: (Chromaticities(white: [0.314, 0.351], red: [0.680, 0.320], green: [0.265, 0.690], blue: [0.150, 0.060]), "DCI-P3")
-        case 12: (Chromaticities(white: white, red: [0.680, 0.320], green: [0.265, 0.690], blue: [0.150, 0.060]), "Display P3")
-        case 22: (Chromaticities(white: white, red: [0.630, 0.340], green: [0.295, 0.605], blue: [0.155, 0.077]), "EBU 3213")
-        default: throw Unsupported(description: "colour primaries \(primaries) (H.273) are not supported; colours shown as stored")
-        }
-        let (curve, curveName): (Transfer, String) = switch transfer {
-        case 2, 13: (.sRGB, "sRGB curve")
-        case 1, 6, 14, 15: (.bt709, "BT.709 curve")
-        case 4: (.gamma(2.2), "gamma 2.2")
-        case 5: (.gamma(2.8), "gamma 2.8")
-        case 8: (.gamma(1), "linear")
-        case 16, 18: throw Unsupported(description: "HDR transfer \(transfer == 16 ? "PQ" : "HLG") (H.273 \(transfer)) needs tone mapping; colours shown as stored")
-        default: throw Unsupported(description: "transfer characteristics \(transfer) (H.273) are not supported; colours shown as stored")
-        }
-        self.init(chromaticities: chromaticities, transfer: curve,
-                  name: "\(primariesName), \(curveName) (H.273 primaries \(primaries), transfer \(transfer))")
+        let (chromaticities, primariesName): (Chromaticities, String) =
+            switch primaries {
+            case 1, 2: (Self.bt709Primaries, "BT.709")
+            case 4: (Chromaticities(white: illuminantC, red: [0.67, 0.33], green: [0.21, 0.71], blue: [0.14, 0.08]), "BT.470 M")
+            case 5: (Chromaticities(white: white, red: [0.64, 0.33], green: [0.29, 0.60], blue: [0.15, 0.06]), "BT.601 625")
+            case 6, 7: (Chromaticities(white: white, red: [0.630, 0.340], green: [0.310, 0.595], blue: [0.155, 0.070]), "BT.601 525")
+            case 8: (Chromaticities(white: illuminantC, red: [0.681, 0.319], green: [0.243, 0.692], blue: [0.145, 0.049]), "generic film")
+            case 9: (Chromaticities(white: white, red: [0.708, 0.292], green: [0.170, 0.797], blue: [0.131, 0.046]), "BT.2020")
+            case 11: (Chromaticities(white: [0.314, 0.351], red: [0.680, 0.320], green: [0.265, 0.690], blue: [0.150, 0.060]), "DCI-P3")
+            case 12: (Chromaticities(white: white, red: [0.680, 0.320], green: [0.265, 0.690], blue: [0.150, 0.060]), "Display P3")
+            case 22: (Chromaticities(white: white, red: [0.630, 0.340], green: [0.295, 0.605], blue: [0.155, 0.077]), "EBU 3213")
+            default: throw Unsupported(description: "colour primaries \(primaries) (H.273) are not supported; colours shown as stored")
+            }
+        let (curve, curveName): (Transfer, String) =
+            switch transfer {
+            case 2, 13: (.sRGB, "sRGB curve")
+            case 1, 6, 14, 15: (.bt709, "BT.709 curve")
+            case 4: (.gamma(2.2), "gamma 2.2")
+            case 5: (.gamma(2.8), "gamma 2.8")
+            case 8: (.gamma(1), "linear")
+            case 16, 18:
+                throw Unsupported(
+                    description: "HDR transfer \(transfer == 16 ? "PQ" : "HLG") (H.273 \(transfer)) needs tone mapping; colours shown as stored")
+            default: throw Unsupported(description: "transfer characteristics \(transfer) (H.273) are not supported; colours shown as stored")
+            }
+        self.init(
+            chromaticities: chromaticities, transfer: curve,
+            name: "\(primariesName), \(curveName) (H.273 primaries \(primaries), transfer \(transfer))")
     }
 
     // MARK: - PNG cHRM and gAMA
@@ -104,9 +109,11 @@ struct CodedColorSpace: Hashable, Sendable {
             chromaticities = Chromaticities(white: points[0], red: points[1], green: points[2], blue: points[3])
             // Writers round sRGB's values to 5 digits: within 0.0001 they are sRGB's own.
             let own = Self.bt709Primaries
-            let near = [(chromaticities.white, own.white), (chromaticities.red, own.red),
-                        (chromaticities.green, own.green), (chromaticities.blue, own.blue)]
-                .allSatisfy { abs($0.0.x - $0.1.x) <= 0.0001 && abs($0.0.y - $0.1.y) <= 0.0001 }
+            let near = [
+                (chromaticities.white, own.white), (chromaticities.red, own.red),
+                (chromaticities.green, own.green), (chromaticities.blue, own.blue),
+            ]
+            .allSatisfy { abs($0.0.x - $0.1.x) <= 0.0001 && abs($0.0.y - $0.1.y) <= 0.0001 }
             if near { chromaticities = own }
         }
         var transfer = Transfer.sRGB
@@ -158,7 +165,8 @@ struct CodedColorSpace: Hashable, Sendable {
         var white = xyY(chromaticities.white)
         var primaries = cmsCIExyYTRIPLE(Red: xyY(chromaticities.red), Green: xyY(chromaticities.green), Blue: xyY(chromaticities.blue))
         var curves: [OpaquePointer?] = [curve, curve, curve]
-        let created = isGray
+        let created =
+            isGray
             ? library.cmsCreateGrayProfile(&white, curve) : library.cmsCreateRGBProfile(&white, &primaries, &curves)
         guard let profile = created else { return nil }
         defer { _ = library.cmsCloseProfile(profile) }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CTesseraLCMS
 public import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What a decode does with an embedded colour profile.
 public enum ColorManagement: Sendable, Hashable {
@@ -82,7 +83,7 @@ final class ColorConverter: Sendable {
     /// milliseconds, longer than converting a thumbnail.
     func prepare(_ profile: ICCProfile, format: PixelFormat) {
         guard profile.colorSpace == .rgb || profile.colorSpace == .gray,
-              transforms.withLock({ $0.value(for: Key(profile: profile, format: format)) }) == nil
+            transforms.withLock({ $0.value(for: Key(profile: profile, format: format)) }) == nil
         else { return }
         Task.detached(priority: .userInitiated) { _ = self.transform(from: profile, format: format) }
     }
@@ -194,12 +195,14 @@ final class ColorTransform: @unchecked Sendable {
         profile: ICCProfile?, input type: cmsUInt32Number, output: cmsUInt32Number, format: PixelFormat, tables: Bool = true
     ) {
         guard let library = tessera_lcms_load(nil, 0)?.pointee else { return nil }
-        let opened = profile.map { profile in
-            profile.data.withUnsafeBytes { library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
-        } ?? library.cmsCreateLab4Profile(nil)
+        let opened =
+            profile.map { profile in
+                profile.data.withUnsafeBytes { library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) }
+            } ?? library.cmsCreateLab4Profile(nil)
         guard let source = opened else { return nil }
         defer { _ = library.cmsCloseProfile(source) }
-        let flags = cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)
+        let flags =
+            cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE)
             | (format.hasAlpha ? cmsUInt32Number(cmsFLAGS_COPY_ALPHA) : 0)
         let intent = cmsUInt32Number(INTENT_PERCEPTUAL)
         self.library = library

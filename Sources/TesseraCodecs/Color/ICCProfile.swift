@@ -49,13 +49,14 @@ public struct ICCProfile: Sendable, Hashable {
             tags[String(decoding: data[entry..<entry + 4], as: UTF8.self)] = (offset, size)
         }
         self.data = data.count == declared ? data : Array(data[..<declared])
-        colorSpace = switch String(decoding: data[16..<20], as: UTF8.self) {
-        case "RGB ": .rgb
-        case "GRAY": .gray
-        case "CMYK": .cmyk
-        case "Lab ": .lab
-        default: .other
-        }
+        colorSpace =
+            switch String(decoding: data[16..<20], as: UTF8.self) {
+            case "RGB ": .rgb
+            case "GRAY": .gray
+            case "CMYK": .cmyk
+            case "Lab ": .lab
+            default: .other
+            }
         description = tags["desc"].flatMap { Self.text(data[$0.offset..<$0.offset + $0.size]) }
     }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CTesseraLCMS
 import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// An 8-bit colour transform to sRGB in table form, for the profiles where tables are exact:
 /// LittleCMS's answer at a fraction of its cost a pixel (its 8-bit path unpacks to 16 bits and
@@ -49,8 +50,8 @@ struct SeparableColorTable: Sendable {
     /// on a grid of colours.
     init?(rgbFrom source: cmsHPROFILE, format: PixelFormat, intent: cmsUInt32Number, flags: cmsUInt32Number, library: TesseraLCMS) {
         guard format == .rgb8 || format == .rgba8,
-              let light = Self.linearLight(source, of: Self.grid, intent: intent, flags: flags, library: library),
-              let made = Self.tables(Array(light[..<Self.probeCount]))
+            let light = Self.linearLight(source, of: Self.grid, intent: intent, flags: flags, library: library),
+            let made = Self.tables(Array(light[..<Self.probeCount]))
         else { return nil }
         bytesPerPixel = format.bytesPerPixel
         kind = .rgb(columns: made.columns, encode: made.encode)
@@ -118,9 +119,10 @@ struct SeparableColorTable: Sendable {
         var curves: [OpaquePointer?] = [curve, curve, curve]
         guard let linear = library.cmsCreateRGBProfile(&white, &primaries, &curves) else { return nil }
         defer { _ = library.cmsCloseProfile(linear) }
-        guard let transform = library.cmsCreateTransform(
-            source, tessera_lcms_type_rgb_8, linear, tessera_lcms_type_rgb_flt, intent,
-            flags & ~cmsUInt32Number(cmsFLAGS_COPY_ALPHA))
+        guard
+            let transform = library.cmsCreateTransform(
+                source, tessera_lcms_type_rgb_8, linear, tessera_lcms_type_rgb_flt, intent,
+                flags & ~cmsUInt32Number(cmsFLAGS_COPY_ALPHA))
         else { return nil }
         defer { library.cmsDeleteTransform(transform) }
         var probes = [UInt8](repeating: 0, count: probeCount * 3)
@@ -164,7 +166,7 @@ struct SeparableColorTable: Sendable {
             lowest = min(lowest, low)
             highest = max(highest, high)
         }
-        let offset = (lowest >> fractionBits) // ≤ 0: the step index 0 of the table.
+        let offset = (lowest >> fractionBits)  // ≤ 0: the step index 0 of the table.
         for value in 0..<256 { columns[value] &-= SIMD4(repeating: offset << fractionBits) }
         let size = Int((highest >> fractionBits) - offset) + 1
         return (columns, encodingTable(from: Int(offset), count: size))

@@ -84,8 +84,9 @@ final class HEIFDecoder {
             return
         }
         do throws(CodedColorSpace.Unsupported) {
-            properties.attachColorSpace(try CodedColorSpace(
-                primaries: Int(nclx.pointee.color_primaries.rawValue), transfer: Int(nclx.pointee.transfer_characteristics.rawValue)))
+            properties.attachColorSpace(
+                try CodedColorSpace(
+                    primaries: Int(nclx.pointee.color_primaries.rawValue), transfer: Int(nclx.pointee.transfer_characteristics.rawValue)))
         } catch {
             properties.warnings.append(error.description)
         }

@@ -67,8 +67,9 @@ public final class ImageRowReader {
     public func forEachRow(
         context: WorkContext = .uncancellable, lookaheadRows: Int = 0, _ body: (UnsafeBufferPointer<UInt8>) -> Void
     ) throws(ImageDecodingError) {
-        try forEachRow(in: PixelRect(x: 0, y: 0, width: rowSize.width, height: rowSize.height),
-                       context: context, lookaheadRows: lookaheadRows, body)
+        try forEachRow(
+            in: PixelRect(x: 0, y: 0, width: rowSize.width, height: rowSize.height),
+            context: context, lookaheadRows: lookaheadRows, body)
     }
 
     /// Calls `body` with each row of `window` (rectangle of the image at ``rowReduction``, clipped
@@ -83,11 +84,13 @@ public final class ImageRowReader {
         let bytesPerPixel = format.bytesPerPixel
         let whole = window.size == rowSize
         if let reader = try header.scanlineReader(
-            options: options, jpegDenominator: 1 << rowReduction, window: whole ? nil : window) {
+            options: options, jpegDenominator: 1 << rowReduction, window: whole ? nil : window)
+        {
             // Rows are converted as they stream, by the decoding thread and the consuming one both.
             var convert: ScanlinePipeline.RowTransform?
             if options.colorManagement == .convertToSRGB, !reader.convertsColor, let profile = properties.iccProfile,
-                let transform = ColorConverter.shared.transform(from: profile, format: reader.outputFormat) {
+                let transform = ColorConverter.shared.transform(from: profile, format: reader.outputFormat)
+            {
                 let width = reader.outputSize.width
                 convert = { rows, count in transform.apply(rows, pixelCount: count * width) }
             }

@@ -56,7 +56,8 @@ final class JPEGScanlineReader: ScanlineReader {
         let scaled = PixelSize(
             width: (header.size.width + denominator - 1) / denominator,
             height: (header.size.height + denominator - 1) / denominator)
-        let window = window?.intersection(PixelRect(x: 0, y: 0, width: scaled.width, height: scaled.height))
+        let window =
+            window?.intersection(PixelRect(x: 0, y: 0, width: scaled.width, height: scaled.height))
             ?? PixelRect(x: 0, y: 0, width: scaled.width, height: scaled.height)
         outputSize = scaled
         lastRow = scaled.height
@@ -65,20 +66,23 @@ final class JPEGScanlineReader: ScanlineReader {
         // A window below the top of a file with restart markers is entered at the marker above it
         // (its rows numbered from there); any other is read from the top.
         let firstWanted = max(0, window.y - Self.windowMargin)
-        let splice = firstWanted > 0 && input.isLocalFile
+        let splice =
+            firstWanted > 0 && input.isLocalFile
             ? input.withFile { JPEGRestartSplice.find(in: $0, startingAtOrAbove: firstWanted * denominator) } ?? nil : nil
         let rowOffset = (splice?.firstRow ?? 0) / denominator
         enteredAtRow = rowOffset
         if let splice {
-            try check(input.withFile { file in
-                guard fseeko(file, off_t(splice.dataOffset), SEEK_SET) == 0 else { return -1 }
-                return splice.prefix.withUnsafeBufferPointer {
-                    tessera_jpeg_source_spliced(decoder, $0.baseAddress, UInt($0.count), file, Int32(splice.markerShift))
-                }
-            } ?? -1)
+            try check(
+                input.withFile { file in
+                    guard fseeko(file, off_t(splice.dataOffset), SEEK_SET) == 0 else { return -1 }
+                    return splice.prefix.withUnsafeBufferPointer {
+                        tessera_jpeg_source_spliced(decoder, $0.baseAddress, UInt($0.count), file, Int32(splice.markerShift))
+                    }
+                } ?? -1)
         } else {
             if input.isLocalFile { _ = input.withFile { rewind($0) } }
-            try check(input.withFile { tessera_jpeg_source_file(decoder, $0) }
+            try check(
+                input.withFile { tessera_jpeg_source_file(decoder, $0) }
                     ?? input.withBytes { tessera_jpeg_source_memory(decoder, $0, UInt($1)) })
         }
         try check(tessera_jpeg_read_header(decoder))
@@ -158,9 +162,10 @@ final class JPEGScanlineReader: ScanlineReader {
             let bytesPerRow = outputSize.width * outputFormat.bytesPerPixel
             let count = min(maximumRows, 16)
             var rows = (0..<count).map { Optional(destination + $0 * bytesPerRow) }
-            try check(rows.withUnsafeMutableBufferPointer {
-                tessera_jpeg_read_scanlines(decoder, $0.baseAddress, UInt32(count), &rowsRead)
-            })
+            try check(
+                rows.withUnsafeMutableBufferPointer {
+                    tessera_jpeg_read_scanlines(decoder, $0.baseAddress, UInt32(count), &rowsRead)
+                })
         }
         try checkTruncation()
         return Int(rowsRead)

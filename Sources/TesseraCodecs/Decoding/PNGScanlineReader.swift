@@ -49,7 +49,8 @@ final class PNGScanlineReader: ScanlineReader {
                 decoder.pointee.length = count
             }
         }
-        let wide = header.bitDepth == 16
+        let wide =
+            header.bitDepth == 16
             ? ColorConverter.shared.wideTransform(
                 options.colorManagement, profile: profile, format: outputFormat, bigEndian: true)
             : nil

@@ -75,7 +75,8 @@ final class TIFFFile {
         orientation = Orientation(rawValue: field16(TIFFTAG_ORIENTATION, default: 1)) ?? .up
         compression = field16(TIFFTAG_COMPRESSION, default: Int(COMPRESSION_NONE))
         // Before any size is asked: libtiff sizes YCbCr strips and tiles by their subsampling.
-        decodesJPEGAsRGB = compression == Int(COMPRESSION_JPEG) && photometric == Int(PHOTOMETRIC_YCBCR)
+        decodesJPEGAsRGB =
+            compression == Int(COMPRESSION_JPEG) && photometric == Int(PHOTOMETRIC_YCBCR)
             && bitsPerSample == 8 && tessera_tiff_decode_jpeg_as_rgb(opened) != 0
         var extraCount: UInt16 = 0
         var firstExtra: UInt16 = 0
@@ -116,15 +117,17 @@ final class TIFFFile {
         let mostPieceBytes = try held.byteCount(width: pieceSize.width, rows: pieceSize.height, bytesPerPixel: bytesPerPixel)
         let pieceBytes = Int(clamping: isTiled ? library.TIFFTileSize64(tiff) : library.TIFFStripSize64(tiff))
         guard pieceBytes > 0, pieceBytes <= mostPieceBytes else {
-            throw .corrupt(reason: "libtiff sizes a \(piece) of \(pieceSize) pixels at \(pieceBytes) bytes; "
-                + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostPieceBytes)")
+            throw .corrupt(
+                reason: "libtiff sizes a \(piece) of \(pieceSize) pixels at \(pieceBytes) bytes; "
+                    + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostPieceBytes)")
         }
         if readsByScanline {
             let mostRowBytes = try limits.byteCount(width: size.width, rows: 1, bytesPerPixel: bytesPerPixel)
             let rowBytes = Int(clamping: library.TIFFScanlineSize64(tiff))
             guard rowBytes > 0, rowBytes <= mostRowBytes else {
-                throw .corrupt(reason: "libtiff sizes a row of \(size.width) pixels at \(rowBytes) bytes; "
-                    + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostRowBytes)")
+                throw .corrupt(
+                    reason: "libtiff sizes a row of \(size.width) pixels at \(rowBytes) bytes; "
+                        + "\(samplesPerPlane) samples of \(bitsPerSample) bits need at most \(mostRowBytes)")
             }
         }
         // A band of rows the width of the image, as the widest a reader holds it: 4-byte RGBA words.
@@ -145,8 +148,9 @@ final class TIFFFile {
             let byteCount = library.TIFFGetStrileByteCount(tiff, UInt32(index))
             guard byteCount > 0 else { throw .corrupt(reason: "TIFF \(piece) \(index) has no data") }
             if let bound, !bound.allows(decodedCount: needed, from: Int(clamping: byteCount)) {
-                throw .corrupt(reason: "TIFF \(piece) \(index) holds \(byteCount) bytes, "
-                    + "too few to decode to the \(needed) bytes its pixels take")
+                throw .corrupt(
+                    reason: "TIFF \(piece) \(index) holds \(byteCount) bytes, "
+                        + "too few to decode to the \(needed) bytes its pixels take")
             }
             // Uncompressed pieces are read only as far as their pixels; compressed ones whole.
             let read = compression == Int(COMPRESSION_NONE) ? UInt64(needed) : byteCount

@@ -65,7 +65,8 @@ public final class TIFFPyramid {
         pixelFormat = first.decodedFormat
         let profile = first.properties(fileByteCount: fileByteCount).iccProfile
         wideTransform = first.wideTransform(options.colorManagement, profile: profile)
-        colorTransform = options.colorManagement == .convertToSRGB && wideTransform == nil
+        colorTransform =
+            options.colorManagement == .convertToSRGB && wideTransform == nil
             ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.decodedFormat) } : nil
     }
 

@@ -63,25 +63,27 @@ enum WebPDecoder {
     private static func decodeFirstFrame(_ data: Data, size: PixelSize) throws(ImageDecodingError) -> PixelBuffer {
         try data.withUnsafeBytes { (encoded: UnsafeRawBufferPointer) -> Result<PixelBuffer, ImageDecodingError> in
             Result { () throws(ImageDecodingError) -> PixelBuffer in
-            var webpData = WebPData(bytes: encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), size: encoded.count)
-            var animationOptions = WebPAnimDecoderOptions()
-            guard WebPAnimDecoderOptionsInit(&animationOptions) != 0 else {
-                throw .unsupported(reason: "libwebp version mismatch")
-            }
-            animationOptions.color_mode = MODE_RGBA
-            animationOptions.use_threads = 0
-            guard let decoder = WebPAnimDecoderNew(&webpData, &animationOptions) else {
-                throw .corrupt(reason: "libwebp could not parse the animation")
-            }
-            defer { WebPAnimDecoderDelete(decoder) }
-            var canvas: UnsafeMutablePointer<UInt8>?
-            var timestamp: Int32 = 0
-            guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
-                throw encoded.count < 64 ? .truncated(reason: "animation ends early") : .corrupt(reason: "libwebp could not decode the first frame")
-            }
-            let count = size.byteCount(in: .rgba8)
-            return PixelBuffer(width: size.width, height: size.height, format: .rgba8,
-                               bytes: [UInt8](UnsafeBufferPointer(start: canvas, count: count)))
+                var webpData = WebPData(bytes: encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), size: encoded.count)
+                var animationOptions = WebPAnimDecoderOptions()
+                guard WebPAnimDecoderOptionsInit(&animationOptions) != 0 else {
+                    throw .unsupported(reason: "libwebp version mismatch")
+                }
+                animationOptions.color_mode = MODE_RGBA
+                animationOptions.use_threads = 0
+                guard let decoder = WebPAnimDecoderNew(&webpData, &animationOptions) else {
+                    throw .corrupt(reason: "libwebp could not parse the animation")
+                }
+                defer { WebPAnimDecoderDelete(decoder) }
+                var canvas: UnsafeMutablePointer<UInt8>?
+                var timestamp: Int32 = 0
+                guard WebPAnimDecoderGetNext(decoder, &canvas, &timestamp) != 0, let canvas else {
+                    throw encoded.count < 64
+                        ? .truncated(reason: "animation ends early") : .corrupt(reason: "libwebp could not decode the first frame")
+                }
+                let count = size.byteCount(in: .rgba8)
+                return PixelBuffer(
+                    width: size.width, height: size.height, format: .rgba8,
+                    bytes: [UInt8](UnsafeBufferPointer(start: canvas, count: count)))
             }
         }.get()
     }

@@ -57,7 +57,9 @@ public enum EncodingFormat: Sendable, Hashable {
         let fileExtension = name.contains(".") ? String(name.split(separator: ".").last!) : ""
         guard let encoding = EncodingFormat(fileExtension: fileExtension, quality: quality) else {
             throw InvalidArgumentError(
-                oneLine(path), fileExtension.isEmpty ? "has no extension (use \(Self.writtenExtensions))"
+                oneLine(path),
+                fileExtension.isEmpty
+                    ? "has no extension (use \(Self.writtenExtensions))"
                     : "names .\(fileExtension), which Tessera does not write (use \(Self.writtenExtensions))")
         }
         self = encoding

@@ -44,9 +44,10 @@ enum HEIFEncoder {
         defer { heif.heif_encoder_release(encoder) }
         try check(heif.heif_encoder_set_lossy_quality(encoder, Int32(quality)))
         if let speed {
-            try check(isAVIF
-                ? heif.heif_encoder_set_parameter_integer(encoder, "speed", Int32(speed))
-                : heif.heif_encoder_set_parameter_string(encoder, "preset", Self.x265Presets[speed]))
+            try check(
+                isAVIF
+                    ? heif.heif_encoder_set_parameter_integer(encoder, "speed", Int32(speed))
+                    : heif.heif_encoder_set_parameter_string(encoder, "preset", Self.x265Presets[speed]))
         }
 
         let input = pixels.converted(to: pixels.format.hasAlpha ? .rgba8 : .rgb8)

@@ -98,12 +98,13 @@ public enum ImageEncoder {
         let handle = CHandle.allocate(TesseraPNGEncoder(), destroy: tessera_png_encoder_destroy)
         let encoder = handle.pointer
         guard tessera_png_encoder_init(encoder) == 0 else { throw .encoderFailed("libpng could not start") }
-        let colorType: Int32 = switch pixels.format {
-        case .gray8: PNG_COLOR_TYPE_GRAY
-        case .grayAlpha8: PNG_COLOR_TYPE_GRAY_ALPHA
-        case .rgb8: PNG_COLOR_TYPE_RGB
-        case .rgba8: PNG_COLOR_TYPE_RGB_ALPHA
-        }
+        let colorType: Int32 =
+            switch pixels.format {
+            case .gray8: PNG_COLOR_TYPE_GRAY
+            case .grayAlpha8: PNG_COLOR_TYPE_GRAY_ALPHA
+            case .rgb8: PNG_COLOR_TYPE_RGB
+            case .rgba8: PNG_COLOR_TYPE_RGB_ALPHA
+            }
         var status = (profile?.data ?? []).withUnsafeBufferPointer { icc in
             tessera_png_write_header(
                 encoder, UInt32(pixels.width), UInt32(pixels.height), colorType, Int32(compressionLevel),

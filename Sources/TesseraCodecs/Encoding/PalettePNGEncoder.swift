@@ -27,7 +27,13 @@ enum PalettePNGEncoder {
         for (new, old) in order.enumerated() { position[old] = UInt8(new) }
         let colours = order.flatMap { [palette[$0].r, palette[$0].g, palette[$0].b] }
         let alphas = order.map { palette[$0].a }.prefix { $0 < 255 }
-        let bitDepth = switch palette.count { case ...2: 1 case ...4: 2 case ...16: 4 default: 8 }
+        let bitDepth =
+            switch palette.count {
+            case ...2: 1
+            case ...4: 2
+            case ...16: 4
+            default: 8
+            }
 
         let handle = CHandle.allocate(TesseraPNGEncoder(), destroy: tessera_png_encoder_destroy)
         let encoder = handle.pointer

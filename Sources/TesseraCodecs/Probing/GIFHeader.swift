@@ -45,7 +45,8 @@ struct GIFHeader {
                     let block = stream.read(17)
                     if block.count == 17, block[0] == 11,
                         Array(block[1..<12]) == Array("NETSCAPE2.0".utf8) || Array(block[1..<12]) == Array("ANIMEXTS1.0".utf8),
-                        block[12] == 3, block[13] == 1 {
+                        block[12] == 3, block[13] == 1
+                    {
                         storedLoopCount = Int(block[14]) | Int(block[15]) << 8
                     }
                     stream.seek(to: start)

@@ -96,18 +96,20 @@ extension ImageProperties {
         fileByteCount = try container.decode(Int.self, forKey: .fileBytes)
         let decodedBytes = try container.decode(Int.self, forKey: .decodedBytes)
         let bytesPerPixel = size.area > 0 ? decodedBytes / size.area : 0
-        decodedFormat = switch bytesPerPixel {
-        case 1: .gray8
-        case 2: .grayAlpha8
-        case 3: .rgb8
-        case 4: .rgba8
-        default: (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)
-        }
+        decodedFormat =
+            switch bytesPerPixel {
+            case 1: .gray8
+            case 2: .grayAlpha8
+            case 3: .rgb8
+            case 4: .rgba8
+            default: (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)
+            }
         // Only the profile's description travels in JSON, not its bytes.
         iccProfile = nil
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
         if let width = try container.decodeIfPresent(Double.self, forKey: .pageWidth),
-           let height = try container.decodeIfPresent(Double.self, forKey: .pageHeight) {
+            let height = try container.decodeIfPresent(Double.self, forKey: .pageHeight)
+        {
             pageSize = PointSize(width: width, height: height)
         }
         if let loopCount = try container.decodeIfPresent(Int.self, forKey: .loopCount) {

@@ -78,7 +78,8 @@ struct PNGHeader {
             case "iCCP" where iccProfileData == nil:
                 // Name (1–79 bytes), NUL, compression method 0, the zlib stream.
                 if let chunk = Self.readChunk(type, length: length, from: stream), let nul = chunk.prefix(80).firstIndex(of: 0),
-                    nul + 1 < chunk.count, chunk[nul + 1] == 0 {
+                    nul + 1 < chunk.count, chunk[nul + 1] == 0
+                {
                     iccProfileData = Inflate.bounded(chunk[(nul + 2)...], limit: ICCProfile.maximumByteCount) ?? []
                 }
             case "cICP":
@@ -152,7 +153,8 @@ struct PNGHeader {
                 frameDurations: frameDelays.map(AnimationTiming.displayedDuration(milliseconds:)), loopCount: playCount)
         } else if frameCount > 1 {
             properties.frameCount = 1
-            properties.warnings.append("APNG whose acTL announces \(frameCount) frames has \(frameDelays.count) fcTL chunks: shown as a still, as browsers do")
+            properties.warnings.append(
+                "APNG whose acTL announces \(frameCount) frames has \(frameDelays.count) fcTL chunks: shown as a still, as browsers do")
         }
         let isGray = colorType == 0 || colorType == 4
         if let codePoints {

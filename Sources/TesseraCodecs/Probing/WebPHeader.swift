@@ -56,8 +56,9 @@ struct WebPHeader {
                 guard length >= 10 else { throw .corrupt(reason: "a WebP VP8 chunk of \(length) bytes") }
                 let frame = try stream.readExactly(10)
                 guard frame[3...5] == [0x9D, 0x01, 0x2A] else { throw .corrupt(reason: "bad VP8 start code") }
-                let declared = PixelSize(width: (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF,
-                                         height: (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF)
+                let declared = PixelSize(
+                    width: (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF,
+                    height: (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF)
                 guard declared.width > 0, declared.height > 0 else { throw .corrupt(reason: "a VP8 frame of \(declared) pixels") }
                 image = declared
             case "VP8L":

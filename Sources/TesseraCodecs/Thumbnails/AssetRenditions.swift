@@ -136,9 +136,10 @@ public struct AssetRenditionPlan: Sendable, Hashable {
                 // Rounding never takes a side past the box, but the canvas must hold the content.
                 content = PixelSize(width: min(content.width, pixels.width), height: min(content.height, pixels.height))
             }
-            renditions.append(Rendition(
-                scale: scale, pixelSize: pixels, contentSize: content,
-                filename: Self.filename(name: name, scale: scale), isUpscaled: isUpscaled))
+            renditions.append(
+                Rendition(
+                    scale: scale, pixelSize: pixels, contentSize: content,
+                    filename: Self.filename(name: name, scale: scale), isUpscaled: isUpscaled))
         }
         self.renditions = renditions
     }
@@ -224,10 +225,11 @@ public struct AssetRenditionPlan: Sendable, Hashable {
     ///   has a `/` or a control character.
     public static func check(name: String) throws(AssetRenditionError) {
         guard !name.isEmpty, !name.hasPrefix("."), !name.contains("/"),
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            throw .invalidArgument(InvalidArgumentError(
-                "name", "must be a file name: not empty, not starting with '.', without '/' or control characters"))
+            throw .invalidArgument(
+                InvalidArgumentError(
+                    "name", "must be a file name: not empty, not starting with '.', without '/' or control characters"))
         }
     }
 

@@ -70,8 +70,9 @@ public struct Thumbnailer: Sendable {
         var pixels = reduced.pixels
         if pixels.size != storedTarget {
             let filterRows = 6 * (pixels.height / max(storedTarget.height, 1) + 1) + 1
-            memory.peak(with: storedTarget.width * pixels.format.bytesPerPixel * 4 * filterRows
-                + storedTarget.byteCount(in: pixels.format))
+            memory.peak(
+                with: storedTarget.width * pixels.format.bytesPerPixel * 4 * filterRows
+                    + storedTarget.byteCount(in: pixels.format))
             pixels = LanczosResampler.resize(pixels, to: storedTarget)
         }
         memory.release(reduced.pixels.byteCount)

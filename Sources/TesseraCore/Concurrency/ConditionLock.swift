@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A mutex with one condition variable, over pthreads: what the executor's workers and the
@@ -72,11 +72,13 @@ package func startDetachedThread(_ body: @escaping @Sendable () -> Void) {
     pthread_attr_init(&attributes)
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
     var thread = pthread_t()
-    let status = pthread_create(&thread, &attributes, { argument in
-        let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-        box.body()
-        return nil
-    }, box)
+    let status = pthread_create(
+        &thread, &attributes,
+        { argument in
+            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
     pthread_attr_destroy(&attributes)
     precondition(status == 0, "pthread_create failed: \(status)")
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How soon queued work should run: higher first, first come first served within a priority.
@@ -98,12 +98,15 @@ public final class WorkExecutor: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
-                let job = Job(id: id, run: {
-                    guard !context.isCancelled else { return continuation.resume(throwing: CancellationError()) }
-                    continuation.resume(with: Result { try work(context) })
-                }, drop: {
-                    continuation.resume(throwing: CancellationError())
-                })
+                let job = Job(
+                    id: id,
+                    run: {
+                        guard !context.isCancelled else { return continuation.resume(throwing: CancellationError()) }
+                        continuation.resume(with: Result { try work(context) })
+                    },
+                    drop: {
+                        continuation.resume(throwing: CancellationError())
+                    })
                 if let refusal = enqueue(job, priority: priority) { continuation.resume(throwing: refusal) }
             }
         } onCancel: {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension Orientation {
@@ -33,8 +33,9 @@ extension PixelSize {
         let c = abs(cos(radians)), s = abs(sin(radians))
         let w = Double(width), h = Double(height)
         // A hair below the exact bound before rounding up, so float noise never adds a pixel.
-        return PixelSize(width: max(1, Int((w * c + h * s - 1e-9).rounded(.up))),
-                         height: max(1, Int((w * s + h * c - 1e-9).rounded(.up))))
+        return PixelSize(
+            width: max(1, Int((w * c + h * s - 1e-9).rounded(.up))),
+            height: max(1, Int((w * s + h * c - 1e-9).rounded(.up))))
     }
 }
 

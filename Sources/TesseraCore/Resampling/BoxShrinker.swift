@@ -15,7 +15,7 @@ public struct BoxShrinker: Sendable {
     /// The shrunk size: each side divided by its factor, rounded up (edge blocks cut short count).
     public let outputSize: PixelSize
 
-    private var sums: [UInt64]       // per output pixel and channel; colour premultiplied by alpha
+    private var sums: [UInt64]  // per output pixel and channel; colour premultiplied by alpha
     private var rowsInBlock = 0
     private var output: [UInt8]
     private var outputRow = 0
@@ -28,8 +28,9 @@ public struct BoxShrinker: Sendable {
         self.format = format
         self.factorX = factorX
         self.factorY = factorY
-        outputSize = PixelSize(width: (inputSize.width + factorX - 1) / factorX,
-                               height: (inputSize.height + factorY - 1) / factorY)
+        outputSize = PixelSize(
+            width: (inputSize.width + factorX - 1) / factorX,
+            height: (inputSize.height + factorY - 1) / factorY)
         sums = [UInt64](repeating: 0, count: outputSize.width * format.bytesPerPixel)
         output = [UInt8](repeating: 0, count: outputSize.width * outputSize.height * format.bytesPerPixel)
     }

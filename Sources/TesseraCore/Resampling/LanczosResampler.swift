@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Resizes a bitmap with a separable Lanczos-3 filter widened by the reduction factor (a true
@@ -65,8 +65,9 @@ public enum LanczosResampler {
                         premultiplied[p + alphaIndex] = Float(row[p + alphaIndex])
                     }
                 }
-                horizontal.apply(premultiplied.baseAddress!, channels: channels,
-                                 into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
+                horizontal.apply(
+                    premultiplied.baseAddress!, channels: channels,
+                    into: ring.baseAddress! + (y % vertical.tapCount) * rowLength)
             }
 
             var nextRow = 0

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
-public import TesseraCore
 public import TesseraCodecs
+public import TesseraCore
 public import TesseraStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A source an identifier named: a file under the root directory or an object in the root store,
 /// and which version of it this is.

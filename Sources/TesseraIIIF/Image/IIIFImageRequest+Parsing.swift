@@ -161,7 +161,8 @@ extension IIIFImageRequest {
         var mantissa = shortest[..<exponentIndex]
         let sign = mantissa.first == "-" ? "-" : ""
         if !sign.isEmpty { mantissa = mantissa.dropFirst() }
-        let pointOffset = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+        let pointOffset =
+            mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
             ?? mantissa.count
         let digits = Array(mantissa.filter { $0 != "." })
         let newPoint = pointOffset + exponent

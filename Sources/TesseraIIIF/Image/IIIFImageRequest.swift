@@ -159,15 +159,17 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
         public static func negotiated(accept: [String]) -> Format {
             func trimmed(_ text: Substring) -> String {
                 guard let first = text.firstIndex(where: { !$0.isWhitespace }),
-                      let last = text.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+                    let last = text.lastIndex(where: { !$0.isWhitespace })
+                else { return "" }
                 return text[first...last].lowercased()
             }
-            let named = Set(accept.joined(separator: ",").split(separator: ",").compactMap { item -> String? in
-                let parts = item.split(separator: ";").map(trimmed)
-                guard let type = parts.first, !type.isEmpty else { return nil }
-                let refused = parts.dropFirst().contains { $0.hasPrefix("q=") && (Double($0.dropFirst(2)) ?? 1) <= 0 }
-                return refused ? nil : type
-            })
+            let named = Set(
+                accept.joined(separator: ",").split(separator: ",").compactMap { item -> String? in
+                    let parts = item.split(separator: ";").map(trimmed)
+                    guard let type = parts.first, !type.isEmpty else { return nil }
+                    let refused = parts.dropFirst().contains { $0.hasPrefix("q=") && (Double($0.dropFirst(2)) ?? 1) <= 0 }
+                    return refused ? nil : type
+                })
             if named.contains("image/avif") { return .avif }
             if named.contains("image/webp") { return .webp }
             return .jpg

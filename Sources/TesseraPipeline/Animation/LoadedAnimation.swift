@@ -94,15 +94,17 @@ extension ImagePipeline {
     /// ``LoadedAnimation/frame(at:)`` asks. ``ImageRequest/processors`` do not apply to frames.
     public func animation(for request: ImageRequest) async throws -> LoadedAnimation {
         let loaded = try await data(for: request).value
-        let source: ImageSource = switch loaded.location {
-        case .file(let url): .file(url.path)
-        case .memory(let data): .data(data)
-        }
-        let sizing: ThumbnailOptions.Sizing = switch request.target {
-        case .original: .fit(maxPixelSize: nil)
-        case .maxPixelSize(let pixels): .fit(maxPixelSize: pixels)
-        case .size(let points, let scale): .box(points.pixels(at: scale), mode: request.contentMode)
-        }
+        let source: ImageSource =
+            switch loaded.location {
+            case .file(let url): .file(url.path)
+            case .memory(let data): .data(data)
+            }
+        let sizing: ThumbnailOptions.Sizing =
+            switch request.target {
+            case .original: .fit(maxPixelSize: nil)
+            case .maxPixelSize(let pixels): .fit(maxPixelSize: pixels)
+            case .size(let points, let scale): .box(points.pixels(at: scale), mode: request.contentMode)
+            }
         let options = ThumbnailOptions(sizing: sizing)
         let cache = configuration.imageCache
         let first = try await configuration.executor.run(priority: request.priority.workPriority) { _ in

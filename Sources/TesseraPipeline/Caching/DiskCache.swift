@@ -1,11 +1,12 @@
 public import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TesseraCore
 import TesseraStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The default ``DataCaching``: one file per entry, named by the SHA-256 of its key, with a small
 /// metadata file beside it and an index of all entries.
@@ -95,8 +96,9 @@ public actor DiskCache: DataCaching {
         }
         entry.lastAccess = current
         entries[key] = entry
-        return CachedData(key: key, fileURL: url, byteCount: entry.byteCount,
-                          isFresh: entry.freshUntil.map { current < $0 } ?? true, validators: entry.validators)
+        return CachedData(
+            key: key, fileURL: url, byteCount: entry.byteCount,
+            isFresh: entry.freshUntil.map { current < $0 } ?? true, validators: entry.validators)
     }
 
     public func store(_ data: Data, for key: String, validators: HTTPValidators, maxAge: TimeInterval?) {
@@ -108,8 +110,9 @@ public actor DiskCache: DataCaching {
             remove(victim.key)
         }
         let current = now()
-        let entry = Entry(key: key, byteCount: data.count, storedAt: current, lastAccess: current,
-                          freshUntil: maxAge.map { current.addingTimeInterval($0) }, validators: validators)
+        let entry = Entry(
+            key: key, byteCount: data.count, storedAt: current, lastAccess: current,
+            freshUntil: maxAge.map { current.addingTimeInterval($0) }, validators: validators)
         do {
             try Self.writeAtomically(data, to: dataURL(for: key))
             try Self.writeAtomically(try JSONEncoder().encode(entry), to: metadataURL(for: key))

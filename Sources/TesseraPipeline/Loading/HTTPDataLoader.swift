@@ -55,8 +55,9 @@ public struct HTTPDataLoader: DataLoading {
         } catch {
             throw Self.classify(error)
         }
-        return FetchedData(outcome: .data(Data(body.readableBytesView)), validators: received,
-                           noStore: control.noStore, maxAge: control.maxAge)
+        return FetchedData(
+            outcome: .data(Data(body.readableBytesView)), validators: received,
+            noStore: control.noStore, maxAge: control.maxAge)
     }
 
     private static func classify(_ error: any Error) -> any Error {

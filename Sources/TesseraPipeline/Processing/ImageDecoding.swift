@@ -19,11 +19,12 @@ public struct ThumbnailDecoder: ImageDecoding {
     /// the box and content mode for ``ImageRequest/Target/size(_:scale:)``), upright, in sRGB.
     /// - Throws: ``ImagePipelineError/decodingFailed(_:)`` with the decoder's error.
     public func decode(_ source: ImageSource, for request: ImageRequest) throws -> PixelBuffer {
-        let sizing: ThumbnailOptions.Sizing = switch request.target {
-        case .original: .fit(maxPixelSize: nil)
-        case .maxPixelSize(let pixels): .fit(maxPixelSize: pixels)
-        case .size(let points, let scale): .box(points.pixels(at: scale), mode: request.contentMode)
-        }
+        let sizing: ThumbnailOptions.Sizing =
+            switch request.target {
+            case .original: .fit(maxPixelSize: nil)
+            case .maxPixelSize(let pixels): .fit(maxPixelSize: pixels)
+            case .size(let points, let scale): .box(points.pixels(at: scale), mode: request.contentMode)
+            }
         do {
             return try Thumbnailer().thumbnail(source, options: ThumbnailOptions(sizing: sizing)).pixels
         } catch {

@@ -80,8 +80,9 @@ public struct GaussianBlurProcessor: ImageProcessing {
         var lower = Int(ideal.rounded(.down))
         if lower % 2 == 0 { lower -= 1 }
         let upper = lower + 2
-        let lowerCount = Int(((12 * radius * radius - 3 * Double(lower * lower) - 12 * Double(lower) - 9)
-            / (-4 * Double(lower) - 4)).rounded())
+        let lowerCount = Int(
+            ((12 * radius * radius - 3 * Double(lower * lower) - 12 * Double(lower) - 9)
+                / (-4 * Double(lower) - 4)).rounded())
         var output = image
         for pass in 0..<3 {
             let half = ((pass < lowerCount ? lower : upper) - 1) / 2

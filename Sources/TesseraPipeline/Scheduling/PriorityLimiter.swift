@@ -38,7 +38,9 @@ actor PriorityLimiter {
     }
 
     func release() {
-        guard let index = waiters.indices.max(by: { (waiters[$0].priority, -Int(waiters[$0].order)) < (waiters[$1].priority, -Int(waiters[$1].order)) }) else {
+        guard
+            let index = waiters.indices.max(by: { (waiters[$0].priority, -Int(waiters[$0].order)) < (waiters[$1].priority, -Int(waiters[$1].order)) })
+        else {
             running -= 1
             return
         }

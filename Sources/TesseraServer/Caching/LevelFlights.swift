@@ -189,12 +189,13 @@ final class LevelFlights: Sendable {
             if let result = state.result { return result.map { level in rect.flatMap { level.cropped(to: $0) } ?? level } }
             guard let rect, let rows = state.rows, rect.width > 0, rect.height > 0, rect.y + rect.height <= rows.written else { return nil }
             let channels = rows.format.bytesPerPixel, rowBytes = rect.width * channels
-            return .success(PixelBuffer(width: rect.width, height: rect.height, format: rows.format) { target in
-                for y in 0..<rect.height {
-                    let from = rows.base + ((rect.y + y) * levelWidth + rect.x) * channels
-                    (target.baseAddress! + y * rowBytes).update(from: from.assumingMemoryBound(to: UInt8.self), count: rowBytes)
-                }
-            })
+            return .success(
+                PixelBuffer(width: rect.width, height: rect.height, format: rows.format) { target in
+                    for y in 0..<rect.height {
+                        let from = rows.base + ((rect.y + y) * levelWidth + rect.x) * channels
+                        (target.baseAddress! + y * rowBytes).update(from: from.assumingMemoryBound(to: UInt8.self), count: rowBytes)
+                    }
+                })
         }
     }
 }

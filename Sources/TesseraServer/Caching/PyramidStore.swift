@@ -1,15 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
-import TesseraCodecs
 import NIOCore
+import TesseraCodecs
 import TesseraCore
+import TesseraIIIF
 import TesseraStorage
 import TesseraTiles
-import TesseraIIIF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The two pyramids the server builds: IIIF tiles (what info.json lists, also composed into regions)
 /// and Deep Zoom tiles (as `vips dzsave` and `tessera tile --layout dzi` cut them).
@@ -119,8 +120,10 @@ final class PyramidStore: PyramidStoring {
     }
     private let builds = SingleFlight<Bool>()
 
-    init(directory: String, byteLimit: Int, tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int,
-         colorManagement: ColorManagement = .convertToSRGB, executor: WorkExecutor, metrics: ServerMetrics) throws {
+    init(
+        directory: String, byteLimit: Int, tileSize: Int, jpegQuality: Int, sourcePixelLimit: Int,
+        colorManagement: ColorManagement = .convertToSRGB, executor: WorkExecutor, metrics: ServerMetrics
+    ) throws {
         self.directory = directory
         self.byteLimit = byteLimit
         self.executor = executor

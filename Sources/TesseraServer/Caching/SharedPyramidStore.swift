@@ -1,8 +1,8 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraIIIF
 import TesseraStorage
 import TesseraTiles
-import TesseraIIIF
 
 /// The derivative cache every server shares (`tessera serve --cache s3://…`): pyramids in an object
 /// store, cut and named as in a directory of one's own (``PyramidRecipe``), under the source's
@@ -36,8 +36,10 @@ final class SharedPyramidStore: PyramidStoring {
     private let pointers = Locked(LRUCache<String, String>(costLimit: 100_000))
     private let builds = SingleFlight<String>()
 
-    init(store: any ObjectStoring, prefix: String, recipe: PyramidRecipe, leaseDuration: Duration, pollInterval: Duration,
-         uploadConcurrency: Int = 8, executor: WorkExecutor, metrics: ServerMetrics) {
+    init(
+        store: any ObjectStoring, prefix: String, recipe: PyramidRecipe, leaseDuration: Duration, pollInterval: Duration,
+        uploadConcurrency: Int = 8, executor: WorkExecutor, metrics: ServerMetrics
+    ) {
         self.store = store
         self.prefix = prefix
         self.recipe = recipe

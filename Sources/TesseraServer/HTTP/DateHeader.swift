@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TesseraCore
 import TesseraStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `Date` header's value for responses made outside Hummingbird's responder (which keeps its
 /// own): the current second's, formatted once a second.

@@ -1,5 +1,5 @@
-import HummingbirdCore
 import HTTPTypes
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1

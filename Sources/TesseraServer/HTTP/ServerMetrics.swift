@@ -35,24 +35,30 @@ final class ServerMetrics: Sendable {
     ]
 
     init() {
-        buildCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "tessera", metricName: "pyramid_builds", unitName: "total",
-            helpText: "Pyramids built into the derivative cache"))
-        sourceDecodeCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "tessera", metricName: "source_level_decodes", unitName: "total",
-            helpText: "Whole levels decoded from sources (concurrent requests for one level share one)"))
-        abandonedWorkCounter = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "tessera", metricName: "abandoned_work", unitName: "total",
-            helpText: "Renders and decodes stopped because every client waiting for them had gone"))
+        buildCounter = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "pyramid_builds", unitName: "total",
+                helpText: "Pyramids built into the derivative cache"))
+        sourceDecodeCounter = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "source_level_decodes", unitName: "total",
+                helpText: "Whole levels decoded from sources (concurrent requests for one level share one)"))
+        abandonedWorkCounter = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "abandoned_work", unitName: "total",
+                helpText: "Renders and decodes stopped because every client waiting for them had gone"))
         buildSeconds = registry.makeDurationHistogram(
             descriptor: MetricNameDescriptor(
                 namespace: "tessera", metricName: "pyramid_build_duration", unitName: "seconds",
                 helpText: "Time to build one pyramid"),
-            buckets: [.milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
-                      .seconds(10), .seconds(30), .seconds(60), .seconds(120)])
-        queueDepth = registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "tessera", metricName: "work_queue_depth", unitName: "jobs",
-            helpText: "Blocking jobs waiting for a worker thread"))
+            buckets: [
+                .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+                .seconds(10), .seconds(30), .seconds(60), .seconds(120),
+            ])
+        queueDepth = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "tessera", metricName: "work_queue_depth", unitName: "jobs",
+                helpText: "Blocking jobs waiting for a worker thread"))
     }
 
     /// Counts one answered request and its latency, by route name (`iiif_image`, `dzi_tile`…) and status.
@@ -113,12 +119,15 @@ final class ServerMetrics: Sendable {
         let gauges = pyramidDisk.withLock { gauges in
             if let known = gauges[source] { return known }
             let made = (
-                bytes: registry.makeGauge(descriptor: MetricNameDescriptor(
-                    namespace: "tessera", metricName: "pyramid_disk", unitName: "bytes",
-                    helpText: "Bytes of a source's pyramids on disk, by source identity"), labels: [("source", source)]),
-                files: registry.makeGauge(descriptor: MetricNameDescriptor(
-                    namespace: "tessera", metricName: "pyramid_disk", unitName: "files",
-                    helpText: "Files of a source's pyramids on disk, by source identity"), labels: [("source", source)]))
+                bytes: registry.makeGauge(
+                    descriptor: MetricNameDescriptor(
+                        namespace: "tessera", metricName: "pyramid_disk", unitName: "bytes",
+                        helpText: "Bytes of a source's pyramids on disk, by source identity"), labels: [("source", source)]),
+                files: registry.makeGauge(
+                    descriptor: MetricNameDescriptor(
+                        namespace: "tessera", metricName: "pyramid_disk", unitName: "files",
+                        helpText: "Files of a source's pyramids on disk, by source identity"), labels: [("source", source)])
+            )
             gauges[source] = made
             return made
         }

@@ -1,5 +1,5 @@
-public import Hummingbird
 import HTTPTypes
+public import Hummingbird
 import Logging
 import NIOCore
 import TesseraCore
@@ -38,7 +38,7 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
             // The client went away (``ServerChannel``) and its work was stopped: nobody reads this
             // answer. Counted as nginx logs it, 499, and not reported as a server error.
             context.logger.debug("\(request.method) \(request.uri.path): the client went away")

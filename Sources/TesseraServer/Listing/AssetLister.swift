@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import TesseraCodecs
 import TesseraCore
-import TesseraVideo
 import TesseraIIIF
+import TesseraVideo
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Lists the directories, images and videos under the root a page at a time (`/api/assets`).
 ///
@@ -72,12 +73,16 @@ final class AssetLister: Sendable {
             switch media[path]?.media ?? .neither {
             case .image(let image):
                 let size = image.displaySize
-                entries.append(.init(kind: .image, name: item.name, path: path, id: id, bytes: image.fileByteCount,
-                                     width: size.width, height: size.height, format: image.format.rawValue))
+                entries.append(
+                    .init(
+                        kind: .image, name: item.name, path: path, id: id, bytes: image.fileByteCount,
+                        width: size.width, height: size.height, format: image.format.rawValue))
             case .video(let video):
-                entries.append(.init(kind: .video, name: item.name, path: path, id: id, bytes: media[path]?.bytes,
-                                     width: video.displayWidth, height: video.displayHeight, format: video.codec,
-                                     duration: video.duration))
+                entries.append(
+                    .init(
+                        kind: .video, name: item.name, path: path, id: id, bytes: media[path]?.bytes,
+                        width: video.displayWidth, height: video.displayHeight, format: video.codec,
+                        duration: video.duration))
             case .neither:
                 skipped += 1
             }

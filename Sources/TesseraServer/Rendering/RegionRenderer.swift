@@ -1,8 +1,8 @@
 import FoundationEssentials
 import TesseraCodecs
 import TesseraCore
-import TesseraTiles
 import TesseraIIIF
+import TesseraTiles
 
 /// The pixel work behind an IIIF image request, in the order the spec applies it: region, size,
 /// rotation (mirroring first), quality, format. Pure and synchronous; callers run it on the

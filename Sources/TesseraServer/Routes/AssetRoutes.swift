@@ -1,6 +1,6 @@
 import FoundationEssentials
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import TesseraCore
 

@@ -1,7 +1,7 @@
-import Hummingbird
 import HTTPTypes
-import TesseraCore
+import Hummingbird
 import NIOCore
+import TesseraCore
 import TesseraIIIF
 
 /// IIIF Image API 3.0, mounted anywhere (`/iiif/3` by `tessera serve`): `{identifier}` (303 to
@@ -112,12 +112,14 @@ struct IIIFRoutes {
         }
         let configured = service.configuration.host + ":" + String(service.configuration.port)
         let host = authority ?? configured
-        let plausible = !host.isEmpty && host.utf8.count <= 255 && host.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-            default: ".-:[]_".utf8.contains(byte)
+        let plausible =
+            !host.isEmpty && host.utf8.count <= 255
+            && host.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                default: ".-:[]_".utf8.contains(byte)
+                }
             }
-        }
         return "http://" + (plausible ? host : configured)
     }
 }

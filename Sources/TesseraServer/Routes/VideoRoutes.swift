@@ -1,10 +1,10 @@
 import FoundationEssentials
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import TesseraCore
-import TesseraVideo
 import TesseraIIIF
+import TesseraVideo
 
 /// The trimmer's video API, mounted anywhere (at the root by `tessera serve`), under `video/` and
 /// `jobs/`: the file itself (ranges, so `<video>` can seek), its info.json, frame
@@ -46,7 +46,8 @@ struct VideoRoutes {
             $0.get("video/:identifier/thumbnails.vtt") { request, context in
                 let source = try await videos.images.resolve(try context.parameters.require("identifier"))
                 let sprite = try spriteRequest(request)
-                let spriteURL = context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath)
+                let spriteURL =
+                    context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath)
                     + "/sprite.jpg?" + sprite.query
                 return CacheableResponse(
                     body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
@@ -83,7 +84,8 @@ struct VideoRoutes {
                 case .failure(.unknown): throw ServerError(.notFound, "no such job")
                 case .failure(let reason):
                     // 409: the job exists but has no clip (yet); its status says why.
-                    let message = reason == .failed ? "the export failed; see \(context.mountPath(less: 3))/jobs/\(id)\n" : "the export is not finished\n"
+                    let message =
+                        reason == .failed ? "the export failed; see \(context.mountPath(less: 3))/jobs/\(id)\n" : "the export is not finished\n"
                     return Response(
                         status: .conflict, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
@@ -131,7 +133,8 @@ struct VideoRoutes {
         headers[.acceptRanges] = "bytes"
         let size = identity.byteCount
         let ifRange = request.headers[.ifRange]
-        let range = ifRange == nil || ifRange == entityTag
+        let range =
+            ifRange == nil || ifRange == entityTag
             ? ByteRange(header: request.headers[.range], fileSize: size) : .whole
         switch range {
         case .unsatisfiable:
@@ -139,8 +142,9 @@ struct VideoRoutes {
         case .part(let bytes):
             headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             headers[.contentLength] = String(bytes.count)
-            return Response(status: .partialContent, headers: headers,
-                            body: try await files.loadFile(path: path, range: bytes, context: context))
+            return Response(
+                status: .partialContent, headers: headers,
+                body: try await files.loadFile(path: path, range: bytes, context: context))
         case .whole:
             headers[.contentLength] = String(size)
             return Response(status: .ok, headers: headers, body: try await files.loadFile(path: path, context: context))

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FoundationEssentials
 import TesseraCore
-import TesseraVideo
 import TesseraIIIF
+import TesseraVideo
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Clip exports the trimmer asks for (`POST /video/{id}/trim`), run in the background and polled
 /// (`GET /jobs/{id}`), their results kept for a while for download.
@@ -85,15 +86,17 @@ final class TrimJobs: Sendable {
         let fileExtension = exact ? "mp4" : Self.copyExtension(for: name)
         let fileName = (stem.isEmpty ? name : stem) + "-trim." + fileExtension
         let progress = WorkProgress { [weak self] _ in self?.jobs.withLock { $0[id]?.isRunning = true } }
-        let job = Job(source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension, fileName: fileName,
-                      progress: progress, started: .now)
+        let job = Job(
+            source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension, fileName: fileName,
+            progress: progress, started: .now)
         try jobs.withLock { jobs throws(ServerError) in
             sweep(&jobs)
             guard jobs.values.count(where: { $0.finished == nil }) < activeLimit else {
                 throw ServerError(.busy, "\(activeLimit) exports are under way; try again later")
             }
             // Make room: the oldest finished jobs go first.
-            while jobs.count >= retainedLimit, let oldest = jobs.filter({ $0.value.finished != nil }).min(by: { $0.value.started < $1.value.started }) {
+            while jobs.count >= retainedLimit, let oldest = jobs.filter({ $0.value.finished != nil }).min(by: { $0.value.started < $1.value.started })
+            {
                 unlink(oldest.value.output)
                 jobs[oldest.key] = nil
             }
@@ -162,7 +165,8 @@ final class TrimJobs: Sendable {
 
     /// Whether `id` could be a job id (32 lower-case hex digits), checked before any lookup.
     static func isValidID(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        id.utf8.count == 32
+            && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 
     private static func randomID() -> String {

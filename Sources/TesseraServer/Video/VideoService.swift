@@ -2,8 +2,8 @@ import FoundationEssentials
 import NIOCore
 import TesseraCodecs
 import TesseraCore
-import TesseraVideo
 import TesseraIIIF
+import TesseraVideo
 
 /// What the video routes ask of the library: a video's properties, frame strips as one sprite
 /// image with its WebVTT track, and the file's media type. Answers are cached with the image

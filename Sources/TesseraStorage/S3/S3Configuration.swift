@@ -41,8 +41,10 @@ public struct S3Configuration: Sendable, Equatable {
     /// and the AWS environment variables instead. Slashes around and doubled inside `prefix` are
     /// dropped. Timeouts, retries and multipart sizes keep their defaults; set the properties to change
     /// them.
-    public init(endpoint: URL, region: String, bucket: String, prefix: String = "", credentials: S3Credentials,
-                addressing: Addressing = .path) {
+    public init(
+        endpoint: URL, region: String, bucket: String, prefix: String = "", credentials: S3Credentials,
+        addressing: Addressing = .path
+    ) {
         self.endpoint = endpoint
         self.region = region
         self.bucket = bucket

@@ -90,7 +90,8 @@ public struct S3ObjectStore: ObjectStoring {
 
     public func list(prefix: String, continuation: String?) async throws -> ObjectListing {
         try ObjectKey.validate(prefix: prefix)
-        var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", configuration.objectKey(prefix))]  // objectKey("") is the prefix itself
+        // objectKey("") is the prefix itself.
+        var query = [("list-type", "2"), ("max-keys", String(pageSize)), ("prefix", configuration.objectKey(prefix))]
         if let continuation { query.append(("continuation-token", continuation)) }
         let response = try await send(.GET, key: nil, query: query, accepting: [200])
         let text = String(decoding: response.body, as: UTF8.self)
@@ -100,9 +101,10 @@ public struct S3ObjectStore: ObjectStoring {
             guard let fullKey = S3XML.element("Key", in: entry), fullKey.count > strip,
                 let size = S3XML.element("Size", in: entry).flatMap({ Int($0) })
             else { throw ObjectStorageError.invalidResponse("a listing entry without a key or size") }
-            objects.append(ObjectMetadata(
-                key: String(fullKey.dropFirst(strip)), size: size, etag: S3XML.element("ETag", in: entry),
-                lastModified: S3XML.element("LastModified", in: entry).flatMap(Self.isoDate)))
+            objects.append(
+                ObjectMetadata(
+                    key: String(fullKey.dropFirst(strip)), size: size, etag: S3XML.element("ETag", in: entry),
+                    lastModified: S3XML.element("LastModified", in: entry).flatMap(Self.isoDate)))
         }
         let truncated = S3XML.element("IsTruncated", in: text) == "true"
         let next = truncated ? S3XML.element("NextContinuationToken", in: text) : nil
@@ -274,7 +276,8 @@ public struct S3ObjectStore: ObjectStoring {
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         guard let month = Int(number(4..<6, 2)), (1...12).contains(month) else { return nil }
         // The weekday is not checked by HTTPDate; any name fills its place.
-        return httpDate("Mon, \(number(6..<8, 2)) \(months[month - 1]) \(number(0..<4, 4)) \(number(8..<10, 2)):\(number(10..<12, 2)):\(number(12..<14, 2)) GMT")
+        return httpDate(
+            "Mon, \(number(6..<8, 2)) \(months[month - 1]) \(number(0..<4, 4)) \(number(8..<10, 2)):\(number(10..<12, 2)):\(number(12..<14, 2)) GMT")
     }
 
     /// `Tue, 24 Nov 2026 05:01:02 GMT` (`Last-Modified`).
@@ -327,7 +330,8 @@ enum S3XML {
             case "quot": result += "\""
             case "apos": result += "'"
             default:
-                let number = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
+                let number =
+                    entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16) : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
                 if let scalar = number.flatMap(Unicode.Scalar.init) { result.unicodeScalars.append(scalar) } else { result += "&\(entity);" }
             }
             rest = rest[rest.index(after: semicolon)...]

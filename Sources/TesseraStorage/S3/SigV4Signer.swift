@@ -1,9 +1,10 @@
+import FoundationEssentials
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import FoundationEssentials
 
 /// Access keys for S3, as the AWS tools read them from the environment.
 public struct S3Credentials: Sendable, Equatable {
@@ -68,7 +69,8 @@ struct SigV4Signer: Sendable {
         var key = Array(("AWS4" + credentials.secretAccessKey).utf8)
         for part in [day, region, service, "aws4_request"] { key = Self.hmac(key, part) }
         let signature = SHA256Digest.hex(Self.hmac(key, stringToSign))
-        let authorization = "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), "
+        let authorization =
+            "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), "
             + "SignedHeaders=\(signedNames), Signature=\(signature)"
         return added + [("Authorization", authorization)]
     }

@@ -109,8 +109,9 @@ public enum PyramidBuilder {
     ) async throws -> PyramidSummary {
         try await executor.run(priority: priority) { context in
             do {
-                return try build(source, name: name, outputDirectory: outputDirectory, options: options,
-                                 progress: progress, context: context, executor: executor)
+                return try build(
+                    source, name: name, outputDirectory: outputDirectory, options: options,
+                    progress: progress, context: context, executor: executor)
             } catch ImageDecodingError.cancelled {
                 throw CancellationError()
             }
@@ -208,14 +209,16 @@ public enum PyramidBuilder {
         // pass's (every layout's levels are (size + 1) / 2 of the one above, as SourceLevels' are).
         let lastPass = min(SourceLevels.maximumDecodeReduction(for: rows.properties.format), layout.levelCount - 1)
         let passes = (0...max(0, lastPass)).map { reduction in
-            PyramidLevel(reduction: reduction, layout: layout, format: format,
-                         levelCount: reduction == lastPass ? layout.levelCount : reduction + 1, emitTile: emit)
+            PyramidLevel(
+                reduction: reduction, layout: layout, format: format,
+                levelCount: reduction == lastPass ? layout.levelCount : reduction + 1, emitTile: emit)
         }
         let top = passes[0]
         let bandHeight = layout.rowSpans(reduction: 0).map(\.count).max() ?? 0
-        let scaledPasses = ScaledPasses(try passes.dropFirst().map { level in
-            (level, try ImageRowReader(source, options: rows.options, reduction: level.reduction))
-        }, context: context, lookaheadRows: bandHeight)
+        let scaledPasses = ScaledPasses(
+            try passes.dropFirst().map { level in
+                (level, try ImageRowReader(source, options: rows.options, reduction: level.reduction))
+            }, context: context, lookaheadRows: bandHeight)
         // The scaled passes (a JPEG's 1/2, 1/4 and 1/8) run beside the full-resolution one on a
         // thread that is idle, else after it on this one.
         let handedOff = !scaledPasses.isEmpty && executor.runIfIdle { scaledPasses.run() }
@@ -241,8 +244,9 @@ public enum PyramidBuilder {
             throw error
         }
         try writer.finish()
-        let summary = PyramidSummary(layout: options.layout.name, imageSize: size, levels: layout.levelCount,
-                                     tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
+        let summary = PyramidSummary(
+            layout: options.layout.name, imageSize: size, levels: layout.levelCount,
+            tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
         return (summary, layout.descriptors(fileExtension: fileExtension).map { ($0.path, $0.contents) })
     }
 
@@ -298,12 +302,14 @@ public enum PyramidBuilder {
         let channels = pixels.format.bytesPerPixel
         var background = [UInt8](repeating: 255, count: channels)
         if let alpha = pixels.format.alphaChannelIndex { background[alpha] = 0 }
-        var canvas = PixelBuffer(width: size.width, height: size.height, format: pixels.format,
-                                 bytes: Array([[UInt8]](repeating: background, count: size.area).joined()))
+        var canvas = PixelBuffer(
+            width: size.width, height: size.height, format: pixels.format,
+            bytes: Array([[UInt8]](repeating: background, count: size.area).joined()))
         for y in 0..<pixels.height {
             let source = y * pixels.bytesPerRow
-            canvas.bytes.replaceSubrange(y * canvas.bytesPerRow..<y * canvas.bytesPerRow + pixels.bytesPerRow,
-                                         with: pixels.bytes[source..<source + pixels.bytesPerRow])
+            canvas.bytes.replaceSubrange(
+                y * canvas.bytesPerRow..<y * canvas.bytesPerRow + pixels.bytesPerRow,
+                with: pixels.bytes[source..<source + pixels.bytesPerRow])
         }
         return canvas
     }

@@ -29,7 +29,8 @@ final class PyramidLevel {
         self.columnSpans = layout.columnSpans(reduction: reduction)
         self.rowSpans = layout.rowSpans(reduction: reduction)
         self.emitTile = emitTile
-        below = reduction + 1 < levelCount
+        below =
+            reduction + 1 < levelCount
             ? PyramidLevel(reduction: reduction + 1, layout: layout, format: format, levelCount: levelCount, emitTile: emitTile)
             : nil
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CTesseraShims
 import FoundationEssentials
 import TesseraCore
 import TesseraStorage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the builder's files go, one encoded file at a time, from the threads that encode them.
 protocol TileSink: Sendable {

@@ -16,7 +16,8 @@ enum LevelHalving {
             let left = 2 * x * channels
             let right = min(2 * x + 1, width - 1) * channels
             for channel in 0..<channels {
-                let sum = UInt16(upper[left + channel]) + UInt16(upper[right + channel])
+                let sum =
+                    UInt16(upper[left + channel]) + UInt16(upper[right + channel])
                     + UInt16(lower[left + channel]) + UInt16(lower[right + channel])
                 output[x * channels + channel] = UInt8((sum + 2) >> 2)
             }

@@ -1,12 +1,13 @@
+public import FoundationEssentials
+import TesseraCodecs
+public import TesseraCore
+public import TesseraStorage
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-public import FoundationEssentials
-public import TesseraCore
-public import TesseraStorage
-import TesseraCodecs
 
 /// A complete pyramid in a directory or under a prefix of an object store, read tile by tile: what
 /// the builder wrote (``PyramidBuilder``, `tessera tile`, a server's cache). A viewer reads its

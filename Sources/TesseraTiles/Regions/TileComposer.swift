@@ -28,7 +28,8 @@ public enum TileComposer {
     ) throws -> PixelBuffer {
         let size = PixelSize(width: rect.width, height: rect.height)
         if let scaledSize, scaledSize != size,
-           !BoxShrinker.reduces(size, toward: scaledSize) {
+            !BoxShrinker.reduces(size, toward: scaledSize)
+        {
             return try composeResized(rect, tileSize: tileSize, format: format, to: scaledSize, tile: tile)
         }
         return try compose(rect, tileSize: tileSize, format: format, tile: tile)
@@ -89,7 +90,8 @@ public enum TileComposer {
                 let originX = column * tileSize.width
                 // The tile's place in the row, and the part of it the tile's pixels reach.
                 let placeX = max(rect.x, originX)..<min(rect.x + rect.width, originX + tileSize.width)
-                let right = levelY - originY < pixels.height
+                let right =
+                    levelY - originY < pixels.height
                     ? max(placeX.lowerBound, min(placeX.upperBound, originX + pixels.width)) : placeX.lowerBound
                 if placeX.lowerBound < right {
                     let from = (levelY - originY) * pixels.bytesPerRow + (placeX.lowerBound - originX) * channels

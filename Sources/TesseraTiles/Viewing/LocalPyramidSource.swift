@@ -31,7 +31,8 @@ public struct LocalPyramidSource: TiledImageSource {
                 FileManager.default.fileExists(atPath: url.appendingPathComponent("\($0)/info.json").path)
             }) {
                 url.appendPathComponent("\(service)/info.json")
-            } else if let found = try Self.descriptorless(at: url) ?? entries.sorted().lazy
+            } else if let found = try Self.descriptorless(at: url)
+                ?? entries.sorted().lazy
                 .compactMap({ try? Self.descriptorless(at: url.appendingPathComponent($0)) }).first
             {
                 (layout, root, fileExtension) = found
@@ -43,7 +44,8 @@ public struct LocalPyramidSource: TiledImageSource {
         let described = try PyramidDescriptor.parse(try Data(contentsOf: url), at: url)
         layout = described.layout
         root = described.base
-        fileExtension = described.layout is IIIFLayout
+        fileExtension =
+            described.layout is IIIFLayout
             ? Self.iiifTileExtension(in: url.deletingLastPathComponent()) : described.fileExtension
     }
 
@@ -88,8 +90,9 @@ public struct LocalPyramidSource: TiledImageSource {
                     let file = directory.appendingPathComponent("\(tileSize)/\(name)_\(tileSize)_\(finest)_\(x)_\(y).\(ext)")
                     return try ImageDecoder().probe(.file(file.path)).size
                 }
-                let size = PixelSize(width: (columns - 1) * tileSize + (try edge(columns - 1, 0)).width,
-                                     height: (rows - 1) * tileSize + (try edge(0, rows - 1)).height)
+                let size = PixelSize(
+                    width: (columns - 1) * tileSize + (try edge(columns - 1, 0)).width,
+                    height: (rows - 1) * tileSize + (try edge(0, rows - 1)).height)
                 let layout = THTiledLayout(imageSize: size, name: name, tileSize: tileSize)
                 if layout.levelCount == finest { return (layout, directory.deletingLastPathComponent(), ext) }
             }
@@ -103,14 +106,16 @@ public struct LocalPyramidSource: TiledImageSource {
         let rows = rowFiles.compactMap { Int(FileName($0).stem) }
         guard let lastRow = rows.max(), let ext = rowFiles.first.map({ FileName($0).extension }) else { return nil }
         let tileSize = try ImageDecoder().probe(.file(directory.appendingPathComponent("0/0/0.\(ext)").path)).size.width
-        let layout = XYZLayout(imageSize: PixelSize(width: (lastColumn + 1) * tileSize, height: (lastRow + 1) * tileSize),
-                               name: name, tileSize: tileSize)
+        let layout = XYZLayout(
+            imageSize: PixelSize(width: (lastColumn + 1) * tileSize, height: (lastRow + 1) * tileSize),
+            name: name, tileSize: tileSize)
         return layout.maxZoom == maxZoom ? (layout, directory.deletingLastPathComponent(), ext) : nil
     }
 
     public func tile(reduction: Int, column: Int, row: Int) async throws -> PixelBuffer {
         let path = root.appendingPathComponent(
-            layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)).path
+            layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
+        ).path
         return try ImageDecoder().decode(.file(path)).pixels
     }
 }
@@ -148,15 +153,18 @@ enum PyramidDescriptor {
     static func parse(_ data: Data, at url: URL) throws -> (layout: any TileLayout, base: URL, fileExtension: String) {
         if url.pathExtension.lowercased() == "dzi" {
             let descriptor = try DeepZoomDescriptor(xml: String(decoding: data, as: UTF8.self))
-            let layout = DeepZoomLayout(imageSize: descriptor.size, name: url.deletingPathExtension().lastPathComponent,
-                                        tileSize: descriptor.tileSize, overlap: descriptor.overlap)
+            let layout = DeepZoomLayout(
+                imageSize: descriptor.size, name: url.deletingPathExtension().lastPathComponent,
+                tileSize: descriptor.tileSize, overlap: descriptor.overlap)
             return (layout, url.deletingLastPathComponent(), descriptor.format)
         }
         if url.lastPathComponent == "info.json" {
             let info = try IIIFInfo(json: data)
             let service = url.deletingLastPathComponent()
-            return (IIIFLayout(imageSize: info.size, name: service.lastPathComponent, tileSize: info.tileSize),
-                    service.deletingLastPathComponent(), "jpg")
+            return (
+                IIIFLayout(imageSize: info.size, name: service.lastPathComponent, tileSize: info.tileSize),
+                service.deletingLastPathComponent(), "jpg"
+            )
         }
         throw TiledSourceError.notAPyramid(url.absoluteString)
     }

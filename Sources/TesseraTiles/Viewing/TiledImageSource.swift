@@ -1,11 +1,12 @@
+import FoundationEssentials
+import TesseraCodecs
+public import TesseraCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import FoundationEssentials
-import TesseraCodecs
-public import TesseraCore
 
 /// A pyramid a viewer can read tile by tile. Levels are numbered by reduction, as in
 /// ``TileLayout``: 0 is full resolution, each next level half the previous (rounded up).

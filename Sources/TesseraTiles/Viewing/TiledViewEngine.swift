@@ -1,10 +1,11 @@
 import FoundationEssentials
 public import TesseraCore
 public import TesseraPipeline
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Decides, for a viewport over a pyramid, which tiles to fetch, in what order, what to draw
@@ -104,7 +105,8 @@ public actor TiledViewEngine {
         let placeholder = base > reduction ? [TileID(reduction: base, column: 0, row: 0)] : []
         // Prefetch only as much of the ring as the cache can hold beside the visible tiles, or the
         // ring would evict itself and be fetched again and again.
-        let tileBytes = 4 * max(1, layout.columnSpans(reduction: reduction).first?.count ?? 1)
+        let tileBytes =
+            4 * max(1, layout.columnSpans(reduction: reduction).first?.count ?? 1)
             * max(1, layout.rowSpans(reduction: reduction).first?.count ?? 1)
         let room = max(0, cache.costLimit / tileBytes - visible.count - placeholder.count - 1)
         return placeholder.map { ($0, .high) } + visible.map { ($0, .normal) } + ring.prefix(room).map { ($0, .low) }

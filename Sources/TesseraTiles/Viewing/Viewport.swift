@@ -1,9 +1,10 @@
 import FoundationEssentials
 public import TesseraCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A point in full-resolution image pixels (fractions allowed).
@@ -49,8 +50,10 @@ public struct Viewport: Sendable, Hashable {
 
     /// A viewport of `size` points at `zoom` (clamped to the limits) centred on `center`. `size` must
     /// have positive sides and `zoom` be positive.
-    public init(size: PointSize, scale: DisplayScale = .x1, zoom: Double, center: PixelPoint,
-                minimumZoom: Double = 1.0 / 4096, maximumZoom: Double = 64) {
+    public init(
+        size: PointSize, scale: DisplayScale = .x1, zoom: Double, center: PixelPoint,
+        minimumZoom: Double = 1.0 / 4096, maximumZoom: Double = 64
+    ) {
         precondition(size.width > 0 && size.height > 0 && zoom > 0)
         self.size = size
         self.scale = scale
@@ -69,8 +72,9 @@ public struct Viewport: Sendable, Hashable {
     /// The part of the image plane the viewport covers, in full-resolution pixels.
     public var visibleRect: ImageRect {
         let halfWidth = size.width / zoom / 2, halfHeight = size.height / zoom / 2
-        return ImageRect(minX: center.x - halfWidth, minY: center.y - halfHeight,
-                         maxX: center.x + halfWidth, maxY: center.y + halfHeight)
+        return ImageRect(
+            minX: center.x - halfWidth, minY: center.y - halfHeight,
+            maxX: center.x + halfWidth, maxY: center.y + halfHeight)
     }
 
     /// Moves the view by a drag of (`dx`, `dy`) points: the image follows the pointer.

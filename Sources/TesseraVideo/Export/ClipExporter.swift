@@ -69,8 +69,9 @@ public enum ClipExporter {
     ) async throws -> TrimResult {
         try await executor.run(priority: priority) { context in
             do {
-                return try trim(path: path, from: start, to: end, output: output, method: method,
-                                context: context, progress: progress)
+                return try trim(
+                    path: path, from: start, to: end, output: output, method: method,
+                    context: context, progress: progress)
             } catch VideoError.cancelled {
                 throw CancellationError()
             }

@@ -1,9 +1,10 @@
 import CTesseraAV
 import FoundationEssentials
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A muxer writing to a hidden temporary file beside the destination, moved into place only by
@@ -20,7 +21,8 @@ final class OutputContainer {
         self.av = av
         self.destination = destination
         let url = URL(fileURLWithPath: destination)
-        temporary = url.deletingLastPathComponent()
+        temporary =
+            url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial").path
         var allocated: UnsafeMutablePointer<AVFormatContext>?
         // The container follows the destination's extension, not the temporary name's.
@@ -59,7 +61,8 @@ final class OutputContainer {
     func copyDisplayMatrix(from source: UnsafeMutablePointer<AVStream>, to stream: UnsafeMutablePointer<AVStream>) {
         var size = 0
         guard let matrix = av.av_stream_get_side_data(source, AV_PKT_DATA_DISPLAYMATRIX, &size), size > 0,
-              let copy = av.av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size) else { return }
+            let copy = av.av_stream_new_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, size)
+        else { return }
         copy.update(from: matrix, count: size)
     }
 

@@ -90,9 +90,10 @@ final class VideoEncoder {
             converted.pointee.width = context.pointee.width
             converted.pointee.height = context.pointee.height
             guard av.av_frame_get_buffer(converted, 0) >= 0 else { throw .exportFailed(reason: "out of memory") }
-            converter = av.sws_getContext(frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
-                                          context.pointee.width, context.pointee.height, AV_PIX_FMT_YUV420P,
-                                          SWS_BICUBIC, nil, nil, nil)
+            converter = av.sws_getContext(
+                frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
+                context.pointee.width, context.pointee.height, AV_PIX_FMT_YUV420P,
+                SWS_BICUBIC, nil, nil, nil)
         }
         guard let converted, let converter else { throw .exportFailed(reason: "no conversion to 4:2:0") }
         _ = frame.withPlanes { sourcePlanes, sourceStrides in

@@ -74,7 +74,8 @@ struct StreamTiming: Sendable {
         var times: [Double] = []
         for index in 0..<count {
             guard let entry = av.avformat_index_get_entry(stream, Int32(index)),
-                  entry.pointee.flags & AVINDEX_KEYFRAME != 0 else { continue }
+                entry.pointee.flags & AVINDEX_KEYFRAME != 0
+            else { continue }
             times.append((Double(entry.pointee.timestamp) + decodeDelay - Double(startTick)) * timeBase.value)
         }
         return (times.sorted(), stated, indexesEveryFrame)

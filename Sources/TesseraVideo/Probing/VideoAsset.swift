@@ -106,7 +106,7 @@ public struct VideoAsset: Sendable, Hashable {
         // The size from stat: FileManager's attribute is a UInt without Foundation in the process (as
         // in `tessera`), and a cast to Int64 that holds under Foundation left the check undone there.
         guard count > 0, let last = av.avformat_index_get_entry(stream, count - 1),
-              let size = FileIdentity(path: input.path).map({ Int64($0.byteCount) })
+            let size = FileIdentity(path: input.path).map({ Int64($0.byteCount) })
         else { return }
         let (end, overflow) = last.pointee.pos.addingReportingOverflow(Int64(last.pointee.size))
         if last.pointee.pos >= 0, overflow || end > size {

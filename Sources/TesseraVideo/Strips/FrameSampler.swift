@@ -117,9 +117,11 @@ final class FrameSampler {
         let keyframes = asset.keyframeTimes
         let keyIndex = keyframes.lastIndex { $0 <= target + Self.tolerance }
         let key = keyIndex.flatMap { $0 - stepBack >= 0 ? keyframes[$0 - stepBack] : nil }
-        let canContinue = stepBack == 0 && position.map {
-            $0 < target - Self.tolerance && (key ?? -.infinity) <= $0 + Self.tolerance
-        } ?? false
+        let canContinue =
+            stepBack == 0
+            && position.map {
+                $0 < target - Self.tolerance && (key ?? -.infinity) <= $0 + Self.tolerance
+            } ?? false
         var afterSeek = false
         if !canContinue {
             try decoder.seek(toKeyframeBefore: key ?? (stepBack == 0 ? target : max(0, target - Double(1 << stepBack))))

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Makes frame strips: N frames across a video, each decoded only as far as needed and scaled
 /// while decoding, on the `WorkExecutor`, with finished strips kept in a small cache.
@@ -79,8 +80,9 @@ public actor FrameStripGenerator {
             for run in runs {
                 group.addTask {
                     try await executor.run(priority: priority) { context in
-                        Self.decode(run, path: path, asset: asset, frameSize: frameSize, mode: request.mode, threads: threads,
-                                    context: context, progress: progress)
+                        Self.decode(
+                            run, path: path, asset: asset, frameSize: frameSize, mode: request.mode, threads: threads,
+                            context: context, progress: progress)
                     }
                 }
             }
@@ -109,8 +111,7 @@ public actor FrameStripGenerator {
             let sampler = try FrameSampler(path: path, asset: asset, frameSize: frameSize, mode: mode, threads: threads)
             for slot in run {
                 if context.isCancelled { throw .cancelled }
-                do throws(VideoError) { results[slot.index] = .success(try sampler.sample(slot)) }
-                catch { results[slot.index] = .failure(error) }
+                do throws(VideoError) { results[slot.index] = .success(try sampler.sample(slot)) } catch { results[slot.index] = .failure(error) }
                 progress?.advance()
             }
         } catch {

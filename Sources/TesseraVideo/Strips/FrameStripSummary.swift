@@ -45,8 +45,9 @@ public struct FrameStripSummary: Sendable, Hashable, Codable {
     public init(_ strip: FrameStrip, placements: [FrameSheet.Placement]) {
         duration = strip.asset.duration
         frames = zip(strip.frames, placements).map { frame, placement in
-            Frame(index: frame.slot.index, target: frame.slot.target, time: frame.time, x: placement.x, y: placement.y,
-                  width: placement.width, height: placement.height, filledFrom: frame.filledFrom)
+            Frame(
+                index: frame.slot.index, target: frame.slot.target, time: frame.time, x: placement.x, y: placement.y,
+                width: placement.width, height: placement.height, filledFrom: frame.filledFrom)
         }
     }
 }

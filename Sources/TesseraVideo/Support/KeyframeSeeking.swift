@@ -39,7 +39,8 @@ extension MediaInput {
             while av.av_read_frame(context, packet) >= 0 {
                 defer { av.av_packet_unref(packet) }
                 guard packet.pointee.stream_index == videoStreamIndex, packet.pointee.flags & AV_PKT_FLAG_KEY != 0,
-                      packet.pointee.pts != LibAV.noTimestamp else { continue }
+                    packet.pointee.pts != LibAV.noTimestamp
+                else { continue }
                 let keyframe = timing.seconds(packet.pointee.pts)
                 if keyframe > time + tolerance { break }
                 latest = keyframe

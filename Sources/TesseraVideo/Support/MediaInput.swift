@@ -23,7 +23,8 @@ final class MediaInput {
         // Mapped, not read: only the pages of the box headers visited are loaded. Only on a full
         // probe: strip workers (`fullProbe` false) reopen a file a probe has already checked.
         if fullProbe, let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-            ContainerDiagnosis.isISOBaseMedia(file.prefix(64)), let reason = ContainerDiagnosis.implausibleSampleTable(file) {
+            ContainerDiagnosis.isISOBaseMedia(file.prefix(64)), let reason = ContainerDiagnosis.implausibleSampleTable(file)
+        {
             throw .corrupt(reason: reason)
         }
         var opened: UnsafeMutablePointer<AVFormatContext>?

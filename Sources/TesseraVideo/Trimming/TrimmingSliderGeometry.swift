@@ -91,8 +91,9 @@ public struct TrimmingSliderGeometry: Sendable, Hashable {
         let strip = stripRect
         guard duration > 0 else {
             let slot = trackWidth / Double(count)
-            return TrimmingRect(minX: trackMinX + Double(index) * slot, maxX: trackMinX + Double(index + 1) * slot,
-                                minY: strip.minY, maxY: strip.maxY)
+            return TrimmingRect(
+                minX: trackMinX + Double(index) * slot, maxX: trackMinX + Double(index + 1) * slot,
+                minY: strip.minY, maxY: strip.maxY)
         }
         let start = x(for: Double(index) * duration / Double(count), duration: duration)
         let end = x(for: Double(index + 1) * duration / Double(count), duration: duration)
@@ -101,8 +102,9 @@ public struct TrimmingSliderGeometry: Sendable, Hashable {
 
     /// The selected span, between the handles' value lines, full height, in points.
     public func selectionRect(in model: TrimmingSliderModel) -> TrimmingRect {
-        TrimmingRect(minX: x(for: model.lower, duration: model.duration),
-                     maxX: x(for: model.upper, duration: model.duration), minY: 0, maxY: height)
+        TrimmingRect(
+            minX: x(for: model.lower, duration: model.duration),
+            maxX: x(for: model.upper, duration: model.duration), minY: 0, maxY: height)
     }
 
     /// The drawn rectangle of `thumb`, in points. Handles are full height; the playhead spans the

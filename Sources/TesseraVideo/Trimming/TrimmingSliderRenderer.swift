@@ -51,10 +51,12 @@ public struct TrimmingSliderRenderer: Sendable {
 
         let strip = geometry.stripRect
         let selection = geometry.selectionRect(in: model)
-        canvas.dim(TrimmingRect(minX: strip.minX, maxX: selection.minX, minY: strip.minY, maxY: strip.maxY),
-                   by: style.dimming)
-        canvas.dim(TrimmingRect(minX: selection.maxX, maxX: strip.maxX, minY: strip.minY, maxY: strip.maxY),
-                   by: style.dimming)
+        canvas.dim(
+            TrimmingRect(minX: strip.minX, maxX: selection.minX, minY: strip.minY, maxY: strip.maxY),
+            by: style.dimming)
+        canvas.dim(
+            TrimmingRect(minX: selection.maxX, maxX: strip.maxX, minY: strip.minY, maxY: strip.maxY),
+            by: style.dimming)
 
         canvas.fill(geometry.topBarRect(in: model), with: style.barColor)
         canvas.fill(geometry.bottomBarRect(in: model), with: style.barColor)
@@ -86,7 +88,8 @@ public struct TrimmingSliderRenderer: Sendable {
     private func gripRect(in handle: TrimmingRect) -> TrimmingRect {
         let width = handle.width / 4
         let height = handle.height / 3
-        return TrimmingRect(x: handle.midX - width / 2, y: handle.minY + (handle.height - height) / 2,
-                            width: width, height: height)
+        return TrimmingRect(
+            x: handle.midX - width / 2, y: handle.minY + (handle.height - height) / 2,
+            width: width, height: height)
     }
 }

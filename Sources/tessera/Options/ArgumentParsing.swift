@@ -10,8 +10,10 @@ enum Parse {
     static func integer(_ minimum: Int, _ maximum: Int = .max) -> @Sendable (String) throws -> Int {
         { text in
             guard let value = Int(text), value >= minimum, value <= maximum else {
-                throw ValidationError(maximum == .max ? "must be a whole number ≥ \(minimum)"
-                                                      : "must be a whole number from \(minimum) to \(maximum)")
+                throw ValidationError(
+                    maximum == .max
+                        ? "must be a whole number ≥ \(minimum)"
+                        : "must be a whole number from \(minimum) to \(maximum)")
             }
             return value
         }
@@ -63,7 +65,7 @@ enum Parse {
     /// `WxH` in whole pixels, each ≥ 1.
     static func pixelSize(_ text: String) throws -> PixelSize {
         guard let (first, second) = pair(text, separator: "x"), let width = Int(first), let height = Int(second),
-              width >= 1, height >= 1
+            width >= 1, height >= 1
         else { throw ValidationError("must be WxH in whole pixels ≥ 1, e.g. 300x200") }
         return PixelSize(width: width, height: height)
     }
@@ -71,7 +73,7 @@ enum Parse {
     /// `WxH` in points, each finite and > 0.
     static func pointSize(_ text: String) throws -> PointSize {
         guard let (first, second) = pair(text, separator: "x"), let width = Double(first), let height = Double(second),
-              width > 0, height > 0, width.isFinite, height.isFinite
+            width > 0, height > 0, width.isFinite, height.isFinite
         else { throw ValidationError("must be WxH in points > 0, e.g. 390x844") }
         return PointSize(width: width, height: height)
     }
@@ -79,7 +81,7 @@ enum Parse {
     /// `X,Y` in full-resolution pixels, finite.
     static func pixelPoint(_ text: String) throws -> PixelPoint {
         guard let (first, second) = pair(text, separator: ","), let x = Double(first), let y = Double(second),
-              x.isFinite, y.isFinite
+            x.isFinite, y.isFinite
         else { throw ValidationError("must be X,Y in pixels, e.g. 1200,800") }
         return PixelPoint(x: x, y: y)
     }
@@ -94,7 +96,7 @@ enum Parse {
     static func url(_ text: String) throws -> URL {
         if text.contains("://") {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https", "file"].contains(scheme),
-                  scheme == "file" || url.host != nil
+                scheme == "file" || url.host != nil
             else { throw ValidationError("must be an http, https or file URL, or a path") }
             return url
         }
@@ -116,7 +118,7 @@ enum Parse {
         let segments = trimmed.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
         guard text.hasPrefix("/"), trimmed.allSatisfy(allowed.contains),
-              !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+            !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
         else { throw ValidationError("must be a path such as /images: segments of letters, digits and -._~") }
         return trimmed
     }

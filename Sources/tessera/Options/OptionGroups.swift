@@ -18,8 +18,9 @@ struct EncodingOptions: ParsableArguments {
     @Flag(help: "Write PNG indexed, with at most 256 colours chosen by libimagequant (for graphics).")
     var palette = false
 
-    @Option(help: "With --palette: dithering strength, 0 (none) to 1 (full Floyd–Steinberg, the default).",
-            transform: Parse.fraction)
+    @Option(
+        help: "With --palette: dithering strength, 0 (none) to 1 (full Floyd–Steinberg, the default).",
+        transform: Parse.fraction)
     var dither: Double?
 
     func validate() throws {

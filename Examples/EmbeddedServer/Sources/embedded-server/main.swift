@@ -1,11 +1,12 @@
+import EmbeddedServer
+import Hummingbird
+import TesseraServer
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import EmbeddedServer
-import Hummingbird
-import TesseraServer
 
 // embedded-server ROOT CACHE [PORT]: the app on 127.0.0.1, the images under ROOT at
 // /images/iiif/3/{identifier}/…, for the token "letmein".

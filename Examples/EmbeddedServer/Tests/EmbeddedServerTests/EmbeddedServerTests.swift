@@ -3,10 +3,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TesseraCodecs
 import TesseraCore
 import TesseraServer
+import Testing
 
 /// The app mounts Tessera's IIIF routes under `/images/iiif/3` beside its own: the mounted routes
 /// answer with ids and links that name where they are, behind the app's own authentication, and
@@ -40,7 +40,8 @@ struct EmbeddedServerTests {
                 #expect(info?["width"] as? Int == 400 && info?["height"] as? Int == 300)
                 #expect(response.headers[.accessControlAllowOrigin] == "*")
             }
-            try await client.execute(uri: "/images/iiif/3/scans%2Fpage%201.png/full/200,/0/default.jpg", method: .get, headers: Self.signedIn) { response in
+            try await client.execute(uri: "/images/iiif/3/scans%2Fpage%201.png/full/200,/0/default.jpg", method: .get, headers: Self.signedIn) {
+                response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/jpeg")
                 let links = response.headers[values: HTTPField.Name("Link")!].joined(separator: ",")
@@ -58,7 +59,8 @@ struct EmbeddedServerTests {
                 #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
                 #expect(response.headers[.accessControlAllowOrigin] == "*")
             }
-            try await client.execute(uri: "/images/iiif/3/scans%2Fpage%201.png/full/max/0/default.bmp", method: .get, headers: Self.signedIn) { response in
+            try await client.execute(uri: "/images/iiif/3/scans%2Fpage%201.png/full/max/0/default.bmp", method: .get, headers: Self.signedIn) {
+                response in
                 #expect(response.status == .badRequest || response.status == .notImplemented)
                 #expect(response.headers[.contentType] == "text/plain; charset=utf-8")
             }
