@@ -13,7 +13,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswift
 	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/scripts/link/tessera.order -Xlinker --no-warn-symbol-ordering
 
-.PHONY: bootstrap build release test docs format demo bench fixtures fuzz fuzz-smoke sanitize order-file clean
+.PHONY: bootstrap build release test docs format coverage demo bench fixtures fuzz fuzz-smoke sanitize order-file clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -39,6 +39,10 @@ test: bootstrap
 # Formats every Swift file as .swift-format says (what `make test` checks with lint --strict).
 format:
 	$(SWIFT) format format --in-place --recursive Sources Tests Examples Package.swift
+
+# Line coverage of each library module by the Swift tests, in a build of its own (.build/coverage).
+coverage: bootstrap
+	scripts/coverage.py --min 80
 
 # The DocC archives of the eight library modules, in .build/docs (scripts/docs.sh says how to read them).
 docs: bootstrap
