@@ -20,12 +20,18 @@ struct MissingLibraryTests {
         return module.path
     }
 
-    @Test("images needing libheif, libtiff or librsvg fail one line each, naming what to install; the rest of the batch is made")
-    func imageLibraries() throws {
+    /// A new scratch directory, and the environment that hides the libraries whose names start
+    /// with any of `prefixes` (`:`-separated) from the dynamic loader.
+    private static func hiding(_ prefixes: String) throws -> (directory: URL, environment: [String: String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, ["LD_AUDIT": try auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": prefixes])
+    }
+
+    @Test("images needing libheif, libtiff or librsvg fail one line each, naming what to install; the rest of the batch is made")
+    func imageLibraries() throws {
+        let (directory, environment) = try Self.hiding("libheif.so.:libtiff.so.:librsvg-2.so.")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libheif.so.:libtiff.so.:librsvg-2.so."]
         let outputs = directory.appendingPathComponent("out")
         let inputs = ["heic-basic.heic", "tiff-rgb-lzw.tif", "svg-size.svg", "jpeg-orientation-6.jpg"]
         let result = try CLI.run(
@@ -43,10 +49,8 @@ struct MissingLibraryTests {
 
     @Test("palette PNG output fails one line naming libimagequant once, when it is missing; full-colour PNG still works")
     func paletteLibrary() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, environment) = try Self.hiding("libimagequant.so.")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libimagequant.so."]
         let palette = directory.appendingPathComponent("palette.png").path
         let result = try CLI.run(
             ["convert", CLI.fixture("jpeg-orientation-6.jpg"), palette, "--palette"], environment: environment)
@@ -62,10 +66,8 @@ struct MissingLibraryTests {
 
     @Test("videos fail one line, naming what to install, when ffmpeg's libraries are missing")
     func videoLibraries() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-missing-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, environment) = try Self.hiding("libavcodec.so.")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let environment = ["LD_AUDIT": try Self.auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": "libavcodec.so."]
         let output = directory.appendingPathComponent("strip.png").path
         let result = try CLI.run(["strip", CLI.fixture("video/gop1.mp4"), "--frames", "4", "--output", output], environment: environment)
         #expect(result.status != 0)
