@@ -149,16 +149,7 @@ struct ScaleOutTests {
         let originals = try await seaweed.store(bucket: "\(name)-originals")
         let pyramids = try await seaweed.store(bucket: "\(name)-pyramids")
         for (image, size) in images {
-            let (made, output) = try ServeCLITests.run(
-                ServeCLITests.validatorPython,
-                [
-                    "-c",
-                    """
-                    from PIL import Image
-                    Image.effect_noise((\(size.0), \(size.1)), 60).convert("RGB").save("\(directory)/\(image)", quality=85)
-                    """,
-                ])
-            #expect(made == 0, "\(output)")
+            try ServeCLITests.makeNoiseImage(at: "\(directory)/\(image)", width: size.0, height: size.1)
             try await originals.put(image, Data(contentsOf: URL(fileURLWithPath: directory + "/" + image)))
         }
         let environment = [

@@ -104,21 +104,28 @@ struct ServeCLITests {
         #expect(report.contains("iiif-validator: 41 passed, 0 failed"), "\(report)")
     }
 
+    /// Writes an RGB noise image of `width` × `height` pixels to `path` (PNG, or JPEG at quality 85,
+    /// by its extension), with Pillow: large inputs are made at test time, not committed.
+    static func makeNoiseImage(at path: String, width: Int, height: Int) throws {
+        let options = path.hasSuffix(".jpg") ? ", quality=85" : ""
+        let (status, output) = try run(
+            validatorPython,
+            [
+                "-c",
+                """
+                from PIL import Image
+                Image.effect_noise((\(width), \(height)), 60).convert("RGB").save("\(path)"\(options))
+                """,
+            ])
+        guard status == 0 else { throw ServeError(message: "Pillow could not write \(path): \(output)") }
+    }
+
     @Test("SIGTERM lets the request in flight finish, then exits 0")
     func gracefulShutdown() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Big enough that its first tile waits on a pyramid build.
-        let (made, _) = try Self.run(
-            Self.validatorPython,
-            [
-                "-c",
-                """
-                from PIL import Image
-                Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
-                """,
-            ])
-        #expect(made == 0)
+        try Self.makeNoiseImage(at: directory + "/root/big.png", width: 5000, height: 4000)
         let server = try RunningServer(root: directory + "/root", cache: directory + "/cache")
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -149,16 +156,7 @@ struct ServeCLITests {
     func killedMidBuild() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (made, _) = try Self.run(
-            Self.validatorPython,
-            [
-                "-c",
-                """
-                from PIL import Image
-                Image.effect_noise((5000, 4000), 60).convert("RGB").save("\(directory)/root/big.png")
-                """,
-            ])
-        #expect(made == 0)
+        try Self.makeNoiseImage(at: directory + "/root/big.png", width: 5000, height: 4000)
         let cache = directory + "/cache"
         let tile = "/iiif/3/big.png/0,0,256,256/256,256/0/default.jpg"
         let server = try RunningServer(root: directory + "/root", cache: cache)
