@@ -49,21 +49,26 @@ def run_tests() -> None:
 def report() -> dict[str, tuple[int, int]]:
     """Per source file under Sources/: (lines, lines covered)."""
     build = SCRATCH / "debug"
-    profile = build / "codecov" / "default.profdata"
-    if not profile.exists():
-        sys.exit(f"coverage.py: no profile at {profile}; run without --no-run first")
+    # Every process's raw profile (the test runner's, and each `tessera` the CLI tests ran), merged
+    # here: SwiftPM merges only after a run in which every test passed.
+    raw = glob.glob(str(build / "codecov" / "*.profraw"))
+    if not raw:
+        sys.exit(f"coverage.py: no raw profiles in {build / 'codecov'}; run without --no-run first")
+    profile = build / "codecov" / "coverage.profdata"
+    subprocess.run([tool("llvm-profdata"), "merge", "--sparse", "-o", str(profile), *raw], check=True)
     objects = [p for p in glob.glob(str(build / "*.xctest"))] + [str(build / "tessera")]
     objects = [p for p in objects if os.path.exists(p)]
     arguments = [tool("llvm-cov"), "report", objects[0], *[f"--object={o}" for o in objects[1:]],
                  f"--instr-profile={profile}", "--show-region-summary=false", "--show-branch-summary=false",
-                 "--show-functions=false", str(REPO / "Sources")]
+                 str(REPO / "Sources")]
     output = subprocess.run(arguments, cwd=REPO, check=True, capture_output=True, text=True).stdout
     files: dict[str, tuple[int, int]] = {}
     for line in output.splitlines():
         parts = line.split()
-        # Filename, Lines, Missed Lines, Cover (with regions, branches and functions left out).
-        if len(parts) >= 4 and parts[0].endswith(".swift") and parts[1].isdigit() and parts[2].isdigit():
-            lines, missed = int(parts[1]), int(parts[2])
+        # Filename, the functions' three columns, then Lines, Missed Lines, Cover (regions and
+        # branches are left out by the options above).
+        if len(parts) >= 4 and parts[0].endswith(".swift") and parts[-3].isdigit() and parts[-2].isdigit():
+            lines, missed = int(parts[-3]), int(parts[-2])
             files[parts[0]] = (lines, lines - missed)
     return files
 

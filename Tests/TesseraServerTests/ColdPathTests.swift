@@ -164,8 +164,11 @@ struct ColdPathTests {
         // An 8000×8000 PNG: no decoder shortcut, so a thumbnail decodes and halves all its rows
         // (192 MB of pixels, seconds in a debug build); the client leaves long before that.
         try writeBlackPNG(width: 8000, height: 8000, to: sandbox.root + "/slow.png")
+        // The same for the second part: a stopped decode that finished its level before the stop
+        // reached it may have kept that level, which would answer a second request for slow.png.
+        try FileManager.default.copyItem(atPath: sandbox.root + "/slow.png", toPath: sandbox.root + "/slow-2.png")
         let server = try sandbox.server { $0.smallSourcePixelLimit = 0 }
-        let request = "GET /iiif/3/slow.png/full/!500,500/0/default.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        func request(_ name: String) -> String { "GET /iiif/3/\(name)/full/!500,500/0/default.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }
         @Sendable func metric(_ name: String) -> Int {
             let text = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
             let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
@@ -175,7 +178,7 @@ struct ColdPathTests {
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             // Alone: the decode starts, the client goes, the work stops and frees its thread.
-            let alone = try connectedSocket(port: port, sending: request)
+            let alone = try connectedSocket(port: port, sending: request("slow.png"))
             try await poll { metric(decodes) == 1 }
             close(alone)
             try await poll {
@@ -186,14 +189,15 @@ struct ColdPathTests {
             #expect(server.service.waitingRenders == 0)
             let abandonedBefore = metric(abandoned)
 
-            // Two clients: one goes, the other is answered by the work they shared, decoded anew
-            // (nothing of the stopped work was kept, and nobody joined it as it stopped).
-            let leaving = try connectedSocket(port: port, sending: request)
+            // Two clients of another image: one goes, the other is answered by the work they
+            // shared, which goes on.
+            let shared = request("slow-2.png")
+            let leaving = try connectedSocket(port: port, sending: shared)
             try await poll { metric(decodes) == 2 }
             let staying = Task {
                 try await withCheckedThrowingContinuation { continuation in
                     DispatchQueue.global().async {
-                        continuation.resume(with: Result { try ImmediateResponseTests.exchange(request, port: port, responses: 1).answers })
+                        continuation.resume(with: Result { try ImmediateResponseTests.exchange(shared, port: port, responses: 1).answers })
                     }
                 }
             }
