@@ -168,7 +168,7 @@ struct ColdPathTests {
         // reached it may have kept that level, which would answer a second request for slow.png.
         try FileManager.default.copyItem(atPath: sandbox.root + "/slow.png", toPath: sandbox.root + "/slow-2.png")
         let server = try sandbox.server { $0.smallSourcePixelLimit = 0 }
-        func request(_ name: String) -> String { "GET /iiif/3/\(name)/full/!500,500/0/default.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }
+        @Sendable func request(_ name: String) -> String { "GET /iiif/3/\(name)/full/!500,500/0/default.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }
         @Sendable func metric(_ name: String) -> Int {
             let text = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
             let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
