@@ -47,6 +47,9 @@ struct BasePathTests {
             }
             try await client.execute(uri: "/images/", method: .get) { #expect(String(buffer: $0.body).contains("<base href=\"/images/\">")) }
             try await client.execute(uri: "/images/web/viewer.js", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/images/web/grid.html", method: .get) {
+                #expect(String(buffer: $0.body).contains("<base href=\"/images/\">"))
+            }
             // The video API's links: the thumbnail track's sprite, and a trim job's location.
             try await client.execute(uri: "/images/video/clip.mp4/thumbnails.vtt?frames=4&height=36&mode=keyframe", method: .get) { response in
                 #expect(response.status == .ok)

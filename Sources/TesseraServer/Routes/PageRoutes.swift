@@ -34,9 +34,12 @@ struct PageRoutes {
             $0.get("trim/:identifier") { request, context in try page("trimmer.html", request, mount: context.mountPath(less: 2)) }
         }
         // Browsers ask for it whatever the page says.
-        routes("favicon.ico") { $0.get("favicon.ico") { request, _ in try page("icon.svg", request, mount: "") } }
+        routes("favicon.ico") { $0.get("favicon.ico") { request, context in try page("icon.svg", request, mount: context.mountPath(less: 1)) } }
         routes("web") {
-            $0.get("web/:name") { request, context in try page(try context.parameters.require("name"), request, mount: "") }
+            // A page asked for by its file name (`web/viewer.html`) gets the same base as by its route.
+            $0.get("web/:name") { request, context in
+                try page(try context.parameters.require("name"), request, mount: context.mountPath(less: 2))
+            }
         }
     }
 
