@@ -64,6 +64,7 @@ let package = Package(
         .target(name: "CTesseraSVG", dependencies: ["CTesseraCairo", "CTesseraLoader"]),
         .target(name: "CTesseraPDF", dependencies: ["CTesseraCairo", "CTesseraLoader"]),
         .target(name: "CTesseraTIFF", dependencies: ["CTesseraLoader"]),
+        .target(name: "CTesseraJP2", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraCrypto", dependencies: ["CTesseraLoader"]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
         .target(name: "CTesseraLCMS", dependencies: ["CTesseraLoader"]),
@@ -74,7 +75,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF",
+                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2",
             ],
             swiftSettings: layered
         ),

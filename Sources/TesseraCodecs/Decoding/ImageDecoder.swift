@@ -51,7 +51,7 @@ public struct ImageDecoder: Sendable {
             let target = Self.vectorTarget(pdf.size, options.minimumSize)
             try options.limits.check(target, header.properties.decodedFormat)
             pixels = try pdf.render(at: target)
-        case .jpeg, .png, .gif, .tiff:
+        case .jpeg, .png, .gif, .tiff, .jp2:
             preconditionFailure("streamed formats are handled above")
         }
         return DecodedImage(
@@ -79,6 +79,7 @@ struct Header {
         case tiff(TIFFFile)
         case svg(SVGDecoder)
         case pdf(PDFDecoder)
+        case jp2(JP2Header)
     }
 
     let source: ImageSource
@@ -118,13 +119,17 @@ struct Header {
         case .pdf:
             let pdf = try PDFDecoder(source, pageIndex: options.pageIndex)
             (kind, properties) = (.pdf(pdf), pdf.properties(fileByteCount: length))
+        case .jp2, .j2k:
+            let header = try JP2Header(reading: stream, limits: options.limits)
+            (kind, properties) = (.jp2(header), header.properties(fileByteCount: length))
         }
     }
 
     /// A row-streaming reader for the formats that have one; nil for those decoded whole.
     /// - Parameters:
     ///   - jpegDenominator: JPEG's DCT reduction (1, 2, 4, 8), instead of one chosen from
-    ///     ``DecodeOptions/minimumSize``; the other formats ignore it.
+    ///     ``DecodeOptions/minimumSize``; JPEG 2000's resolution level (`2^level`); the other
+    ///     formats ignore it.
     ///   - window: the rows to produce (exactly) and columns (at least), in the reader's output;
     ///     nil: all.
     func scanlineReader(
@@ -132,6 +137,12 @@ struct Header {
     ) throws(ImageDecodingError) -> (any ScanlineReader)? {
         if case .jpeg(let header) = kind {
             return try JPEGScanlineReader(source: source, header: header, options: options, denominator: jpegDenominator, window: window)
+        }
+        if case .jp2(let header) = kind {
+            let reduction =
+                jpegDenominator?.trailingZeroBitCount ?? JP2ScanlineReader.reduction(for: header, minimumSize: options.minimumSize)
+            return try JP2ScanlineReader(
+                source: source, header: header, profile: properties.iccProfile, options: options, reduction: reduction, window: window)
         }
         guard let reader = try wholeScanlineReader(options: options) else { return nil }
         guard let window else { return reader }
@@ -144,6 +155,7 @@ struct Header {
         case .png(let header): try PNGScanlineReader(source: source, header: header, profile: properties.iccProfile, options: options)
         case .gif(let header): try GIFScanlineReader(source: source, header: header, options: options)
         case .tiff(let file): try TIFFScanlineReader(file: file, profile: properties.iccProfile, options: options)
+        case .jp2: nil  // handled above
         case .webp, .heif, .svg, .pdf: nil
         }
     }

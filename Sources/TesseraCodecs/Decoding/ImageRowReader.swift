@@ -5,9 +5,10 @@ public import TesseraCore
 /// other formats are decoded whole first, within ``DecodeOptions/maximumPixelCount``.
 ///
 /// A reader can also give its rows at a reduction where the format shrinks while decoding (JPEG's
-/// DCT scaling, up to 1/8), and only the rows and columns of a window, where the format can pass
-/// over the others cheaply (JPEG: the rows above are entropy-decoded only, the columns outside
-/// the window's iMCUs not at all; other formats decode the rows above and stop below).
+/// DCT scaling, up to 1/8; a JPEG 2000 codestream's resolution levels), and only the rows and
+/// columns of a window, where the format can pass over the others cheaply (JPEG: the rows above
+/// are entropy-decoded only, the columns outside the window's iMCUs not at all; JPEG 2000: only the
+/// window's code blocks are decoded; other formats decode the rows above and stop below).
 public final class ImageRowReader {
     /// The image's header facts, as ``ImageDecoder/probe(_:)`` gives them; sizes are stored sizes.
     public let properties: ImageProperties
@@ -20,9 +21,6 @@ public final class ImageRowReader {
     private let header: Header
     /// What the rows are decoded with (``DecodeOptions/minimumSize`` cleared).
     public let options: DecodeOptions
-
-    /// The most reduction JPEG's DCT scaling gives (1/8).
-    public static let maximumJPEGReduction = 3
 
     /// Opens `source` and reads its headers; no row is decoded until ``forEachRow(context:lookaheadRows:_:)``.
     /// - Parameters:
@@ -37,11 +35,7 @@ public final class ImageRowReader {
         header = try Header(source, options: options)
         properties = header.properties
         self.options = options
-        if case .jpeg = header.kind {
-            rowReduction = min(max(0, reduction), Self.maximumJPEGReduction)
-        } else {
-            rowReduction = 0
-        }
+        rowReduction = min(max(0, reduction), properties.decoderReductions)
         let step = 1 << rowReduction
         rowSize = PixelSize(
             width: (properties.size.width + step - 1) / step, height: (properties.size.height + step - 1) / step)

@@ -42,6 +42,18 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// For an animated GIF, WebP or APNG (more than one frame): each frame's duration and the loop
     /// count. Nil for a still image.
     public var animation: AnimationTiming?
+    /// A JPEG 2000 codestream's tiles, resolution levels and coding choices; nil for other formats.
+    public var jpeg2000: JPEG2000Layout?
+
+    /// How many times 2 the format's decoder shrinks by itself, at no more cost than the smaller
+    /// image: JPEG's DCT scaling (to 1/8), a JPEG 2000 codestream's resolution levels; 0 otherwise.
+    public var decoderReductions: Int {
+        switch format {
+        case .jpeg: 3
+        case .jp2, .j2k: jpeg2000?.decoderReductions ?? 0
+        default: 0
+        }
+    }
 
     /// The upright size in pixels, after orientation.
     public var displaySize: PixelSize { orientation.displaySize(ofStored: size) }
@@ -81,6 +93,7 @@ extension ImageProperties {
         case frameCount, progressive, fileBytes, decodedBytes, iccProfile, colorSpace, warnings
         case pageCount, pageWidth, pageHeight
         case duration, loopCount, frameDurations
+        case jpeg2000
     }
 
     public init(from decoder: any Decoder) throws {
@@ -116,6 +129,7 @@ extension ImageProperties {
             animation = AnimationTiming(
                 frameDurations: try container.decode([Double].self, forKey: .frameDurations), loopCount: loopCount)
         }
+        jpeg2000 = try container.decodeIfPresent(JPEG2000Layout.self, forKey: .jpeg2000)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -152,5 +166,6 @@ extension ImageProperties {
             try container.encode(animation.loopCount, forKey: .loopCount)
             try container.encode(animation.frameDurations, forKey: .frameDurations)
         }
+        try container.encodeIfPresent(jpeg2000, forKey: .jpeg2000)
     }
 }

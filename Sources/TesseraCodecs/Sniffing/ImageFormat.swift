@@ -1,8 +1,12 @@
 /// An image file format Tessera reads, identified from content, never from a file name.
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// One case per format read; the raw values (`jpeg`, `heic`…) are what `--json` output prints.
-    /// `heic` is any HEIF image that is not AVIF.
-    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf
+    /// `heic` is any HEIF image that is not AVIF; `jp2` is JPEG 2000 in JP2 boxes, `j2k` a raw
+    /// JPEG 2000 codestream (`.j2k`, `.j2c`; HTJ2K too).
+    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k
+
+    /// JPEG 2000, boxed or raw.
+    public var isJPEG2000: Bool { self == .jp2 || self == .j2k }
 
     /// Vector art (SVG, PDF): rendered at any size, so it is drawn at the size asked for, larger
     /// than its nominal size too.
@@ -31,6 +35,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
             self = .tiff
         } else if starts(Array("ftyp".utf8), at: 4), let format = Self.isoBaseMediaFormat(bytes) {
             self = format
+        } else if starts([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            self = .jp2
+        } else if starts([0xFF, 0x4F, 0xFF, 0x51]) {
+            self = .j2k
         } else if starts(Array("%PDF-".utf8)) {
             self = .pdf
         } else if Self.looksLikeSVG(bytes) {

@@ -55,6 +55,9 @@ final class LibraryInput {
     /// the file truncated.
     var readFailure: ImageDecodingError? { rangedStream?.readFailure }
 
+    /// The local file's length in bytes; nil for other input.
+    var fileByteCount: Int? { fileStream?.length }
+
     /// Whether the input is a local file (seeking is a system call, not a transfer).
     var isLocalFile: Bool { fileStream != nil }
 

@@ -1,9 +1,16 @@
 import CTesseraCairo
 import CTesseraHeif
+import CTesseraJP2
 import CTesseraPDF
 import CTesseraQuant
 import CTesseraSVG
 import CTesseraTIFF
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// libheif's function table, loaded on first use (see CTesseraHeif.h for why it is not linked).
 enum LibHeif {
@@ -51,6 +58,18 @@ enum LibImageQuant {
 
     /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraQuant { try loaded.get() }
+}
+
+/// OpenJPEG's function table, loaded on first use (see CTesseraJP2.h).
+enum LibOpenJPEG {
+    private static let loaded = load { tessera_jp2_load($0, $1) }
+
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraJP2 { try loaded.get() }
+
+    /// Threads OpenJPEG decodes code blocks on, per decode: the cores, up to 4 (a region's few
+    /// code blocks gain nothing from more).
+    static let threadCount = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }
 
 /// Calls a C loader once, turning its failure message into the error decoding reports.

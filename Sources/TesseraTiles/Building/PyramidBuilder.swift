@@ -207,7 +207,7 @@ public enum PyramidBuilder {
         }
         // One pass per decode reduction SourceLevels uses, each making its levels down to the next
         // pass's (every layout's levels are (size + 1) / 2 of the one above, as SourceLevels' are).
-        let lastPass = min(SourceLevels.maximumDecodeReduction(for: rows.properties.format), layout.levelCount - 1)
+        let lastPass = min(rows.properties.decoderReductions, layout.levelCount - 1)
         let passes = (0...max(0, lastPass)).map { reduction in
             PyramidLevel(
                 reduction: reduction, layout: layout, format: format,

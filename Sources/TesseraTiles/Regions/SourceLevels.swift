@@ -42,7 +42,8 @@ public struct SourceLevels: Sendable {
     public let properties: ImageProperties
     /// The limits and colour handling every decode uses.
     public let options: DecodeOptions
-    /// The most reduction the format's decoder gives by itself (JPEG: 3, the DCT's 1/8; the others 0).
+    /// The most reduction the format's decoder gives by itself (``ImageProperties/decoderReductions``:
+    /// JPEG 3, the DCT's 1/8; JPEG 2000 its resolution levels; the others 0).
     public let maximumDecodeReduction: Int
 
     /// The levels of `source`, whose header `properties` is (`ImageDecoder.probe(_:)`); nothing is
@@ -51,12 +52,7 @@ public struct SourceLevels: Sendable {
         self.source = source
         self.properties = properties
         self.options = options
-        maximumDecodeReduction = Self.maximumDecodeReduction(for: properties.format)
-    }
-
-    /// The most reduction the decoder of `format` gives by itself (`ImageRowReader.rowReduction`).
-    public static func maximumDecodeReduction(for format: ImageFormat) -> Int {
-        format == .jpeg ? ImageRowReader.maximumJPEGReduction : 0
+        maximumDecodeReduction = properties.decoderReductions
     }
 
     /// The size of level `reduction` of an image of `size`: `(size + 1) / 2` per level.
@@ -122,6 +118,8 @@ public struct SourceLevels: Sendable {
         if properties.format == .jpeg {
             return RegionCost(decodedPixelCount: block.width * block.height, rowsPassedOver: block.y)
         }
+        // A JPEG 2000 region is decoded from its own code blocks: nothing above it is read.
+        if properties.format.isJPEG2000 { return RegionCost(decodedPixelCount: block.width * block.height, rowsPassedOver: 0) }
         let width = levelSize(reduction: decodeReduction(for: reduction)).width
         return RegionCost(decodedPixelCount: width * (block.y + block.height), rowsPassedOver: block.y)
     }
