@@ -43,6 +43,10 @@ extension ImageService {
             let last = shape.levelSizes.firstIndex { $0.longestSide <= 64 } ?? count - 1
             return (shape.tileSize, (0..<count).map { 1 << $0 }, Array(shape.levelSizes[...last]))
         }
+        if let codestream = properties.jpeg2000, !configuration.isSmall(properties.size) {
+            let levels = jpeg2000Levels(properties, codestream)
+            return (levels.tileSize, (0..<levels.count).map { 1 << $0 }, levels.sizes.filter { $0.longestSide >= 64 || $0 == levels.sizes.first })
+        }
         let size = properties.displaySize
         let layout = IIIFLayout(imageSize: size, name: "", tileSize: configuration.tileSize)
         var levelSizes = [size]
@@ -50,6 +54,24 @@ extension ImageService {
             levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
         }
         return (PixelSize(width: layout.tileSize, height: layout.tileSize), layout.scaleFactors, levelSizes)
+    }
+
+    /// How a JPEG 2000 source is served in place: tiles of the codestream's own tile size (the
+    /// server's when it is one tile, or its tiles are larger than 1024 px: a tile request should
+    /// stay a few megapixels), and a level per resolution level of the codestream, with further
+    /// halvings only when its coarsest level is still larger than a tile.
+    func jpeg2000Levels(_ properties: ImageProperties, _ codestream: JPEG2000Layout) -> (tileSize: PixelSize, count: Int, sizes: [PixelSize]) {
+        let stored = codestream.tileSize
+        let tileSize =
+            codestream.tileCount > 1 && stored.longestSide <= 1024 && min(stored.width, stored.height) >= 64
+            ? stored : PixelSize(width: configuration.tileSize, height: configuration.tileSize)
+        var sizes = [properties.size]
+        while let last = sizes.last,
+            sizes.count <= codestream.decoderReductions || last.width > tileSize.width || last.height > tileSize.height
+        {
+            sizes.append(SourceLevels.levelSize(of: properties.size, reduction: sizes.count))
+        }
+        return (tileSize, sizes.count, sizes)
     }
 
     /// The shape of `source` when it is a large tiled multi-resolution TIFF the server reads directly.
@@ -159,6 +181,33 @@ extension ImageService {
         return path
     }
 
+    /// A JPEG 2000 source read in place, as a tiled TIFF is: its level's tiles (``jpeg2000Levels(_:_:)``)
+    /// that the region touches, each decoded from the codestream at that resolution level and of
+    /// that area only, kept in the decoded cache, and composed. Nothing is derived from the file.
+    func renderInPlace(
+        _ request: ResolvedIIIFRequest, levels: SourceLevels, codestream: JPEG2000Layout, source: ResolvedSource, profile: ICCProfile?
+    ) async throws -> ByteBuffer {
+        let tiling = jpeg2000Levels(levels.properties, codestream)
+        let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: tiling.count)
+        let levelSize = levels.levelSize(reduction: reduction)
+        let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
+        let quality = configuration.jpegQuality
+        return try await executor.run { context in
+            let composed = try TileComposer.regionPixels(
+                rect, tileSize: tiling.tileSize, format: levels.properties.decodedFormat, scaledSize: request.scaledSize
+            ) { column, row in
+                try context.checkCancellation()
+                return try self.decodedTile(key: "\(source.key)/jp2/\(reduction)/\(column)_\(row)") {
+                    let tile = PixelRect(
+                        x: column * tiling.tileSize.width, y: row * tiling.tileSize.height, width: tiling.tileSize.width,
+                        height: tiling.tileSize.height)
+                    return try levels.pixels(of: tile, reduction: reduction, context: context)
+                }
+            }
+            return ByteBuffer(bytes: try RegionRenderer.render(composed, profile: profile, request: request, jpegQuality: quality))
+        }
+    }
+
     /// The pixels an IIIF request asks for, encoded. Tiled multi-resolution TIFFs are read from their
     /// own levels; every other source through ``SourceLevels`` (the region core), level by level:
     ///
@@ -191,6 +240,9 @@ extension ImageService {
         }
         // Levels are of the stored pixels; a turned source's regions are cut from them and turned.
         let levels = SourceLevels(source.input, properties: properties, options: decodeOptions)
+        if let codestream = properties.jpeg2000, !configuration.isSmall(properties.size) {
+            return try await renderInPlace(request, levels: levels, codestream: codestream, source: source, profile: kept)
+        }
         let orientation = properties.orientation
         let layout = IIIFLayout(imageSize: properties.size, name: "", tileSize: configuration.tileSize)
         let small = configuration.isSmall(properties.size)

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import TesseraCodecs
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraServer
+
+/// JPEG 2000 served in place: the codestream's tiles and resolution levels are the IIIF tiles and
+/// scale factors, every region is decoded from the file, and nothing is built beside it.
+@Suite("JPEG 2000 served in place")
+struct JPEG2000ServingTests {
+    /// 256×192, 64-px tiles, 5 resolution levels (scripts/make-jp2-fixtures.py).
+    static let file = "lossy-tiled.jp2"
+
+    func sandbox() throws -> ServerSandbox {
+        let sandbox = try ServerSandbox()
+        for name in [Self.file, "hostile-tile-count.j2k", "hostile-box-length.jp2"] {
+            try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/jpeg2000/" + name, toPath: sandbox.root + "/" + name)
+        }
+        return sandbox
+    }
+
+    /// Level `reduction` of the fixture, as the codec decodes it (checked against OpenJPEG's own
+    /// tool in JPEG2000Tests).
+    func level(_ reduction: Int, root: String) throws -> PixelBuffer {
+        let reader = try ImageRowReader(.file(root + "/" + Self.file), reduction: reduction)
+        var rows: [UInt8] = []
+        try reader.forEachRow { rows.append(contentsOf: $0) }
+        return PixelBuffer(width: reader.rowSize.width, height: reader.rowSize.height, format: reader.format, bytes: rows)
+    }
+
+    @Test func servesTheCodestreamsTilesAndLevelsWithNoDerivative() async throws {
+        let sandbox = try sandbox()
+        defer { sandbox.cleanUp() }
+        let levels = try (0..<5).map { try level($0, root: sandbox.root) }
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 1000 }
+        try await server.test { client in
+            try await client.execute(uri: "/iiif/3/\(Self.file)/info.json", method: .get) { response in
+                #expect(response.status == .ok)
+                let info = try JSONDecoder().decode(IIIFRouteTests.InfoDocument.self, from: Data(response.body.readableBytesView))
+                #expect((info.width, info.height) == (256, 192))
+                #expect(info.tiles.map(\.width) == [64])
+                #expect(info.tiles.first?.scaleFactors == [1, 2, 4, 8, 16])
+            }
+            // An aligned tile at every scale factor is that level's tile, exactly (PNG).
+            for (reduction, level) in levels.enumerated() {
+                let step = 64 << reduction
+                let column = level.width > 64 ? 1 : 0
+                let x = column * step, width = min(step, 256 - x), height = min(step, 192)
+                let uri = "/iiif/3/\(Self.file)/\(x),0,\(width),\(height)/\((width + (1 << reduction) - 1) >> reduction),/0/default.png"
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok, "\(uri)")
+                let expected = try #require(
+                    level.cropped(to: PixelRect(x: column * 64, y: 0, width: min(64, level.width - column * 64), height: min(64, level.height))))
+                #expect(try decodePixels(response.body) == expected, "\(uri)")
+            }
+            // A region across tiles, at full resolution and at the half level: seams and offsets show.
+            let full = try await client.execute(uri: "/iiif/3/\(Self.file)/37,21,150,100/max/0/default.png", method: .get)
+            #expect(try decodePixels(full.body) == levels[0].cropped(to: PixelRect(x: 37, y: 21, width: 150, height: 100)))
+            let half = try await client.execute(uri: "/iiif/3/\(Self.file)/40,20,160,120/80,/0/default.png", method: .get)
+            #expect(try decodePixels(half.body) == levels[1].cropped(to: PixelRect(x: 20, y: 10, width: 80, height: 60)))
+            // The whole image at a small size comes from a coarse level, not a full decode.
+            let small = try await client.execute(uri: "/iiif/3/\(Self.file)/full/32,/0/default.png", method: .get)
+            #expect(try decodePixels(small.body) == levels[3])
+        }
+        // Served from the file: nothing was built.
+        let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
+        #expect(built.filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
+    /// A hostile header is refused with a short error that names no path.
+    @Test(arguments: ["hostile-tile-count.j2k", "hostile-box-length.jp2"])
+    func refusesHostileFilesWithoutLeakingPaths(_ name: String) async throws {
+        let sandbox = try sandbox()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server()
+        try await server.test { client in
+            for uri in ["/iiif/3/\(name)/info.json", "/iiif/3/\(name)/full/max/0/default.jpg"] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status.code >= 400 && response.status.code < 600, "\(uri)")
+                let body = String(decoding: response.body.readableBytesView, as: UTF8.self)
+                #expect(!body.contains(sandbox.root) && !body.contains("/tmp"), "\(body)")
+            }
+        }
+    }
+}
