@@ -38,7 +38,9 @@ extension ImageService {
                 ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
                 return try await self.render(request, of: source, properties: properties)
             }
-            if let pyramid = self.pyramidSource.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
+            // JPEG 2000 is read in place, at each level, from its own resolution levels: never built.
+            let inPlace = properties.jpeg2000 != nil
+            if !inPlace, let pyramid = self.pyramidSource.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
                 return try await pyramid.body(reduction: reduction, column: column, row: row)
             }
             // Until the pyramid exists, the tile (overlap included) from the source's levels, encoded
@@ -50,7 +52,7 @@ extension ImageService {
                 let cut = try await self.wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
                 return try await self.executor.run { _ in ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
             }
-            self.buildInBackground(.deepZoom, source: source, imageSize: properties.size)
+            if !inPlace { self.buildInBackground(.deepZoom, source: source, imageSize: properties.size) }
             return try await self.executor.run { context in
                 let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
                 return ByteBuffer(bytes: try self.encodedTile(pixels, profile: kept))

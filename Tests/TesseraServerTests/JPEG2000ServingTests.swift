@@ -4,6 +4,7 @@ import HummingbirdTesting
 import TesseraCodecs
 import TesseraCore
 import TesseraTestSupport
+import TesseraTiles
 import Testing
 
 @testable import TesseraServer
@@ -65,6 +66,24 @@ struct JPEG2000ServingTests {
             // The whole image at a small size comes from a coarse level, not a full decode.
             let small = try await client.execute(uri: "/iiif/3/\(Self.file)/full/32,/0/default.png", method: .get)
             #expect(try decodePixels(small.body) == levels[3])
+            // Deep Zoom tiles come from the same levels (JPEG, so close rather than exact).
+            let layout = DeepZoomLayout(imageSize: PixelSize(width: 256, height: 192), name: "x")
+            for reduction in [0, 1] {
+                let (columns, rows) = (layout.columnSpans(reduction: reduction)[0], layout.rowSpans(reduction: reduction)[0])
+                let tile = try await client.execute(uri: "/dzi/\(Self.file)_files/\(layout.maxLevel - reduction)/0_0.jpeg", method: .get)
+                #expect(tile.status == .ok)
+                let expected = try #require(levels[reduction].cropped(to: PixelRect(x: 0, y: 0, width: columns.count, height: rows.count)))
+                let served = try decodePixels(tile.body).converted(to: .rgb8)
+                #expect(served.size == expected.size)
+                // Nearer the right pixels than the same tile one pixel off.
+                for (dx, dy) in [(1, 0), (0, 1)] {
+                    let shifted = try #require(
+                        levels[reduction].cropped(to: PixelRect(x: dx, y: dy, width: columns.count - 1, height: rows.count - 1)))
+                    let cut = try #require(served.cropped(to: PixelRect(x: 0, y: 0, width: columns.count - 1, height: rows.count - 1)))
+                    let right = try #require(expected.cropped(to: PixelRect(x: 0, y: 0, width: columns.count - 1, height: rows.count - 1)))
+                    #expect(meanDifference(cut, right) < meanDifference(cut, shifted), "level \(reduction), off by (\(dx), \(dy))")
+                }
+            }
         }
         // Served from the file: nothing was built.
         let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
