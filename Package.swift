@@ -234,6 +234,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodeTIFF", ["TesseraCodecs", "TesseraCore"]),
         harness("FuzzDecodeSVG", ["TesseraCodecs"]),
         harness("FuzzDecodePDF", ["TesseraCodecs"]),
+        harness("FuzzDecodeJP2", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),

@@ -127,3 +127,104 @@ void tessera_jp2_close(TesseraJP2Decode *decode) {
     decode->codec = NULL;
     decode->stream = NULL;
 }
+
+static void capture_encode_error(const char *message, void *userData) {
+    TesseraJP2Encode *encode = userData;
+    if (encode->errorCount++ == 0) {
+        snprintf(encode->error, sizeof encode->error, "%s", message);
+        size_t length = strlen(encode->error);
+        while (length > 0 && (encode->error[length - 1] == '\n' || encode->error[length - 1] == ' ')) {
+            encode->error[--length] = 0;
+        }
+    }
+}
+
+static void count_encode_warning(const char *message, void *userData) {
+    (void)message;
+    ((TesseraJP2Encode *)userData)->warningCount++;
+}
+
+int tessera_jp2_encode_open(TesseraJP2Encode *encode, const char *path, const TesseraJP2EncodeSettings *settings) {
+    memset(encode, 0, sizeof *encode);
+    if (!tessera_jp2_load(NULL, 0)) return 0;
+    if (settings->components < 1 || settings->components > 4) {
+        snprintf(encode->error, sizeof encode->error, "%u components", settings->components);
+        return 0;
+    }
+    opj_cparameters_t parameters;
+    table.opj_set_default_encoder_parameters(&parameters);
+    parameters.tile_size_on = OPJ_TRUE;
+    parameters.cp_tdx = (int)settings->tileWidth;
+    parameters.cp_tdy = (int)settings->tileHeight;
+    parameters.numresolution = (int)settings->resolutions;
+    parameters.prog_order = OPJ_RPCL;
+    parameters.cblockw_init = 64;
+    parameters.cblockh_init = 64;
+    parameters.tcp_numlayers = 1;
+    if (settings->lossless) {
+        parameters.irreversible = 0;
+        parameters.tcp_rates[0] = 0;
+        parameters.cp_disto_alloc = 1;
+    } else {
+        parameters.irreversible = 1;
+        parameters.tcp_distoratio[0] = settings->psnr;
+        parameters.cp_fixed_quality = 1;
+    }
+    // The colour transform decorrelates RGB: much smaller files for the same quality.
+    parameters.tcp_mct = settings->components >= 3 ? 1 : 0;
+    opj_image_cmptparm_t components[4];
+    memset(components, 0, sizeof components);
+    for (uint32_t index = 0; index < settings->components; index++) {
+        components[index].dx = 1;
+        components[index].dy = 1;
+        components[index].w = settings->width;
+        components[index].h = settings->height;
+        components[index].prec = 8;
+        components[index].sgnd = 0;
+    }
+    OPJ_COLOR_SPACE space = settings->components >= 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY;
+    encode->image = table.opj_image_tile_create(settings->components, components, space);
+    if (!encode->image) return 0;
+    encode->image->x0 = 0;
+    encode->image->y0 = 0;
+    encode->image->x1 = settings->width;
+    encode->image->y1 = settings->height;
+    if (settings->components == 2 || settings->components == 4) encode->image->comps[settings->components - 1].alpha = 1;
+    encode->codec = table.opj_create_compress(OPJ_CODEC_J2K);
+    if (!encode->codec) return 0;
+    table.opj_set_error_handler(encode->codec, capture_encode_error, encode);
+    table.opj_set_warning_handler(encode->codec, count_encode_warning, encode);
+    table.opj_set_info_handler(encode->codec, ignore, encode);
+    if (!table.opj_setup_encoder(encode->codec, &parameters, encode->image)) return 0;
+    if (settings->threads > 1 && table.opj_has_thread_support()) table.opj_codec_set_threads(encode->codec, settings->threads);
+    encode->stream = table.opj_stream_create_default_file_stream(path, OPJ_FALSE);
+    if (!encode->stream) {
+        snprintf(encode->error, sizeof encode->error, "cannot create the output file");
+        return 0;
+    }
+    return table.opj_start_compress(encode->codec, encode->image, encode->stream) ? 1 : 0;
+}
+
+int tessera_jp2_encode_tile(TesseraJP2Encode *encode, uint32_t index, unsigned char *bytes, uint32_t count) {
+    if (!encode->codec || !encode->stream) return 0;
+    return table.opj_write_tile(encode->codec, index, bytes, count, encode->stream) ? 1 : 0;
+}
+
+int tessera_jp2_encode_finish(TesseraJP2Encode *encode) {
+    if (!encode->codec || !encode->stream) return 0;
+    int finished = table.opj_end_compress(encode->codec, encode->stream) ? 1 : 0;
+    // Destroying the stream closes the file: its bytes are all written once this returns.
+    table.opj_stream_destroy(encode->stream);
+    encode->stream = NULL;
+    return finished;
+}
+
+void tessera_jp2_encode_close(TesseraJP2Encode *encode) {
+    if (!tessera_jp2_load(NULL, 0)) return;
+    if (encode->stream) table.opj_stream_destroy(encode->stream);
+    if (encode->codec) table.opj_destroy_codec(encode->codec);
+    if (encode->image) table.opj_image_destroy(encode->image);
+    encode->stream = NULL;
+    encode->codec = NULL;
+    encode->image = NULL;
+}

@@ -5,7 +5,7 @@ import Tessera
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic)."
+        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic, jp2)."
     )
 
     @Argument(help: "The image to read.")
@@ -33,6 +33,22 @@ struct ConvertCommand: AsyncParsableCommand {
         let failures = FailureLog()
         let encoding = try self.encoding.encoding(outputPath: output)
         let (input, autoOrient, maxPixels, management, pageIndex) = (self.input, self.autoOrient, self.maxPixels, color.management, page.index)
+        if case .jpeg2000(let quality, let lossless, let raw) = encoding {
+            // Streamed: rows from the decoder, tiles to the file, never the whole bitmap.
+            let (output, settings) = (self.output, JP2Writer.Settings(isLossless: lossless, quality: quality, isRawCodestream: raw))
+            do {
+                try await WorkExecutor.shared.run { context in
+                    let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management, pageIndex: pageIndex)
+                    try Self.streamJPEG2000(input, to: output, options: options, settings: settings, autoOrient: autoOrient, context: context)
+                }
+            } catch let error as ImageEncodingError {
+                failures.report(output, error)
+            } catch {
+                failures.report(input, error)
+            }
+            try failures.exit()
+            return
+        }
         do {
             let (pixels, profile) = try await WorkExecutor.shared.run { _ in
                 let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management, pageIndex: pageIndex)
@@ -49,5 +65,27 @@ struct ConvertCommand: AsyncParsableCommand {
             failures.report(input, error)
         }
         try failures.exit()
+    }
+
+    /// `input`'s rows written to `output` as JPEG 2000 as they are decoded. A turned image (with
+    /// `--auto-orient`) is decoded whole and turned first: its rows come out in another order.
+    static func streamJPEG2000(
+        _ input: String, to output: String, options: DecodeOptions, settings: JP2Writer.Settings, autoOrient: Bool, context: WorkContext
+    ) throws {
+        let rows = try ImageRowReader(.file(input), options: options)
+        if autoOrient && rows.properties.orientation != .up {
+            let decoded = try ImageDecoder(options: options).decode(.file(input))
+            try JP2Writer.write(
+                decoded.properties.orientation.apply(to: decoded.pixels), to: output, settings: settings, iccProfile: decoded.iccProfile)
+            return
+        }
+        let writer = try JP2Writer(path: output, size: rows.rowSize, format: rows.format, settings: settings, iccProfile: rows.outputProfile)
+        var failure: ImageEncodingError?
+        try rows.forEachRow(context: context) { row in
+            guard failure == nil else { return }
+            do throws(ImageEncodingError) { try writer.append(row: row) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        try writer.finish()
     }
 }

@@ -100,6 +100,40 @@ struct CLITests {
         #expect(info.stdout.contains("\"format\":\"png\"") && info.stdout.contains("\"width\":48"))
     }
 
+    @Test("convert streams JPEG 2000 out: lossless reads back exactly, in tiles and levels made for serving")
+    func convertToJPEG2000() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lossless = directory + "/a.jp2", back = directory + "/back.png", original = directory + "/original.png"
+        let result = try CLI.run(["convert", CLI.fixture("photo-400x300.png"), lossless, "--lossless"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try CLI.run(["info", "--json", lossless])
+        #expect(info.stdout.contains("\"format\":\"jp2\"") && info.stdout.contains("\"isReversible\":true"), "\(info.stdout)")
+        #expect(try CLI.run(["convert", lossless, back]).status == 0)
+        #expect(try CLI.run(["convert", CLI.fixture("photo-400x300.png"), original]).status == 0)
+        let decodedBack = try Data(contentsOf: URL(fileURLWithPath: back)), decodedOriginal = try Data(contentsOf: URL(fileURLWithPath: original))
+        #expect(decodedBack == decodedOriginal, "a lossless round trip changed pixels")
+        // Lossy, as a raw codestream; the flags that do not apply are refused.
+        let lossy = directory + "/a.j2k"
+        #expect(try CLI.run(["convert", CLI.fixture("photo-400x300.png"), lossy, "--quality", "60"]).status == 0)
+        #expect(try CLI.run(["info", "--json", lossy]).stdout.contains("\"format\":\"j2k\""))
+        let refused = try CLI.run(["convert", CLI.fixture("photo-400x300.png"), directory + "/a.png", "--lossless"])
+        #expect(refused.status == 64 && refused.stderr.contains("--lossless applies to JPEG 2000"), "\(refused.stderr)")
+    }
+
+    @Test("a still image in a format Tessera does not read is unsupported (67), never a video")
+    func unreadStillFormats() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID()).bmp").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var bmp = Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0]
+        bmp += [UInt8](repeating: 0, count: 64)
+        try Data(bmp).write(to: URL(fileURLWithPath: path))
+        let result = try CLI.run(["info", path])
+        #expect(result.status == 67)
+        #expect(result.stderr.contains("BMP images are not read") && !result.stderr.contains("video"), "\(result.stderr)")
+    }
+
     @Test("convert writes AVIF, HEIC and palette PNG; thumbnail --format avif and --palette into a directory")
     func newOutputFormats() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID())").path

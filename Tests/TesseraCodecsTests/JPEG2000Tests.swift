@@ -14,18 +14,22 @@ import Testing
     /// decoded by Tessera's PNG reader (16-bit samples to their high byte, as the JPEG 2000 reader
     /// reduces them).
     static func reference(_ file: String, reduction: Int = 0, area: PixelRect? = nil) throws -> PixelBuffer {
+        try reference(atPath: path(file), reduction: reduction, area: area)
+    }
+
+    static func reference(atPath input: String, reduction: Int = 0, area: PixelRect? = nil) throws -> PixelBuffer {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("opj-\(UUID().uuidString).png").path
         defer { try? FileManager.default.removeItem(atPath: output) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/opj_decompress")
-        var arguments = ["-i", path(file), "-o", output, "-r", String(reduction), "-quiet"]
+        var arguments = ["-i", input, "-o", output, "-r", String(reduction), "-quiet"]
         if let area { arguments += ["-d", "\(area.x),\(area.y),\(area.x + area.width),\(area.y + area.height)"] }
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "opj_decompress failed on \(file)")
+        try #require(process.terminationStatus == 0, "opj_decompress failed on \(input)")
         var options = DecodeOptions()
         options.colorManagement = .keepSourceProfile
         return try ImageDecoder(options: options).decode(.file(output)).pixels
@@ -163,6 +167,88 @@ import Testing
         let fromMemory = try ImageDecoder().decode(.data(data)).pixels
         let fromFile = try ImageDecoder().decode(.file(Self.path("precincts.j2k"))).pixels
         #expect(fromMemory == fromFile)
+    }
+
+    /// A deterministic image with detail everywhere, in `format`.
+    static func pattern(_ size: PixelSize, _ format: PixelFormat) -> PixelBuffer {
+        var bytes = [UInt8]()
+        var seed: UInt32 = 7
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                seed = seed &* 1_103_515_245 &+ 12345
+                let noise = Int(seed >> 28)
+                for channel in 0..<format.bytesPerPixel {
+                    bytes.append(UInt8(truncatingIfNeeded: (x * (channel + 1) + y * (3 - channel) + noise) & 0xFF))
+                }
+            }
+        }
+        return PixelBuffer(width: size.width, height: size.height, format: format, bytes: bytes)
+    }
+
+    func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("jp2-\(UUID().uuidString)-\(name)").path
+    }
+
+    /// Written tile by tile and read back: lossless is every bit, in every layout it is written in.
+    @Test(arguments: [PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8])
+    func writesLosslessFilesThatReadBackExactly(_ format: PixelFormat) throws {
+        let pixels = Self.pattern(PixelSize(width: 200, height: 150), format)
+        let path = temporaryPath("lossless.jp2")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try JP2Writer.write(pixels, to: path, settings: JP2Writer.Settings(tileSize: 64, isLossless: true))
+        let decoded = try ImageDecoder().decode(.file(path))
+        #expect(decoded.pixels == pixels)
+        let layout = try #require(decoded.properties.jpeg2000)
+        #expect(layout.tileSize == PixelSize(width: 64, height: 64) && layout.tileColumns == 4 && layout.tileRows == 3)
+        #expect(layout.isReversible && layout.progressionOrder == "RPCL" && !layout.isRawCodestream)
+        // OpenJPEG's own tool reads it the same.
+        #expect(try Self.reference(atPath: path) == pixels)
+    }
+
+    @Test func writesLossyFilesAtTheirQualityAndRawCodestreams() throws {
+        let pixels = Self.pattern(PixelSize(width: 300, height: 200), .rgb8)
+        var sizes: [Int] = []
+        for quality in [50, 90] {
+            let path = temporaryPath("q\(quality).j2k")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try JP2Writer.write(pixels, to: path, settings: JP2Writer.Settings(quality: quality, isRawCodestream: true))
+            let decoded = try ImageDecoder().decode(.file(path))
+            #expect(decoded.properties.format == .j2k)
+            #expect(decoded.properties.jpeg2000?.isReversible == false)
+            // Resolution levels down to about 256 px: 300 → 150 in two.
+            #expect(decoded.properties.jpeg2000?.resolutionLevels == 2)
+            // The PSNR asked for (20 + 0.3 × quality dB), within a dB.
+            #expect(psnr(decoded.pixels, pixels) >= 19 + 0.3 * Double(quality), "quality \(quality)")
+            sizes.append(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int)
+        }
+        #expect(sizes[0] < sizes[1])
+    }
+
+    @Test func embedsTheProfileItIsGiven() throws {
+        let profile = try #require(try ImageDecoder().probe(.file(Fixtures.path("colour/adobe-rgb.png"))).iccProfile)
+        let pixels = Self.pattern(PixelSize(width: 40, height: 30), .rgb8)
+        let path = temporaryPath("tagged.jp2")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try JP2Writer.write(pixels, to: path, settings: JP2Writer.Settings(isLossless: true), iccProfile: profile)
+        #expect(try ImageDecoder().probe(.file(path)).iccProfile == profile)
+        var keep = DecodeOptions()
+        keep.colorManagement = .keepSourceProfile
+        #expect(try ImageDecoder(options: keep).decode(.file(path)).pixels == pixels)
+    }
+
+    @Test func refusesBadSettingsAndShortInput() throws {
+        let path = temporaryPath("bad.jp2")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ImageEncodingError.self) {
+            try JP2Writer(path: path, size: PixelSize(width: 10, height: 10), format: .rgb8, settings: JP2Writer.Settings(quality: 0))
+        }
+        #expect(throws: ImageEncodingError.self) {
+            try JP2Writer(path: path, size: PixelSize(width: 10, height: 10), format: .rgb8, settings: JP2Writer.Settings(tileSize: 8))
+        }
+        let writer = try JP2Writer(path: path, size: PixelSize(width: 10, height: 10), format: .rgb8)
+        #expect(throws: ImageEncodingError.self) { try writer.finish() }
+        #expect(throws: ImageEncodingError.self) { try [UInt8](repeating: 0, count: 29).withUnsafeBufferPointer { try writer.append(row: $0) } }
+        #expect(JP2Writer.defaultResolutionLevels(for: PixelSize(width: 16000, height: 12000), tileSize: 1024) == 7)
     }
 
     /// Headers whose numbers would make OpenJPEG allocate without bound are refused before it runs.

@@ -20,7 +20,10 @@
     X(opj_get_cstr_info) X(opj_destroy_cstr_info) X(opj_stream_create) X(opj_stream_destroy)          \
     X(opj_stream_set_read_function) X(opj_stream_set_skip_function) X(opj_stream_set_seek_function)    \
     X(opj_stream_set_user_data) X(opj_stream_set_user_data_length) X(opj_set_error_handler)            \
-    X(opj_set_warning_handler) X(opj_set_info_handler) X(opj_has_thread_support)
+    X(opj_set_warning_handler) X(opj_set_info_handler) X(opj_has_thread_support)                     \
+    X(opj_create_compress) X(opj_set_default_encoder_parameters) X(opj_setup_encoder)                  \
+    X(opj_image_tile_create) X(opj_stream_create_default_file_stream) X(opj_start_compress)            \
+    X(opj_write_tile) X(opj_end_compress)
 
 typedef struct TesseraJP2 {
 #define TESSERA_JP2_FIELD(name) __typeof__(&name) _Nonnull name;
@@ -64,6 +67,38 @@ int tessera_jp2_decode_area(TesseraJP2Decode *decode, uint32_t reduction, int32_
 
 /// Frees what `tessera_jp2_open` and the decode made. Safe on a decode that failed to open.
 void tessera_jp2_close(TesseraJP2Decode *decode);
+
+/// The choices of one encode (see JP2Encoder.swift for the defaults and why).
+typedef struct TesseraJP2EncodeSettings {
+    uint32_t width, height, components;  // components: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
+    uint32_t tileWidth, tileHeight;
+    uint32_t resolutions;                // decomposition levels + 1
+    int lossless;                        // reversible 5/3, no rate allocation
+    float psnr;                          // lossy: the quality layer's target PSNR in dB (0: none)
+    int threads;
+} TesseraJP2EncodeSettings;
+
+/// One encode in progress: tiles are written in raster order with `tessera_jp2_encode_tile`.
+typedef struct TesseraJP2Encode {
+    opj_codec_t _Nullable codec;
+    opj_stream_t _Nullable stream;
+    opj_image_t *_Nullable image;
+    char error[256];
+    int errorCount;
+    int warningCount;
+} TesseraJP2Encode;
+
+/// Starts writing a raw codestream to `path` (the JP2 boxes are written by the caller: OpenJPEG
+/// 2.5.0 asserts when asked to embed an ICC profile itself). Returns 1, or 0 with `encode->error` set (empty when the library is
+/// missing). Call `tessera_jp2_encode_close` either way.
+int tessera_jp2_encode_open(TesseraJP2Encode *encode, const char *path, const TesseraJP2EncodeSettings *settings);
+/// Writes tile `index` (raster order): each component's samples, 8 bits, planar, tile width ×
+/// height each (edge tiles cropped to the image). Returns 1, or 0 with `encode->error` set.
+int tessera_jp2_encode_tile(TesseraJP2Encode *encode, uint32_t index, unsigned char *bytes, uint32_t count);
+/// Finishes the codestream (and closes the file's stream). Returns 1, or 0.
+int tessera_jp2_encode_finish(TesseraJP2Encode *encode);
+/// Frees what the encode made. Safe on one that failed.
+void tessera_jp2_encode_close(TesseraJP2Encode *encode);
 
 #pragma clang assume_nonnull end
 

@@ -93,7 +93,15 @@ struct Header {
         let stream = try source.openStream()
         let length = stream.length
         guard length > 0 else { throw .empty }
-        guard let format = ImageFormat(sniffing: stream.read(ImageFormat.sniffLength)) else { throw stream.readFailure ?? .unknownFormat }
+        let prefix = stream.read(ImageFormat.sniffLength)
+        guard let format = ImageFormat(sniffing: prefix) else {
+            if let failure = stream.readFailure { throw failure }
+            stream.seek(to: max(0, length - 26))
+            if let unread = UnreadImageFormat(prefix: prefix, suffix: stream.read(26)) {
+                throw .unsupported(reason: "\(unread.name) images are not read")
+            }
+            throw .unknownFormat
+        }
         switch format {
         case .jpeg:
             let header = try JPEGHeader(reading: stream)

@@ -228,6 +228,12 @@ final class JP2ScanlineReader: ScanlineReader {
             let stretched = width0 != band.area.width
             // Scaled to the output's range: shifted when deeper, multiplied up when shallower.
             let shift = wide ? 16 - depth : depth - 8
+            if !wide && !stretched && depth == 8 {
+                // The common case, kept to a clamp per sample: 8-bit samples, one per pixel.
+                let row = samples + areaColumn, target = destination + channel
+                for x in 0..<width { target[x * channels] = UInt8(clamping: row[x] + offset) }
+                continue
+            }
             for x in 0..<width {
                 let column = areaColumn + x
                 var value = Int(samples[stretched ? min(width0 - 1, column * width0 / band.area.width) : column] + offset)

@@ -26,6 +26,10 @@ public enum EncodingFormat: Sendable, Hashable {
     /// ``palettePNG(dithering:)``, alpha reduced to one transparent index. Animations keep their
     /// frames (``AnimationEncoder``); GIF carries no colour profile, so pixels are converted to sRGB.
     case gif(dithering: Double = 1)
+    /// JPEG 2000 (OpenJPEG), made for serving in place: 1024-px tiles, resolution levels down to
+    /// about 256 px, RPCL. Lossy at `quality` 1–100 (a target PSNR, ``JP2Writer/Settings``) or
+    /// lossless; JP2 boxes, or a raw codestream (`.j2k`). Alpha kept; the profile embedded.
+    case jpeg2000(quality: Int = 85, lossless: Bool = false, rawCodestream: Bool = false)
 
     /// The encoding a file extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, `heic`, `heif`),
     /// with `quality` applied where the format has one. Nil for an extension Tessera does not write.
@@ -37,12 +41,14 @@ public enum EncodingFormat: Sendable, Hashable {
         case "avif": self = .avif(quality: quality ?? 50)
         case "heic", "heif": self = .heic(quality: quality ?? 50)
         case "gif": self = .gif()
+        case "jp2": self = .jpeg2000(quality: quality ?? 85)
+        case "j2k", "j2c": self = .jpeg2000(quality: quality ?? 85, rawCodestream: true)
         default: return nil
         }
     }
 
     /// The extensions ``init(fileExtension:quality:)`` knows, as a message lists them.
-    public static let writtenExtensions = ".jpg, .png, .webp, .gif, .avif or .heic"
+    public static let writtenExtensions = ".jpg, .png, .webp, .gif, .avif, .heic or .jp2"
 
     /// The encoding a format name or extension asks for (`jpeg`, `jpg`, `png`, `webp`, `avif`,
     /// `heic`, `gif`, any case).
@@ -78,7 +84,7 @@ public enum EncodingFormat: Sendable, Hashable {
         return hasAlpha ? .png() : .jpeg(quality: quality ?? 85)
     }
 
-    /// The usual file extension, without the dot: `jpg`, `png`, `webp`, `avif`, `heic` or `gif`.
+    /// The usual file extension, without the dot: `jpg`, `png`, `webp`, `avif`, `heic`, `gif`, `jp2` or `j2k`.
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"
@@ -87,6 +93,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .avif: "avif"
         case .heic: "heic"
         case .gif: "gif"
+        case .jpeg2000(_, _, let raw): raw ? "j2k" : "jp2"
         }
     }
 
@@ -99,6 +106,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .avif: "image/avif"
         case .heic: "image/heic"
         case .gif: "image/gif"
+        case .jpeg2000(_, _, let raw): raw ? "image/j2c" : "image/jp2"
         }
     }
 }

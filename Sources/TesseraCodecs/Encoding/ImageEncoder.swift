@@ -43,6 +43,9 @@ public enum ImageEncoder {
             return try HEIFEncoder.encode(pixels, as: encoding, quality: quality, speed: speed, profile: profile)
         case .palettePNG(let dithering):
             return try PalettePNGEncoder.encode(pixels, dithering: dithering, profile: profile)
+        case .jpeg2000(let quality, let lossless, let raw):
+            return try JP2Writer.encode(
+                pixels, settings: JP2Writer.Settings(isLossless: lossless, quality: quality, isRawCodestream: raw), iccProfile: profile)
         case .gif:
             let encoder = try AnimationEncoder(size: pixels.size, format: encoding, loopCount: 1)
             try encoder.add(pixels, duration: 0)

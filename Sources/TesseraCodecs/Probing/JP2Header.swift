@@ -238,7 +238,11 @@ struct JP2Header {
         layout.tileSize = PixelSize(width: tileWidth, height: tileHeight)
         layout.tileColumns = (width - tileX0 + tileWidth - 1) / tileWidth
         layout.tileRows = (height - tileY0 + tileHeight - 1) / tileHeight
-        guard layout.tileColumns * layout.tileRows <= Self.maximumTileCount else {
+        // OpenJPEG keeps a few kilobytes of coding parameters per tile from the header on: tiles
+        // are few and not tiny (a 32×32 tile is smaller than any encoder's default by far).
+        guard layout.tileColumns * layout.tileRows <= Self.maximumTileCount,
+            layout.tileColumns * layout.tileRows == 1 || tileWidth * tileHeight >= 1024
+        else {
             throw .corrupt(reason: "\(layout.tileColumns)×\(layout.tileRows) JPEG 2000 tiles (at most \(Self.maximumTileCount))")
         }
         for _ in 0..<count {

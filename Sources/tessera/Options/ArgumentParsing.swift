@@ -88,7 +88,7 @@ enum Parse {
 
     /// An output format by name: jpeg (jpg), png, webp, avif or heic (heif).
     static func formatName(_ text: String) throws -> String {
-        guard let format = EncodingFormat(formatName: text) else { throw ValidationError("must be jpeg, png, webp, gif, avif or heic") }
+        guard let format = EncodingFormat(formatName: text) else { throw ValidationError("must be jpeg, png, webp, gif, avif, heic or jp2") }
         return format.fileExtension
     }
 

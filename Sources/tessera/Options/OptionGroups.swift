@@ -9,7 +9,7 @@ struct JSONOption: ParsableArguments {
 
 /// `--quality`, `--speed`, `--palette`, `--dither`: how commands that write images encode them.
 struct EncodingOptions: ParsableArguments {
-    @Option(help: "JPEG, WebP, AVIF or HEIC quality, 1–100 (defaults 85, 80, 50, 50).", transform: Parse.quality)
+    @Option(help: "JPEG, WebP, AVIF, HEIC or JPEG 2000 quality, 1–100 (defaults 85, 80, 50, 50, 85).", transform: Parse.quality)
     var quality: Int?
 
     @Option(help: "AVIF or HEIC encoder speed, 0 (slowest, smallest) to 9 (fastest).", transform: Parse.integer(0, 9))
@@ -23,8 +23,12 @@ struct EncodingOptions: ParsableArguments {
         transform: Parse.fraction)
     var dither: Double?
 
+    @Flag(help: "Write JPEG 2000 losslessly (reversible wavelet, every bit kept).")
+    var lossless = false
+
     func validate() throws {
         if dither != nil && !palette { throw ValidationError("--dither applies with --palette only") }
+        if lossless && quality != nil { throw ValidationError("--lossless and --quality exclude each other") }
     }
 
     /// The encoding a file name's extension asks for, with these settings.
@@ -48,6 +52,12 @@ struct EncodingOptions: ParsableArguments {
             case .heic(let quality, _): format = .heic(quality: quality, speed: speed)
             default: throw ValidationError("--speed applies to AVIF and HEIC output, not \(format.fileExtension)")
             }
+        }
+        if lossless {
+            guard case .jpeg2000(let quality, _, let raw) = format else {
+                throw ValidationError("--lossless applies to JPEG 2000 output, not \(format.fileExtension)")
+            }
+            format = .jpeg2000(quality: quality, lossless: true, rawCodestream: raw)
         }
         if palette {
             guard case .png = format else { throw ValidationError("--palette applies to PNG output, not \(format.fileExtension)") }
