@@ -188,6 +188,25 @@ struct ColourManagementTests {
     }
 
     /// A profile kept rather than applied travels with the untouched pixels, byte for byte.
+    /// A grey JPEG carrying an RGB profile (a tool copied the colour original's): the profile is
+    /// ignored with a warning, as browsers do, and the image decodes, thumbnails and converts.
+    @Test func aProfileForOtherPixelsIsIgnoredWithAWarning() throws {
+        let gray = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("jpeg-grayscale.jpg"))))
+        let rgbProfile = try #require(try ImageDecoder().probe(.file(Fixtures.path("colour/adobe-rgb.png"))).iccProfile)
+        // An APP2 ICC_PROFILE segment (chunk 1 of 1) right after SOI.
+        let body = Array("ICC_PROFILE\0".utf8) + [1, 1] + rgbProfile.data
+        let segment: [UInt8] = [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        let tagged = Data(Array(gray[0..<2]) + segment + Array(gray[2...]))
+        let properties = try ImageDecoder().probe(.data(tagged))
+        #expect(properties.iccProfile == nil)
+        #expect(properties.warnings.contains { $0.contains("RGB profile cannot describe gray pixels") }, "\(properties.warnings)")
+        let plain = try ImageDecoder().decode(.file(Fixtures.path("jpeg-grayscale.jpg"))).pixels
+        #expect(try ImageDecoder().decode(.data(tagged)).pixels == plain)
+        let thumbnail = try Thumbnailer().thumbnail(.data(tagged), options: ThumbnailOptions(maxPixelSize: 16))
+        #expect(thumbnail.pixels.format == .gray8)
+        #expect(try ImageEncoder.encode(plain, as: .png(), iccProfile: properties.iccProfile).count > 0)
+    }
+
     @Test func keptProfilesTravelWithTheSourcePixels() throws {
         let entry = try #require(Self.entries.first { $0.file == "p3.jpg" })
         var options = DecodeOptions()

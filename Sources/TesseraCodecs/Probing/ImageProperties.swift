@@ -61,14 +61,31 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// Memory a full decode takes, in bytes: `width × height × bytes per pixel` of ``decodedFormat``.
     public var decodedByteCount: Int { size.byteCount(in: decodedFormat) }
 
-    /// Records the profile bytes a header found: kept when they are a sound profile, else left
-    /// out with a warning (the pixels decode all the same).
+    /// Records the profile bytes a header found: kept when they are a sound profile for pixels of
+    /// this colour model, else left out with a warning (the pixels decode all the same). A profile
+    /// for other pixels (an RGB profile on grey pixels, common when a tool copies the colour
+    /// original's profile) is ignored, as browsers and libpng ignore it.
     mutating func attachProfile(_ bytes: [UInt8]?) {
         guard let bytes else { return }
         do {
-            iccProfile = try ICCProfile(validating: bytes)
+            let profile = try ICCProfile(validating: bytes)
+            if let expected = profileSpace, profile.colorSpace != expected, [.rgb, .gray, .cmyk].contains(profile.colorSpace) {
+                warnings.append(
+                    "the embedded \(profile.colorSpace.rawValue) profile cannot describe \(colorModel.rawValue) pixels: ignored")
+                return
+            }
+            iccProfile = profile
         } catch {
             warnings.append(error.description)
+        }
+    }
+
+    /// The colour space a profile of these pixels describes (palette colours are RGB).
+    private var profileSpace: ICCProfile.ColorSpace? {
+        switch colorModel {
+        case .gray: .gray
+        case .rgb, .palette: .rgb
+        case .cmyk: .cmyk
         }
     }
 
