@@ -181,9 +181,10 @@ extension ImageService {
         return path
     }
 
-    /// A JPEG 2000 source read in place, as a tiled TIFF is: its level's tiles (``jpeg2000Levels(_:_:)``)
-    /// that the region touches, each decoded from the codestream at that resolution level and of
-    /// that area only, kept in the decoded cache, and composed. Nothing is derived from the file.
+    /// A JPEG 2000 source read in place: a tile of its level (``jpeg2000Levels(_:_:)``) is decoded
+    /// from the codestream at that resolution level and of that area only, and kept in the decoded
+    /// cache (viewers ask for the same tiles again); any other region is decoded as one area at
+    /// its level. Nothing is derived from the file.
     func renderInPlace(
         _ request: ResolvedIIIFRequest, levels: SourceLevels, codestream: JPEG2000Layout, source: ResolvedSource, profile: ICCProfile?
     ) async throws -> ByteBuffer {
@@ -192,6 +193,19 @@ extension ImageService {
         let levelSize = levels.levelSize(reduction: reduction)
         let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
         let quality = configuration.jpegQuality
+        let tileSize = tiling.tileSize
+        let isOneTile =
+            rect.x % tileSize.width == 0 && rect.y % tileSize.height == 0
+            && (rect.width == tileSize.width || rect.x + rect.width == levelSize.width)
+            && (rect.height == tileSize.height || rect.y + rect.height == levelSize.height)
+        guard isOneTile else {
+            // Any other region is one decode of its own area, as iipsrv decodes it: composing it
+            // from whole tiles would decode up to four times its pixels, each with its own codec.
+            return try await executor.run { context in
+                let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
+                return ByteBuffer(bytes: try RegionRenderer.render(pixels, profile: profile, request: request, jpegQuality: quality))
+            }
+        }
         return try await executor.run { context in
             let composed = try TileComposer.regionPixels(
                 rect, tileSize: tiling.tileSize, format: levels.properties.decodedFormat, scaledSize: request.scaledSize

@@ -81,8 +81,12 @@ struct ServeCLITests {
         return path
     }
 
-    @Test("the official IIIF validator passes every level-2 test and the optional ones Tessera offers")
-    func officialValidator() throws {
+    /// On the PNG, and on the same image as a lossless JPEG 2000 read in place (small sources are
+    /// turned off so that every request goes through the codestream's levels and tiles).
+    @Test(
+        "the official IIIF validator passes every level-2 test and the optional ones Tessera offers",
+        arguments: ["png", "jp2"])
+    func officialValidator(format: String) throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The validator's own test image (from its own colour table), named without an extension:
@@ -94,7 +98,15 @@ struct ServeCLITests {
                 Self.repository.appendingPathComponent("scripts/iiif-validator-image.py").path, image, "png",
             ])
         #expect(made == 0, "\(madeOutput)")
-        let server = try RunningServer(root: directory + "/root", cache: directory + "/cache")
+        var extra: [String] = []
+        if format == "jp2" {
+            let converted = try CLI.run(["convert", image, directory + "/validator.jp2", "--lossless"])
+            #expect(converted.status == 0, "\(converted.stderr)")
+            try FileManager.default.removeItem(atPath: image)
+            try FileManager.default.moveItem(atPath: directory + "/validator.jp2", toPath: image)
+            extra = ["--small-source-pixels", "1"]
+        }
+        let server = try RunningServer(root: directory + "/root", cache: directory + "/cache", extra: extra)
         let (status, report) = try Self.run(
             Self.repository.appendingPathComponent("scripts/iiif-validate.sh").path,
             ["127.0.0.1:\(server.port)", "iiif/3", "tessera-validator"],
