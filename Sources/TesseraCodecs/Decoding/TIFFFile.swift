@@ -13,6 +13,8 @@ final class TIFFFile {
     var tiff: OpaquePointer { handle.pointer }
     private var messages: UnsafeMutablePointer<TesseraTIFFMessages> { messagesHandle.pointer }
     private let input: LibraryInput?  // keeps in-memory bytes alive for libtiff
+    /// The file's path, kept out of every error libtiff reports (it names the file in many).
+    private let path: String?
 
     let size: PixelSize
     let bitsPerSample: Int
@@ -43,6 +45,7 @@ final class TIFFFile {
         self.library = library
         messagesHandle = .allocate(TesseraTIFFMessages()) { _ in }
         let messages = messagesHandle.pointer
+        path = source.filePath
         var opened: OpaquePointer?
         if let path = source.filePath {
             input = nil
@@ -52,7 +55,7 @@ final class TIFFFile {
             self.input = input
             opened = input.withBytes { tessera_tiff_open_memory($0, $1, Int64(limits.maximumByteCount), messages) }
         }
-        guard let opened else { throw Self.failure(messages) }
+        guard let opened else { throw Self.failure(messages, path: source.filePath) }
         handle = CHandle(opened) { library.TIFFClose($0) }
         if directory > 0 {
             guard directory <= Int(UInt16.max), library.TIFFSetDirectory(opened, UInt32(directory)) != 0 else {
@@ -233,10 +236,15 @@ final class TIFFFile {
     }
 
     /// The first error libtiff reported, as a typed error.
-    func failure() -> ImageDecodingError { Self.failure(messages) }
+    func failure() -> ImageDecodingError { Self.failure(messages, path: path) }
 
-    private static func failure(_ messages: UnsafeMutablePointer<TesseraTIFFMessages>) -> ImageDecodingError {
-        let message = cMessage(messages.pointee.error)
+    /// The error libtiff reported, with the file's path taken out: "PATH: Seek error…" becomes
+    /// "Seek error…" (errors reach server bodies and logs, which must never show a path).
+    private static func failure(_ messages: UnsafeMutablePointer<TesseraTIFFMessages>, path: String?) -> ImageDecodingError {
+        var message = cMessage(messages.pointee.error)
+        if let path, !path.isEmpty {
+            message = message.replacing(path + ": ", with: "").replacing(path, with: "the file")
+        }
         let text = message.isEmpty ? "libtiff could not read the file" : message
         let lowered = text.lowercased()
         if lowered.contains("read error") || lowered.contains("eof") || lowered.contains("cannot read")
