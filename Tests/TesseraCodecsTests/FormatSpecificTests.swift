@@ -70,6 +70,17 @@ struct FormatSpecificTests {
         #expect(zip(sample, reduced).allSatisfy { abs(Int($0) - Int($1)) < 40 })
     }
 
+    @Test("stray bytes between JPEG marker segments are skipped, as libjpeg skips them")
+    func jpegStrayBytesBetweenSegments() throws {
+        let clean = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("jpeg-baseline.jpg"))))
+        // After SOI and the first segment (its length is in bytes 4–5), eight bytes of junk.
+        let firstEnd = 4 + (Int(clean[4]) << 8 | Int(clean[5]))
+        let junky = Data(Array(clean[..<firstEnd]) + [0x00, 0x12, 0x34, 0x56, 0x00, 0x00, 0x78, 0x9A] + Array(clean[firstEnd...]))
+        let expected = try ImageDecoder().decode(.data(Data(clean))).pixels
+        #expect(try ImageDecoder().probe(.data(junky)).size == expected.size)
+        #expect(try ImageDecoder().decode(.data(junky)).pixels == expected)
+    }
+
     @Test("WebP scales while decoding when a smaller size is enough")
     func webpScaled() throws {
         let scaled = ImageDecoder(options: DecodeOptions(minimumSize: PixelSize(width: 32, height: 24)))

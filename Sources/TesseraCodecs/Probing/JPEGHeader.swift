@@ -22,7 +22,9 @@ struct JPEGHeader {
         var profileByteCount = 0
         scanning: while true {
             var marker = try stream.readUInt8()
-            guard marker == 0xFF else { throw .corrupt(reason: "expected a JPEG marker") }
+            // Stray bytes between segments: skipped to the next marker, as libjpeg skips them
+            // (with a warning; libvips, Pillow and browsers all show such files).
+            while marker != 0xFF { marker = try stream.readUInt8() }
             while marker == 0xFF { marker = try stream.readUInt8() }  // fill bytes
             switch marker {
             case 0xD0...0xD7, 0x01:
