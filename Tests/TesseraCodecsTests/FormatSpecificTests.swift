@@ -42,6 +42,16 @@ struct FormatSpecificTests {
         #expect(viewBox.pixel(x: 45, y: 50).last == 0)
     }
 
+    @Test("SVG physical units are CSS pixels at 96 per inch, as browsers draw them")
+    func svgPhysicalUnits() throws {
+        let page = #"<svg xmlns="http://www.w3.org/2000/svg" width="210mm" height="297mm"><rect width="10mm" height="1in"/></svg>"#
+        #expect(try ImageDecoder().probe(.data(Data(page.utf8))).size == PixelSize(width: 794, height: 1123))
+        let rendered = try ImageDecoder().decode(.data(Data(page.utf8))).pixels
+        // The 1-inch rectangle is 96 pixels tall: opaque in row 95, clear in row 97.
+        #expect(Array(rendered.pixel(x: 5, y: 95))[3] == 255)
+        #expect(Array(rendered.pixel(x: 5, y: 97))[3] == 0)
+    }
+
     @Test("SVG renders directly at a smaller requested size")
     func svgScaled() throws {
         let small = ImageDecoder(options: DecodeOptions(minimumSize: PixelSize(width: 30, height: 20)))

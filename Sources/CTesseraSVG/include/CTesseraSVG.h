@@ -38,6 +38,7 @@ typedef struct TesseraRsvgLength {
     /* since 2.14 */                                                                               \
     X(TesseraRsvgHandle *_Nullable, rsvg_handle_new_from_data,                                     \
       (const uint8_t *_Nullable data, size_t length, TesseraGError *_Nullable *_Nullable error))   \
+    X(void, rsvg_handle_set_dpi, (TesseraRsvgHandle * handle, double dpi))                         \
     /* since 2.46 */                                                                               \
     X(void, rsvg_handle_get_intrinsic_dimensions,                                                  \
       (TesseraRsvgHandle * handle, TesseraGBoolean *hasWidth, TesseraRsvgLength *width,            \

@@ -27,6 +27,9 @@ final class SVGDecoder {
             throw .corrupt(reason: cairo.message(taking: error, default: "librsvg could not parse the document"))
         }
         rsvg = CHandle(parsed) { cairo.g_object_unref(UnsafeMutableRawPointer($0)) }
+        // Physical units (mm, in, pt) at CSS's 96 pixels per inch, as browsers draw them
+        // (librsvg's default is 90: a 210 mm page came out 745 pixels wide, not 794).
+        svg.rsvg_handle_set_dpi(parsed, 96)
         var width = 0.0, height = 0.0
         if svg.rsvg_handle_get_intrinsic_size_in_pixels(parsed, &width, &height) == 0 {
             var hasWidth: TesseraGBoolean = 0, hasHeight: TesseraGBoolean = 0, hasViewBox: TesseraGBoolean = 0
