@@ -25,19 +25,19 @@ const TesseraJP2 *_Nullable tessera_jp2_load(char *_Nullable message, size_t cap
 
 // OpenJPEG's messages end with a newline; the first error is kept, without it.
 static void capture_error(const char *message, void *userData) {
-    TesseraJP2Decode *decode = userData;
-    if (decode->errorCount++ == 0) {
-        snprintf(decode->error, sizeof decode->error, "%s", message);
-        size_t length = strlen(decode->error);
-        while (length > 0 && (decode->error[length - 1] == '\n' || decode->error[length - 1] == ' ')) {
-            decode->error[--length] = 0;
+    TesseraJP2Messages *messages = userData;
+    if (messages->errorCount++ == 0) {
+        snprintf(messages->error, sizeof messages->error, "%s", message);
+        size_t length = strlen(messages->error);
+        while (length > 0 && (messages->error[length - 1] == '\n' || messages->error[length - 1] == ' ')) {
+            messages->error[--length] = 0;
         }
     }
 }
 
 static void count_warning(const char *message, void *userData) {
     (void)message;
-    ((TesseraJP2Decode *)userData)->warningCount++;
+    ((TesseraJP2Messages *)userData)->warningCount++;
 }
 
 static void ignore(const char *message, void *userData) {
@@ -94,8 +94,8 @@ int tessera_jp2_open(TesseraJP2Decode *decode, int fd, const unsigned char *_Nul
     table.opj_stream_set_seek_function(decode->stream, seek_bytes);
     decode->codec = table.opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K);
     if (!decode->codec) return 0;
-    table.opj_set_error_handler(decode->codec, capture_error, decode);
-    table.opj_set_warning_handler(decode->codec, count_warning, decode);
+    table.opj_set_error_handler(decode->codec, capture_error, &decode->messages);
+    table.opj_set_warning_handler(decode->codec, count_warning, &decode->messages);
     table.opj_set_info_handler(decode->codec, ignore, decode);
     opj_dparameters_t parameters;
     table.opj_set_default_decoder_parameters(&parameters);
@@ -128,27 +128,11 @@ void tessera_jp2_close(TesseraJP2Decode *decode) {
     decode->stream = NULL;
 }
 
-static void capture_encode_error(const char *message, void *userData) {
-    TesseraJP2Encode *encode = userData;
-    if (encode->errorCount++ == 0) {
-        snprintf(encode->error, sizeof encode->error, "%s", message);
-        size_t length = strlen(encode->error);
-        while (length > 0 && (encode->error[length - 1] == '\n' || encode->error[length - 1] == ' ')) {
-            encode->error[--length] = 0;
-        }
-    }
-}
-
-static void count_encode_warning(const char *message, void *userData) {
-    (void)message;
-    ((TesseraJP2Encode *)userData)->warningCount++;
-}
-
 int tessera_jp2_encode_open(TesseraJP2Encode *encode, const char *path, const TesseraJP2EncodeSettings *settings) {
     memset(encode, 0, sizeof *encode);
     if (!tessera_jp2_load(NULL, 0)) return 0;
     if (settings->components < 1 || settings->components > 4) {
-        snprintf(encode->error, sizeof encode->error, "%u components", settings->components);
+        snprintf(encode->messages.error, sizeof encode->messages.error, "%u components", settings->components);
         return 0;
     }
     opj_cparameters_t parameters;
@@ -192,14 +176,14 @@ int tessera_jp2_encode_open(TesseraJP2Encode *encode, const char *path, const Te
     if (settings->components == 2 || settings->components == 4) encode->image->comps[settings->components - 1].alpha = 1;
     encode->codec = table.opj_create_compress(OPJ_CODEC_J2K);
     if (!encode->codec) return 0;
-    table.opj_set_error_handler(encode->codec, capture_encode_error, encode);
-    table.opj_set_warning_handler(encode->codec, count_encode_warning, encode);
+    table.opj_set_error_handler(encode->codec, capture_error, &encode->messages);
+    table.opj_set_warning_handler(encode->codec, count_warning, &encode->messages);
     table.opj_set_info_handler(encode->codec, ignore, encode);
     if (!table.opj_setup_encoder(encode->codec, &parameters, encode->image)) return 0;
     if (settings->threads > 1 && table.opj_has_thread_support()) table.opj_codec_set_threads(encode->codec, settings->threads);
     encode->stream = table.opj_stream_create_default_file_stream(path, OPJ_FALSE);
     if (!encode->stream) {
-        snprintf(encode->error, sizeof encode->error, "cannot create the output file");
+        snprintf(encode->messages.error, sizeof encode->messages.error, "cannot create the output file");
         return 0;
     }
     return table.opj_start_compress(encode->codec, encode->image, encode->stream) ? 1 : 0;

@@ -14,7 +14,6 @@
             ("png-65535x65535-4-bytes-of-data.png", png(width: giant.width, height: giant.height)),
             ("png-40000x40000-gigapixels-4-bytes-of-data.png", png(width: 40000, height: 40000)),
             ("png-ihdr-crc-wrong.png", png(width: 4, height: 3, ihdrCRC: 0)),
-            ("png-actl-0-frames.png", png(width: 4, height: 3, chunks: [pngChunk("acTL", [UInt8](repeating: 0, count: 8))])),
             (
                 "tiff-65535x900-strip-past-the-end.tif",
                 tiff(width: 65535, height: 900, samples: 3, extraTags: [273: 200, 279: 65535 * 900 * 3])

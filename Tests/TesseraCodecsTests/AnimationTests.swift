@@ -64,6 +64,28 @@ import Testing
         }
     }
 
+    /// An APNG whose acTL claims a frame count the format does not allow (0, or over 2³¹−1) is
+    /// shown as its default image, with a warning, as browsers and the peers show it.
+    @Test(arguments: [UInt32(0), 2_147_483_649])
+    func anImpossibleFrameCountShowsTheDefaultImage(_ claimed: UInt32) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("animation/apng-dispose-blend.png"))))
+        let start = try #require(bytes.indices.first { Array(bytes[$0..<($0 + 4)]) == Array("acTL".utf8) })
+        for (index, shift) in [24, 16, 8, 0].enumerated() { bytes[start + 4 + index] = UInt8(truncatingIfNeeded: claimed >> UInt32(shift)) }
+        // The chunk's CRC-32 over its type and data, recomputed.
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes[start..<(start + 12)] {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        for (index, shift) in [24, 16, 8, 0].enumerated() { bytes[start + 12 + index] = UInt8(truncatingIfNeeded: crc >> UInt32(shift)) }
+        let properties = try ImageDecoder().probe(.data(Data(bytes)))
+        #expect(properties.frameCount == 1 && properties.animation == nil)
+        #expect(properties.warnings.contains { $0.contains("claims \(claimed) frames") }, "\(properties.warnings)")
+        let original = try ImageDecoder().decode(.file(Fixtures.path("animation/apng-dispose-blend.png"))).pixels
+        #expect(try ImageDecoder().decode(.data(Data(bytes))).pixels == original)
+    }
+
     @Test(arguments: fixtures) func framesMatchPillowExactly(_ file: String) throws {
         let (reference, expected) = try Self.reference(file)
         let animation = try AnimatedImage(.file(Fixtures.path("animation/" + file)))

@@ -37,6 +37,13 @@ const TesseraJP2 *_Nullable tessera_jp2_load(char *_Nullable message, size_t cap
 
 #pragma clang assume_nonnull begin
 
+/// The first error OpenJPEG reported (never printed), and how many errors and warnings it gave.
+typedef struct TesseraJP2Messages {
+    char error[256];
+    int errorCount;
+    int warningCount;
+} TesseraJP2Messages;
+
 /// One open decode: the codec, its stream, the image whose header was read, and the first error
 /// OpenJPEG reported (never printed). Owned by the caller; `tessera_jp2_close` frees it.
 typedef struct TesseraJP2Decode {
@@ -48,21 +55,19 @@ typedef struct TesseraJP2Decode {
     const unsigned char *_Nullable bytes;
     uint64_t length;
     uint64_t offset;
-    char error[256];
-    int errorCount;
-    int warningCount;
+    TesseraJP2Messages messages;
 } TesseraJP2Decode;
 
 /// Opens a decode of `length` bytes, read from `fd` (not closed here; it must outlive the decode)
 /// or, when `fd` is negative, from `bytes` (which must outlive it): makes the codec (`jp2`: boxes,
 /// else a raw codestream), sets `threads` decoding threads (when OpenJPEG has thread support) and
-/// reads the main header. Returns 1 on success; 0 with `decode->error` set (or empty when the
+/// reads the main header. Returns 1 on success; 0 with `decode->messages.error` set (or empty when the
 /// library is missing) otherwise. Call `tessera_jp2_close` either way.
 int tessera_jp2_open(TesseraJP2Decode *decode, int fd, const unsigned char *_Nullable bytes, uint64_t length, int jp2, int threads);
 
 /// Decodes the area `x0, y0`–`x1, y1` (full-resolution grid coordinates) at 1/2^`reduction` into
 /// `decode->image` (each component's `data`, `w` × `h` 32-bit samples). Once per open decode.
-/// Returns 1 on success; 0 with `decode->error` set otherwise.
+/// Returns 1 on success; 0 with `decode->messages.error` set otherwise.
 int tessera_jp2_decode_area(TesseraJP2Decode *decode, uint32_t reduction, int32_t x0, int32_t y0, int32_t x1, int32_t y1);
 
 /// Frees what `tessera_jp2_open` and the decode made. Safe on a decode that failed to open.
@@ -83,17 +88,15 @@ typedef struct TesseraJP2Encode {
     opj_codec_t _Nullable codec;
     opj_stream_t _Nullable stream;
     opj_image_t *_Nullable image;
-    char error[256];
-    int errorCount;
-    int warningCount;
+    TesseraJP2Messages messages;
 } TesseraJP2Encode;
 
 /// Starts writing a raw codestream to `path` (the JP2 boxes are written by the caller: OpenJPEG
-/// 2.5.0 asserts when asked to embed an ICC profile itself). Returns 1, or 0 with `encode->error` set (empty when the library is
+/// 2.5.0 asserts when asked to embed an ICC profile itself). Returns 1, or 0 with `encode->messages.error` set (empty when the library is
 /// missing). Call `tessera_jp2_encode_close` either way.
 int tessera_jp2_encode_open(TesseraJP2Encode *encode, const char *path, const TesseraJP2EncodeSettings *settings);
 /// Writes tile `index` (raster order): each component's samples, 8 bits, planar, tile width ×
-/// height each (edge tiles cropped to the image). Returns 1, or 0 with `encode->error` set.
+/// height each (edge tiles cropped to the image). Returns 1, or 0 with `encode->messages.error` set.
 int tessera_jp2_encode_tile(TesseraJP2Encode *encode, uint32_t index, unsigned char *bytes, uint32_t count);
 /// Finishes the codestream (and closes the file's stream). Returns 1, or 0.
 int tessera_jp2_encode_finish(TesseraJP2Encode *encode);

@@ -192,7 +192,7 @@ final class JP2ScanlineReader: ScanlineReader {
     }
 
     private func failure(_ decode: UnsafeMutablePointer<TesseraJP2Decode>, _ what: String) -> ImageDecodingError {
-        let message = cMessage(decode.pointee.error)
+        let message = cMessage(decode.pointee.messages.error)
         return .corrupt(reason: message.isEmpty ? what : "\(what): \(message)")
     }
 

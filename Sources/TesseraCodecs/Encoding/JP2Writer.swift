@@ -231,7 +231,7 @@ public final class JP2Writer {
     }
 
     private func failure(_ what: String) -> ImageEncodingError {
-        let message = cMessage(handle.pointer.pointee.error)
+        let message = cMessage(handle.pointer.pointee.messages.error)
         return .encoderFailed(message.isEmpty ? what : "\(what): \(message)")
     }
 

@@ -14,6 +14,8 @@ struct PNGHeader {
     var hasTransparencyChunk = false
     var orientation: Orientation = .up
     var frameCount = 1
+    /// An acTL frame count outside 1…2³¹−1, ignored (the file is shown as a still).
+    var ignoredFrameCount: Int?
     /// APNG: acTL's play count (0 forever), each fcTL's delay in milliseconds, and whether the
     /// default image (IDAT) is the animation's first frame rather than a still for other viewers.
     var playCount = 0
@@ -100,8 +102,11 @@ struct PNGHeader {
             case "acTL":
                 if let control = Self.readChunk(type, length: length, from: stream), control.count == 8 {
                     let frames = Self.bigEndian32(control[0..<4])
+                    // A count the format does not allow: the animation is ignored and the
+                    // default image shown, as browsers and the peers do.
                     guard frames > 0, frames <= 0x7FFF_FFFF else {
-                        throw .corrupt(reason: "an APNG whose acTL chunk claims \(frames) frames")
+                        ignoredFrameCount = frames
+                        break
                     }
                     frameCount = frames
                     playCount = Self.bigEndian32(control[4..<8])
@@ -151,6 +156,8 @@ struct PNGHeader {
         if isAnimated {
             properties.animation = AnimationTiming(
                 frameDurations: frameDelays.map(AnimationTiming.displayedDuration(milliseconds:)), loopCount: playCount)
+        } else if let ignoredFrameCount {
+            properties.warnings.append("APNG whose acTL claims \(ignoredFrameCount) frames: shown as a still, as browsers do")
         } else if frameCount > 1 {
             properties.frameCount = 1
             properties.warnings.append(
