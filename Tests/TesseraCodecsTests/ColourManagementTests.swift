@@ -188,6 +188,26 @@ struct ColourManagementTests {
     }
 
     /// A profile kept rather than applied travels with the untouched pixels, byte for byte.
+    /// An 8-bit CIELab TIFF as Pillow writes it (PhotometricInterpretation 8, with a Lab identity
+    /// profile) converts to sRGB: its pixels are the RGB colour it was made from, give or take the
+    /// rounding of 8-bit Lab.
+    @Test func cieLabTIFFsConvertToSRGB() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("lab-\(UUID().uuidString).tif").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let repository = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = repository.appendingPathComponent(".build/browser-venv/bin/python")
+        process.arguments = ["-c", "from PIL import Image; Image.new('RGB', (64, 48), (200, 30, 40)).convert('LAB').save('\(path)')"]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let decoded = try ImageDecoder().decode(.file(path))
+        #expect(decoded.iccProfile == nil && decoded.pixels.format == .rgb8)
+        let pixel = Array(decoded.pixels.pixel(x: 10, y: 10))
+        #expect(abs(Int(pixel[0]) - 200) <= 4 && abs(Int(pixel[1]) - 30) <= 4 && abs(Int(pixel[2]) - 40) <= 4, "\(pixel)")
+        #expect(try ImageEncoder.encode(decoded.pixels, as: .png(), iccProfile: decoded.iccProfile).count > 0)
+    }
+
     /// A grey JPEG carrying an RGB profile (a tool copied the colour original's): the profile is
     /// ignored with a warning, as browsers do, and the image decodes, thumbnails and converts.
     @Test func aProfileForOtherPixelsIsIgnoredWithAWarning() throws {

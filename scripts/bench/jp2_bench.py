@@ -16,7 +16,7 @@
               responses. Peak RSS is VmHWM summed over each server's processes, from /proc.
   Cold tile   a fresh `tessera serve` (empty cache on /dev/shm) per sample, one tile timed from
               request to last byte: the tile at 0,0 of each of the 3 coarsest levels of
-              tiled-1024.jp2 beside `opj_decompress -r R` of that whole level (or of that tile's
+              tessera-defaults.jp2 beside `opj_decompress -r R` of that whole level (or of that tile's
               area when the tile is only part of its level), and one full-resolution tile in the
               middle beside `opj_decompress -d` of that area; opj_decompress with its default
               threads (OPJ_NUM_THREADS unset: decodes on one thread) and with -threads 2.
@@ -25,7 +25,7 @@
 
 Inputs: the JP2 files are made on /dev/shm (--jp2-dir) when missing, from INPUTS/photo-16000x12000.jpg
 (made by serving_bench.make_photo when missing): djpeg to PPM, opj_compress twice, PPM deleted.
-`tiled-1024.jp2` stands in for Tessera's own JP2 defaults, which are not written yet;
+`tessera-defaults.jp2` is written by `tessera convert` with its defaults;
 `iiif-recipe.jp2` is the common IIIF community recipe. Every answer counted is checked (status
 200, a JPEG of the expected size; wrk's statuses are audited as in serving_bench.py). Runs are
 interleaved and ratios are taken within one run; medians over --runs. Every process started here
@@ -58,16 +58,21 @@ from serving_bench import (DEFAULT_SERVE, IIPSRV, NGINX, PHOTO_SIZE, Sampler, Se
 
 SHM = Path("/dev/shm")
 # name → opj_compress parameters (after -i PPM -o NAME).
+# "tessera-defaults.jp2" is made by `tessera convert` with its defaults instead (TESSERA_MADE).
+TESSERA_MADE = "tessera-defaults.jp2"
 RECIPES = {
-    "tiled-1024.jp2": ["-t", "1024,1024", "-n", "6", "-r", "20", "-p", "RPCL", "-threads", "2"],
+    TESSERA_MADE: [],
     "iiif-recipe.jp2": ["-n", "7", "-c", "[256,256],[256,256],[128,128]", "-b", "64,64", "-p", "RPCL", "-SOP", "-EPH",
                         "-PLT", "-TLM", "-TP", "R", "-r", "40,20,10", "-threads", "2"],
 }
 ABOUT = {
-    "tiled-1024.jp2": "standing in for Tessera's own JP2 defaults (not written yet)",
+    TESSERA_MADE: "Tessera's defaults: tessera convert photo.jpg OUT.jp2 (1024-px tiles, 7 resolution levels, RPCL, "
+                  "64×64 code blocks, one layer at 45.5 dB)",
     "iiif-recipe.jp2": "the common IIIF community recipe",
 }
-COLD_FILE = "tiled-1024.jp2"
+COLD_FILE = TESSERA_MADE
+# Encoding: the same parameters as Tessera's defaults give a 16000×12000 image, for opj_compress.
+ENCODE_PARAMS = ["-t", "1024,1024", "-n", "7", "-p", "RPCL", "-b", "64,64", "-q", "45.5", "-threads", "2"]
 THUMB = 256
 TOOLS = {NGINX: "nginx", "wrk": "wrk", "spawn-fcgi": "spawn-fcgi", IIPSRV: "iipimage-server", "/usr/bin/time": "time",
          "djpeg": "libjpeg-turbo-progs", "opj_compress": "libopenjp2-tools", "opj_decompress": "libopenjp2-tools",
@@ -76,7 +81,7 @@ TOOLS = {NGINX: "nginx", "wrk": "wrk", "spawn-fcgi": "spawn-fcgi", IIPSRV: "iipi
 
 # ---------------------------------------------------------------- inputs
 
-def make_jp2s(photo, directory):
+def make_jp2s(photo, directory, tessera=None):
     """The JP2 files in `directory` (on /dev/shm), made when missing or older than the JPEG, or when
     the parameters recorded beside them (.NAME.params) differ from RECIPES. Returns {name: note}."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -84,6 +89,17 @@ def make_jp2s(photo, directory):
     try:
         for name, params in RECIPES.items():
             target, record = directory / name, directory / f".{name}.params"
+            if name == TESSERA_MADE:
+                if not (target.exists() and target.stat().st_mtime >= max(photo.stat().st_mtime, Path(tessera).stat().st_mtime)):
+                    say(f"  tessera convert {photo.name} → {target} …")
+                    start = time.perf_counter()
+                    tmp = directory / f".tmp-{name}"
+                    subprocess.run([tessera, "convert", str(photo), str(tmp)], check=True)
+                    tmp.rename(target)
+                    notes[name] = f"made in {time.perf_counter() - start:.0f} s"
+                else:
+                    notes[name] = "reused (newer than the photo and the binary)"
+                continue
             recorded = record.read_text().strip() if record.exists() else None
             if (target.exists() and target.stat().st_size > 0 and target.stat().st_mtime >= photo.stat().st_mtime
                     and recorded in (None, shlex.join(params))):
@@ -601,6 +617,26 @@ def thumbnails(args, tessera, jp2_dir, work, report):
                                                   for k, v in results.items()}, "outputs": checks}
 
 
+def encoding(args, tessera, photo, work, report):
+    """A 16000×12000 TIFF (uncompressed, on /dev/shm) to JP2: `tessera convert` with its defaults
+    beside `opj_compress` with the same parameters, two threads each."""
+    tiff = work / "photo.tif"
+    subprocess.run(["vips", "copy", str(photo), str(tiff)], check=True)
+    outputs = {"tessera": work / "encoded-tessera.jp2", "opj_compress": work / "encoded-opj.jp2"}
+    say(f"\nEncoding {tiff.name} ({tiff.stat().st_size / 1e6:.0f} MB TIFF) to JP2 (median of {args.runs}; peak RSS; "
+        f"opj_compress {shlex.join(ENCODE_PARAMS)})")
+    cases = [("tessera", [tessera, "convert", str(tiff), str(outputs["tessera"])]),
+             ("opj_compress", ["opj_compress", "-i", str(tiff), "-o", str(outputs["opj_compress"]), *ENCODE_PARAMS])]
+    results = compare(cases, runs=args.runs)
+    table("TIFF → JP2", results)
+    sizes = {tool: path.stat().st_size if path.exists() else 0 for tool, path in outputs.items()}
+    say("  outputs: " + "; ".join(f"{tool} {size / 1e6:.1f} MB" for tool, size in sizes.items()))
+    report["encode"] = {"results": {k: {"seconds": v[0], "peak_rss": v[1], "error": v[2]} for k, v in results.items()},
+                        "bytes": sizes, "opj_compress": ENCODE_PARAMS}
+    for path in [tiff, *outputs.values()]:
+        path.unlink(missing_ok=True)
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -609,7 +645,7 @@ def main():
     parser.add_argument("inputs", help="bench-out/inputs; photo-16000x12000.jpg is made there if missing")
     parser.add_argument("--jp2-dir", default="/dev/shm/jp2bench", help="where the JP2 files are kept or made, on /dev/shm")
     parser.add_argument("--runs", type=int, default=3, help="runs of everything, interleaved; medians (default 3)")
-    parser.add_argument("--parts", default="serve,cold,thumb", help="comma-separated: serve, cold, thumb")
+    parser.add_argument("--parts", default="serve,cold,thumb,encode", help="comma-separated: serve, cold, thumb, encode")
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
     parser.add_argument("--connections", type=int, default=8, help="wrk connections, and the first pass's (default 8)")
@@ -645,12 +681,12 @@ def main():
     say(f"\nJPEG 2000 ({PHOTO_SIZE[0]}×{PHOTO_SIZE[1]} photo-like JPEG → JP2 on {jp2_dir}; load average "
         f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores at start)")
     photo = make_photo(Path(args.inputs)).resolve()
-    made = make_jp2s(photo, jp2_dir)
+    made = make_jp2s(photo, jp2_dir, tessera)
     report = {"config": {k: v for k, v in vars(args).items() if k != "json"}, "photo": str(photo), "jp2": {},
               "load_average_at_start": os.getloadavg(), "cpus": os.cpu_count()}
     for name, params in RECIPES.items():
         report["jp2"][name] = {"opj_compress": params, "bytes": (jp2_dir / name).stat().st_size, "note": made[name]}
-        say(f"  {name}: {ABOUT[name]}: opj_compress {shlex.join(params)}; "
+        say(f"  {name}: {ABOUT[name]}: {('opj_compress ' + shlex.join(params)) if params else 'tessera convert'}; "
             f"{(jp2_dir / name).stat().st_size / 1e6:.1f} MB; {made[name]}")
 
     work = Path(tempfile.mkdtemp(prefix="tessera-jp2-bench-", dir=SHM))
@@ -661,6 +697,8 @@ def main():
             cold(args, tessera, jp2_dir, work, report)
         if "thumb" in parts:
             thumbnails(args, tessera, jp2_dir, work, report)
+        if "encode" in parts:
+            encoding(args, tessera, photo, work, report)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if args.json:

@@ -227,7 +227,9 @@ final class TIFFFile {
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
         var length: UInt32 = 0
         var bytes: UnsafeRawPointer?
-        if tessera_tiff_get_icc_profile(tiff, &length, &bytes) != 0, let bytes {
+        // CIELab samples are converted to sRGB as they are read: a profile (Pillow writes a Lab
+        // identity one) describes the stored samples, not the decoded pixels.
+        if !isCIELab, tessera_tiff_get_icc_profile(tiff, &length, &bytes) != 0, let bytes {
             // Longer than any profile accepted: an empty one, which validation reports.
             let accepted = Int(length) <= ICCProfile.maximumByteCount
             properties.attachProfile(accepted ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : [])
