@@ -65,6 +65,7 @@ let package = Package(
         .target(name: "CTesseraPDF", dependencies: ["CTesseraCairo", "CTesseraLoader"]),
         .target(name: "CTesseraTIFF", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraJP2", dependencies: ["CTesseraLoader"]),
+        .target(name: "CTesseraJXL", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraCrypto", dependencies: ["CTesseraLoader"]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
         .target(name: "CTesseraLCMS", dependencies: ["CTesseraLoader"]),
@@ -75,7 +76,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2",
+                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL",
             ],
             swiftSettings: layered
         ),
@@ -235,6 +236,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodeSVG", ["TesseraCodecs"]),
         harness("FuzzDecodePDF", ["TesseraCodecs"]),
         harness("FuzzDecodeJP2", ["TesseraCodecs"]),
+        harness("FuzzDecodeJXL", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),

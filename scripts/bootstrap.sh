@@ -14,6 +14,7 @@ modules=(
   "libheif:libheif-dev"
   "libtiff-4:libtiff-dev"
   "libopenjp2:libopenjp2-7-dev"
+  "libjxl:libjxl-dev"
   "librsvg-2.0:librsvg2-dev"
   "poppler-glib:libpoppler-glib-dev"
   "libavformat:libavformat-dev"
@@ -63,6 +64,8 @@ ldconfig -p 2>/dev/null | grep 'libcrypto\.so\.3 ' >/dev/null || missing+=(libss
 [ -f /usr/share/color/icc/colord/AdobeRGB1998.icc ] || missing+=(colord-data)
 # The JPEG 2000 tests compare Tessera's decodes with OpenJPEG's own tool's.
 command -v opj_decompress >/dev/null 2>&1 || missing+=(libopenjp2-tools)
+# …and the JPEG XL tests with libjxl's (the fixtures are made by cjxl, the references by djxl).
+command -v djxl >/dev/null 2>&1 || missing+=(libjxl-tools)
 # curl: the server's tests and `make demo` talk HTTP with it.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The official IIIF validator's python-magic needs libmagic (the server's conformance test).

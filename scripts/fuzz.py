@@ -49,7 +49,7 @@ def images(*patterns):
 HARNESSES = {
     "FuzzProbe": dict(
         dict="probe", seeds=images("*.jpg", "*.png", "*.gif", "*.webp", "*.heic", "*.avif", "*.tif", "*.svg")
-        + [FIXTURES / "video/*.mp4", FIXTURES / "pdf/*.pdf", FIXTURES / "jpeg2000/*.jp2"], max_len=65536, timeout=10),
+        + [FIXTURES / "video/*.mp4", FIXTURES / "pdf/*.pdf", FIXTURES / "jpeg2000/*.jp2", FIXTURES / "jpegxl/*.jxl"], max_len=65536, timeout=10),
     "FuzzDecodeJPEG": dict(dict="jpeg", seeds=images("*.jpg"), max_len=65536, timeout=10),
     "FuzzDecodePNG": dict(dict="png", seeds=images("*.png"), max_len=65536, timeout=10),
     "FuzzDecodeGIF": dict(dict="gif", seeds=images("*.gif"), max_len=65536, timeout=10),
@@ -58,6 +58,7 @@ HARNESSES = {
     "FuzzDecodeTIFF": dict(dict="tiff", seeds=images("*.tif"), max_len=65536, timeout=10),
     "FuzzDecodeSVG": dict(dict="svg", seeds=images("*.svg"), max_len=16384, timeout=10),
     "FuzzDecodePDF": dict(dict="pdf", seeds=[FIXTURES / "pdf/*.pdf"], max_len=65536, timeout=10),
+    "FuzzDecodeJXL": dict(dict="jxl", seeds=[FIXTURES / "jpegxl/*.jxl"], max_len=65536, timeout=10),
     "FuzzDecodeJP2": dict(dict="jp2", seeds=[FIXTURES / "jpeg2000/*.jp2", FIXTURES / "jpeg2000/*.j2k", FIXTURES / "jpeg2000/*.j2c"], max_len=65536, timeout=10),
     "FuzzVideo": dict(
         dict="video", seeds=[FIXTURES / "video" / p for p in ("*.mp4", "*.mkv", "*.webm", "*.ts", "*.m4a")],

@@ -28,20 +28,23 @@ struct MissingLibraryTests {
         return (directory, ["LD_AUDIT": try auditModule(in: directory), "TESSERA_HIDE_LIBRARIES": prefixes])
     }
 
-    @Test("images needing libheif, libtiff, librsvg or libopenjp2 fail one line each, naming what to install; the rest of the batch is made")
+    @Test("images needing libheif, libtiff, librsvg, libopenjp2 or libjxl fail one line each, naming what to install; the rest of the batch is made")
     func imageLibraries() throws {
-        let (directory, environment) = try Self.hiding("libheif.so.:libtiff.so.:librsvg-2.so.:libopenjp2.so.")
+        let (directory, environment) = try Self.hiding("libheif.so.:libtiff.so.:librsvg-2.so.:libopenjp2.so.:libjxl.so.")
         defer { try? FileManager.default.removeItem(at: directory) }
         let outputs = directory.appendingPathComponent("out")
-        let inputs = ["heic-basic.heic", "tiff-rgb-lzw.tif", "svg-size.svg", "jpeg2000/lossless-rgb.jp2", "jpeg-orientation-6.jpg"]
+        let inputs = [
+            "heic-basic.heic", "tiff-rgb-lzw.tif", "svg-size.svg", "jpeg2000/lossless-rgb.jp2", "jpegxl/lossy.jxl", "jpeg-orientation-6.jpg",
+        ]
         let result = try CLI.run(
             ["thumbnail"] + inputs.map(CLI.fixture) + ["--max-pixel-size", "16", "--output-dir", outputs.path],
             environment: environment)
         #expect(result.status != 0)
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4, "\(result.stderr)")
+        #expect(lines.count == 5, "\(result.stderr)")
         for (file, library) in [
             ("heic-basic.heic", "libheif"), ("tiff-rgb-lzw.tif", "libtiff"), ("svg-size.svg", "librsvg"), ("lossless-rgb.jp2", "libopenjp2"),
+            ("lossy.jxl", "libjxl"),
         ] {
             #expect(lines.contains { $0.contains(file) && $0.contains("cannot load \(library)") && $0.contains("install") }, "\(file)")
         }

@@ -14,8 +14,6 @@ import Testing
         ("CUR", padded([0, 0, 2, 0, 1, 0, 16, 16, 0, 0, 1, 0, 1, 0])),
         ("PNM", Array("P6\n2 2\n255\n".utf8) + [UInt8](repeating: 7, count: 12)),
         ("PAM", Array("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nENDHDR\n".utf8) + [1, 2, 3]),
-        ("JPEG XL", padded([0xFF, 0x0A, 0xFA, 0x7F])),
-        ("JPEG XL", padded([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A])),
         ("PCX", padded([0x0A, 5, 1, 8], to: 128)),
         ("Photoshop (PSD)", padded(Array("8BPS".utf8) + [0, 1])),
         ("QOI", padded(Array("qoif".utf8))),

@@ -51,6 +51,8 @@ public struct ImageDecoder: Sendable {
             let target = Self.vectorTarget(pdf.size, options.minimumSize)
             try options.limits.check(target, header.properties.decodedFormat)
             pixels = try pdf.render(at: target)
+        case .jxl(let jxl):
+            pixels = try jxl.decode(limits: options.limits)
         case .jpeg, .png, .gif, .tiff, .jp2:
             preconditionFailure("streamed formats are handled above")
         }
@@ -80,6 +82,7 @@ struct Header {
         case svg(SVGDecoder)
         case pdf(PDFDecoder)
         case jp2(JP2Header)
+        case jxl(JXLDecoder)
     }
 
     let source: ImageSource
@@ -130,6 +133,9 @@ struct Header {
         case .jp2, .j2k:
             let header = try JP2Header(reading: stream, limits: options.limits)
             (kind, properties) = (.jp2(header), header.properties(fileByteCount: length))
+        case .jxl:
+            let jxl = try JXLDecoder(source, limits: options.limits)
+            (kind, properties) = (.jxl(jxl), jxl.properties(fileByteCount: length))
         }
     }
 
@@ -164,7 +170,7 @@ struct Header {
         case .gif(let header): try GIFScanlineReader(source: source, header: header, options: options)
         case .tiff(let file): try TIFFScanlineReader(file: file, profile: properties.iccProfile, options: options)
         case .jp2: nil  // handled above
-        case .webp, .heif, .svg, .pdf: nil
+        case .webp, .heif, .svg, .pdf, .jxl: nil
         }
     }
 }

@@ -3,7 +3,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// One case per format read; the raw values (`jpeg`, `heic`…) are what `--json` output prints.
     /// `heic` is any HEIF image that is not AVIF; `jp2` is JPEG 2000 in JP2 boxes, `j2k` a raw
     /// JPEG 2000 codestream (`.j2k`, `.j2c`; HTJ2K too).
-    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k
+    /// `jxl` is JPEG XL, a bare codestream or in its ISO BMFF container.
+    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl
 
     /// JPEG 2000, boxed or raw.
     public var isJPEG2000: Bool { self == .jp2 || self == .j2k }
@@ -39,6 +40,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
             self = .jp2
         } else if starts([0xFF, 0x4F, 0xFF, 0x51]) {
             self = .j2k
+        } else if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            self = .jxl
         } else if starts(Array("%PDF-".utf8)) {
             self = .pdf
         } else if Self.looksLikeSVG(bytes) {

@@ -26,8 +26,6 @@ struct UnreadImageFormat: Equatable {
             isSpace(prefix[2])
         {
             name = prefix[1] == UInt8(ascii: "7") ? "PAM" : "PNM"
-        } else if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
-            name = "JPEG XL"
         } else if prefix.count >= 4, prefix[0] == 0x0A, prefix[1] <= 5, prefix[2] <= 1, [1, 2, 4, 8].contains(prefix[3]) {
             name = "PCX"
         } else if starts("8BPS") {

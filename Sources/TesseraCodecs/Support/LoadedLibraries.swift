@@ -1,6 +1,7 @@
 import CTesseraCairo
 import CTesseraHeif
 import CTesseraJP2
+import CTesseraJXL
 import CTesseraPDF
 import CTesseraQuant
 import CTesseraSVG
@@ -58,6 +59,14 @@ enum LibImageQuant {
 
     /// The table, or `.libraryUnavailable` naming what could not be loaded.
     static func table() throws(ImageDecodingError) -> TesseraQuant { try loaded.get() }
+}
+
+/// libjxl's (and its thread runner's) function table, loaded on first use (see CTesseraJXL.h).
+enum LibJXL {
+    private static let loaded = load { tessera_jxl_load($0, $1) }
+
+    /// The table, or `.libraryUnavailable` naming what could not be loaded.
+    static func table() throws(ImageDecodingError) -> TesseraJXL { try loaded.get() }
 }
 
 /// OpenJPEG's function table, loaded on first use (see CTesseraJP2.h).

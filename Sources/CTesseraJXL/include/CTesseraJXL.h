@@ -1,0 +1,63 @@
+#ifndef C_TESSERA_JXL_H
+#define C_TESSERA_JXL_H
+
+// libjxl 0.7 and its thread runner, reached through a table of function pointers filled with
+// dlopen/dlsym on first use (see CTesseraLoader.h), and the decode loop Swift calls.
+//
+// Why not linked: libjxl brings highway and brotli into every process at start, while most runs
+// never see a JPEG XL file. The headers are libjxl's own, so the prototypes (`__typeof__`) cannot
+// drift from the ABI they were compiled against (libjxl.so.0.7).
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jxl/decode.h>
+#include <jxl/thread_parallel_runner.h>
+
+#define TESSERA_JXL_FUNCTIONS(X)                                                                     \
+    X(JxlDecoderCreate) X(JxlDecoderDestroy) X(JxlDecoderSubscribeEvents) X(JxlDecoderSetInput)      \
+    X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo)                      \
+    X(JxlDecoderGetColorAsEncodedProfile) X(JxlDecoderGetICCProfileSize) X(JxlDecoderGetColorAsICCProfile) \
+    X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetParallelRunner)   \
+    X(JxlThreadParallelRunner) X(JxlThreadParallelRunnerCreate) X(JxlThreadParallelRunnerDestroy)
+
+typedef struct TesseraJXL {
+#define TESSERA_JXL_FIELD(name) __typeof__(&name) _Nonnull name;
+    TESSERA_JXL_FUNCTIONS(TESSERA_JXL_FIELD)
+#undef TESSERA_JXL_FIELD
+} TesseraJXL;
+
+/// The loaded table, or NULL when a library or a symbol is missing; then `message` (at least 256
+/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
+const TesseraJXL *_Nullable tessera_jxl_load(char *_Nullable message, size_t capacity);
+
+#pragma clang assume_nonnull begin
+
+/// What the headers say, as the decode will deliver it (orientation applied by libjxl).
+typedef struct TesseraJXLInfo {
+    uint32_t width, height;       // after orientation
+    uint32_t bitsPerSample;
+    uint32_t alphaBits;           // 0: no alpha
+    uint32_t colorChannels;       // 1 grey, 3 colour
+    int animated;
+    uint32_t orientation;         // as stored (1–8); libjxl turns the pixels upright
+    int isSRGB;                   // the pixels are sRGB (or grey with sRGB's curve): no profile needed
+    unsigned char *_Nullable icc; // otherwise the profile of the decoded pixels (malloc'd)
+    size_t iccLength;
+    char error[256];
+    int truncated;                // the input ended before what was asked for
+} TesseraJXLInfo;
+
+/// Reads the headers of `length` bytes: basic info and colour encoding. Returns 1, or 0 with
+/// `info->error` set. Free `info->icc` with `tessera_jxl_free`.
+int tessera_jxl_probe(const unsigned char *bytes, size_t length, TesseraJXLInfo *info);
+
+/// Decodes the first frame into `pixels` (`capacity` bytes): 8-bit samples, `channels` (1–4)
+/// interleaved, in the profile the probe reported. Returns 1, or 0 with `error` (256 bytes) set.
+int tessera_jxl_decode(const unsigned char *bytes, size_t length, uint32_t channels, unsigned char *pixels,
+                       size_t capacity, int threads, char *error, int *truncated);
+
+void tessera_jxl_free(void *_Nullable pointer);
+
+#pragma clang assume_nonnull end
+
+#endif

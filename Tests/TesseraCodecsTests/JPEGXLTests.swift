@@ -1,0 +1,62 @@
+import Foundation
+import TesseraCore
+import TesseraTestSupport
+import Testing
+
+@testable import TesseraCodecs
+
+/// JPEG XL through libjxl: the fixtures of scripts/make-jxl-fixtures.py against libjxl's own `djxl`.
+@Suite struct JPEGXLTests {
+    static func path(_ name: String) -> String { Fixtures.path("jpegxl/" + name) }
+
+    /// `djxl` of `file` as PNG, decoded by Tessera's PNG reader (16-bit samples to their high byte).
+    static func reference(_ file: String) throws -> PixelBuffer {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("djxl-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/djxl")
+        process.arguments = [path(file), output, "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "djxl failed on \(file)")
+        return try ImageDecoder().decode(.file(output)).pixels
+    }
+
+    @Test func probesFromTheHeaders() throws {
+        let lossy = try ImageDecoder().probe(.file(Self.path("lossy.jxl")))
+        #expect(lossy.format == .jxl && lossy.size == PixelSize(width: 200, height: 150) && lossy.decodedFormat == .rgb8)
+        #expect(lossy.iccProfile == nil, "an sRGB image needs no profile")
+        let gray = try ImageDecoder().probe(.file(Self.path("gray16.jxl")))
+        #expect(gray.bitsPerComponent == 16 && gray.colorModel == .gray && gray.decodedFormat == .gray8)
+        #expect(try ImageDecoder().probe(.file(Self.path("rgba.jxl"))).decodedFormat == .rgba8)
+        let animated = try ImageDecoder().probe(.file(Self.path("animated.jxl")))
+        #expect(animated.warnings.contains { $0.contains("first frame") })
+    }
+
+    /// The same library decodes both: lossless files exactly, the rest within a level (djxl's
+    /// 16-bit PNG is reduced to its high byte here, libjxl rounds to 8 bits for Tessera).
+    @Test(arguments: ["lossless.jxl", "lossy.jxl", "gray16.jxl", "rgba.jxl", "recompressed.jxl"])
+    func decodesAsLibjxlsOwnToolDoes(_ file: String) throws {
+        let ours = try ImageDecoder().decode(.file(Self.path(file))).pixels
+        let theirs = try Self.reference(file)
+        #expect(ours.size == theirs.size && ours.format == theirs.format)
+        #expect(maximumDifference(ours, theirs) <= (file == "gray16.jxl" ? 1 : 0), "\(file)")
+    }
+
+    @Test func thumbnailsAndHostileInput() throws {
+        let thumbnail = try Thumbnailer().thumbnail(.file(Self.path("lossy.jxl")), options: ThumbnailOptions(maxPixelSize: 50))
+        #expect(thumbnail.pixels.size == PixelSize(width: 50, height: 38))
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.path("lossy.jxl")))
+        for length in stride(from: 1, to: data.count, by: 97) {
+            #expect(throws: ImageDecodingError.self) { try ImageDecoder().decode(.data(data.prefix(length))) }
+        }
+        // Headers claiming more pixels than the limit are refused before any pixel is decoded.
+        var options = DecodeOptions()
+        options.maximumPixelCount = 10_000
+        #expect(throws: ImageDecodingError.tooLarge(pixels: 30_000, limit: 10_000)) {
+            try ImageDecoder(options: options).probe(.file(Self.path("lossy.jxl")))
+        }
+    }
+}
