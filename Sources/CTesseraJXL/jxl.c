@@ -13,9 +13,11 @@ static void load(void) {
     // The runner's library needs libjxl's: opened first.
     static const char *const sonames[] = {"libjxl.so.0.7", "libjxl_threads.so.0.7", NULL};
     static const char *const symbols[] = {TESSERA_JXL_FUNCTIONS(TESSERA_SYMBOL) NULL};
-    static const unsigned char from[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1};
     _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
-    _Static_assert(sizeof from == sizeof table / sizeof(void *), "a library for each slot");
+    // Every symbol is libjxl's but the runner's three, the table's last (libjxl_threads).
+    enum { count = sizeof table / sizeof(void *) };
+    static unsigned char from[count];
+    for (int index = 0; index < count; index++) from[index] = index >= count - 3 ? 1 : 0;
     tessera_library_open(&library, sonames, RTLD_NOW, symbols, from, (void **)&table,
                          "cannot load %s (install libjxl0.7)", NULL);
 }
@@ -139,4 +141,118 @@ done:
     if (runner) table.JxlThreadParallelRunnerDestroy(runner);
     table.JxlDecoderDestroy(decoder);
     return ok;
+}
+
+// Runs the encoder to the end, growing the output as it asks. NULL on failure.
+static unsigned char *encoded_output(JxlEncoder *encoder, size_t *length, char *error) {
+    size_t capacity = 1 << 16, used = 0;
+    unsigned char *output = malloc(capacity);
+    if (!output) return NULL;
+    for (;;) {
+        uint8_t *next = output + used;
+        size_t available = capacity - used;
+        JxlEncoderStatus status = table.JxlEncoderProcessOutput(encoder, &next, &available);
+        used = (size_t)(next - output);
+        if (status == JXL_ENC_SUCCESS) break;
+        if (status != JXL_ENC_NEED_MORE_OUTPUT) {
+            snprintf(error, 256, "libjxl cannot encode the image");
+            free(output);
+            return NULL;
+        }
+        capacity *= 2;
+        unsigned char *grown = realloc(output, capacity);
+        if (!grown) {
+            free(output);
+            return NULL;
+        }
+        output = grown;
+    }
+    *length = used;
+    return output;
+}
+
+unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_t width, uint32_t height, uint32_t channels,
+                                            int lossless, float distance, const unsigned char *_Nullable icc,
+                                            size_t iccLength, int threads, size_t *length, char *error) {
+    error[0] = 0;
+    if (!tessera_jxl_load(error, 256)) return NULL;
+    JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
+    if (!encoder) return NULL;
+    void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
+    unsigned char *output = NULL;
+    JxlBasicInfo info;
+    table.JxlEncoderInitBasicInfo(&info);
+    info.xsize = width;
+    info.ysize = height;
+    info.bits_per_sample = 8;
+    info.num_color_channels = channels >= 3 ? 3 : 1;
+    info.alpha_bits = (channels == 2 || channels == 4) ? 8 : 0;
+    info.num_extra_channels = info.alpha_bits ? 1 : 0;
+    // Lossless keeps the samples as they are; lossy lets libjxl use its XYB colour space.
+    info.uses_original_profile = lossless ? JXL_TRUE : JXL_FALSE;
+    JxlPixelFormat format = {channels, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    if ((runner && table.JxlEncoderSetParallelRunner(encoder, table.JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) ||
+        table.JxlEncoderSetBasicInfo(encoder, &info) != JXL_ENC_SUCCESS) {
+        snprintf(error, 256, "libjxl refuses a %ux%u image of %u channels", width, height, channels);
+        goto done;
+    }
+    if (icc && iccLength > 0) {
+        if (table.JxlEncoderSetICCProfile(encoder, icc, iccLength) != JXL_ENC_SUCCESS) {
+            snprintf(error, 256, "libjxl refuses the colour profile");
+            goto done;
+        }
+    } else {
+        JxlColorEncoding encoding;
+        table.JxlColorEncodingSetToSRGB(&encoding, info.num_color_channels == 1 ? JXL_TRUE : JXL_FALSE);
+        if (table.JxlEncoderSetColorEncoding(encoder, &encoding) != JXL_ENC_SUCCESS) goto done;
+    }
+    JxlEncoderFrameSettings *settings = table.JxlEncoderFrameSettingsCreate(encoder, NULL);
+    if (!settings) goto done;
+    if (lossless) {
+        if (table.JxlEncoderSetFrameDistance(settings, 0) != JXL_ENC_SUCCESS ||
+            table.JxlEncoderSetFrameLossless(settings, JXL_TRUE) != JXL_ENC_SUCCESS) {
+            goto done;
+        }
+    } else if (table.JxlEncoderSetFrameDistance(settings, distance) != JXL_ENC_SUCCESS) {
+        snprintf(error, 256, "libjxl refuses distance %.2f", distance);
+        goto done;
+    }
+    if (table.JxlEncoderAddImageFrame(settings, &format, pixels, (size_t)width * height * channels) != JXL_ENC_SUCCESS) {
+        snprintf(error, 256, "libjxl cannot take the image");
+        goto done;
+    }
+    table.JxlEncoderCloseInput(encoder);
+    output = encoded_output(encoder, length, error);
+done:
+    if (!output && !error[0]) snprintf(error, 256, "libjxl cannot encode the image");
+    if (runner) table.JxlThreadParallelRunnerDestroy(runner);
+    table.JxlEncoderDestroy(encoder);
+    return output;
+}
+
+unsigned char *_Nullable tessera_jxl_recompress_jpeg(const unsigned char *jpeg, size_t jpegLength, int threads, size_t *length,
+                                                     char *error) {
+    error[0] = 0;
+    if (!tessera_jxl_load(error, 256)) return NULL;
+    JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
+    if (!encoder) return NULL;
+    void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
+    unsigned char *output = NULL;
+    JxlEncoderFrameSettings *settings = table.JxlEncoderFrameSettingsCreate(encoder, NULL);
+    if (!settings ||
+        (runner && table.JxlEncoderSetParallelRunner(encoder, table.JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) ||
+        table.JxlEncoderStoreJPEGMetadata(encoder, JXL_TRUE) != JXL_ENC_SUCCESS) {
+        goto done;
+    }
+    if (table.JxlEncoderAddJPEGFrame(settings, jpeg, jpegLength) != JXL_ENC_SUCCESS) {
+        snprintf(error, 256, "libjxl cannot recompress this JPEG");
+        goto done;
+    }
+    table.JxlEncoderCloseInput(encoder);
+    output = encoded_output(encoder, length, error);
+done:
+    if (!output && !error[0]) snprintf(error, 256, "libjxl cannot recompress the JPEG");
+    if (runner) table.JxlThreadParallelRunnerDestroy(runner);
+    table.JxlEncoderDestroy(encoder);
+    return output;
 }

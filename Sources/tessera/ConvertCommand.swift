@@ -17,6 +17,9 @@ struct ConvertCommand: AsyncParsableCommand {
     @OptionGroup var encoding: EncodingOptions
     @OptionGroup var color: ColorOption
 
+    @Flag(help: "JPEG input to .jxl output: recompress the JPEG losslessly (djxl rebuilds the original file exactly).")
+    var losslessJPEG = false
+
     @Flag(help: "Turn the pixels upright by the EXIF orientation (by default they are written as stored).")
     var autoOrient = false
 
@@ -26,13 +29,36 @@ struct ConvertCommand: AsyncParsableCommand {
     @OptionGroup var page: PageOption
 
     func validate() throws {
-        _ = try encoding.encoding(outputPath: output)
+        let encoding = try encoding.encoding(outputPath: output)
+        if losslessJPEG {
+            guard case .jxl = encoding else { throw ValidationError("--lossless-jpeg writes .jxl output, not \(encoding.fileExtension)") }
+            if autoOrient || color.keepProfile || self.encoding.quality != nil || self.encoding.lossless {
+                throw ValidationError("--lossless-jpeg keeps the JPEG as it is: no --auto-orient, --keep-profile, --quality or --lossless")
+            }
+        }
     }
 
     func run() async throws {
         let failures = FailureLog()
         let encoding = try self.encoding.encoding(outputPath: output)
         let (input, autoOrient, maxPixels, management, pageIndex) = (self.input, self.autoOrient, self.maxPixels, color.management, page.index)
+        if losslessJPEG {
+            do {
+                let jpeg = try Data(contentsOf: URL(fileURLWithPath: input))
+                guard ImageFormat(sniffing: jpeg.prefix(ImageFormat.sniffLength)) == .jpeg else {
+                    throw ImageDecodingError.unsupported(reason: "--lossless-jpeg needs a JPEG input")
+                }
+                do {
+                    try ImageEncoder.recompressJPEGAsJPEGXL(jpeg).write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    failures.report(output, error)
+                }
+            } catch {
+                failures.report(input, error)
+            }
+            try failures.exit()
+            return
+        }
         if case .jpeg2000(let quality, let lossless, let raw) = encoding {
             // Streamed: rows from the decoder, tiles to the file, never the whole bitmap.
             let (output, settings) = (self.output, JP2Writer.Settings(isLossless: lossless, quality: quality, isRawCodestream: raw))

@@ -45,6 +45,45 @@ import Testing
         #expect(maximumDifference(ours, theirs) <= (file == "gray16.jxl" ? 1 : 0), "\(file)")
     }
 
+    @Test(arguments: [PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8])
+    func writesLosslessFilesThatReadBackExactly(_ format: PixelFormat) throws {
+        let pixels = JPEG2000Tests.pattern(PixelSize(width: 90, height: 70), format)
+        let data = try ImageEncoder.encode(pixels, as: .jxl(lossless: true))
+        let decoded = try ImageDecoder().decode(.data(data))
+        #expect(decoded.properties.format == .jxl && decoded.pixels == pixels)
+    }
+
+    @Test func writesLossyFilesByQualityAndKeepsTheProfile() throws {
+        let pixels = JPEG2000Tests.pattern(PixelSize(width: 128, height: 96), .rgb8)
+        let small = try ImageEncoder.encode(pixels, as: .jxl(quality: 50)), large = try ImageEncoder.encode(pixels, as: .jxl(quality: 95))
+        #expect(small.count < large.count)
+        #expect(psnr(try ImageDecoder().decode(.data(large)).pixels, pixels) > psnr(try ImageDecoder().decode(.data(small)).pixels, pixels))
+        let profile = try #require(try ImageDecoder().probe(.file(Fixtures.path("colour/adobe-rgb.png"))).iccProfile)
+        let tagged = try ImageEncoder.encode(pixels, as: .jxl(lossless: true), iccProfile: profile)
+        var keep = DecodeOptions()
+        keep.colorManagement = .keepSourceProfile
+        let kept = try ImageDecoder(options: keep).decode(.data(tagged))
+        #expect(kept.pixels == pixels && kept.iccProfile?.colorSpace == .rgb)
+    }
+
+    /// JPEG → JPEG XL recompression keeps what djxl needs to rebuild the original bytes.
+    @Test func recompressesJPEGsLosslessly() throws {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("jpeg-baseline.jpg")))
+        let jxl = try ImageEncoder.recompressJPEGAsJPEGXL(jpeg)
+        // (A 2 KB fixture is no smaller recompressed: the container's boxes outweigh the saving.)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jxl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try jxl.write(to: directory.appendingPathComponent("a.jxl"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/djxl")
+        process.arguments = [directory.appendingPathComponent("a.jxl").path, directory.appendingPathComponent("back.jpg").path, "--quiet"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(try Data(contentsOf: directory.appendingPathComponent("back.jpg")) == jpeg)
+        #expect(throws: ImageEncodingError.self) { try ImageEncoder.recompressJPEGAsJPEGXL(Data("not a JPEG".utf8)) }
+    }
+
     @Test func thumbnailsAndHostileInput() throws {
         let thumbnail = try Thumbnailer().thumbnail(.file(Self.path("lossy.jxl")), options: ThumbnailOptions(maxPixelSize: 50))
         #expect(thumbnail.pixels.size == PixelSize(width: 50, height: 38))

@@ -152,7 +152,7 @@ extension IIIFRequestTests {
             document.tiles == [
                 .init(width: 512, height: 512, scaleFactors: [1, 2, 4, 8, 16]), .init(width: 1024, height: 2048, scaleFactors: [32]),
             ])
-        #expect(document.extraFormats == ["webp", "avif"])
+        #expect(document.extraFormats == ["webp", "avif", "jxl"])
         #expect(document.extraQualities == ["color", "gray", "bitonal"])
         #expect(document.extraFeatures == ["mirroring", "rotationArbitrary", "sizeUpscaling", "profileLinkHeader", "canonicalLinkHeader"])
 

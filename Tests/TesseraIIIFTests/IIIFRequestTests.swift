@@ -222,12 +222,12 @@ struct IIIFRequestTests {
         let error = try #require(Self.parseError("full", "max", "0", "default.\(format)"))
         #expect(error.category == .badInput)
         #expect(error.parameter == .format)
-        #expect(error.description == "format \"\(format)\" is not produced by this service, which produces jpg, png, webp and avif")
+        #expect(error.description == "format \"\(format)\" is not produced by this service, which produces jpg, png, webp, avif and jxl")
         let unknown = try #require(Self.parseError("full", "max", "0", "default.bmp"))
-        #expect(unknown.description == "format \"bmp\" must be jpg, png, webp, avif or auto")
+        #expect(unknown.description == "format \"bmp\" must be jpg, png, webp, avif, jxl or auto")
     }
 
-    @Test("`auto` leaves the format to the Accept header: AVIF, then WebP, else JPEG; q=0 refuses a type")
+    @Test("`auto` leaves the format to the Accept header: JPEG XL, AVIF, then WebP, else JPEG; q=0 refuses a type")
     func negotiatedFormat() throws {
         let request = try IIIFImageRequest(region: "full", size: "max", rotation: "0", qualityAndFormat: "default.auto")
         #expect(request.negotiatesFormat && request.description == "full/max/0/default.auto")
@@ -240,6 +240,8 @@ struct IIIFRequestTests {
             (["IMAGE/AVIF ; q=0.9"], .avif),
             (["image/avif;q=0, image/webp"], .webp),
             (["image/avif;q=0.0"], .jpg),
+            (["image/jxl,image/avif,image/webp,*/*"], .jxl),  // Safari 17's
+            (["image/jxl;q=0,image/avif"], .avif),
             (["*/*"], .jpg),
             ([], .jpg),
         ]

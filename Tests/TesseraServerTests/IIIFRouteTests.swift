@@ -234,7 +234,11 @@ struct IIIFRouteTests {
             let uri = "/iiif/3/photo-400x300.png/full/200,/0/default.auto"
             let chrome = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
             var tags = Set<String>()
-            for (accept, type) in [(chrome, "image/avif"), ("image/webp,*/*", "image/webp"), (nil, "image/jpeg")] {
+            let safari =
+                "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5"
+            for (accept, type) in [
+                (chrome, "image/avif"), ("image/webp,*/*", "image/webp"), (nil, "image/jpeg"), (safari, "image/jxl"),
+            ] {
                 let headers: HTTPFields = accept.map { [.accept: $0] } ?? [:]
                 let response = try await client.execute(uri: uri, method: .get, headers: headers)
                 #expect(response.status == .ok && response.headers[.contentType] == type, "\(accept ?? "no Accept")")
@@ -244,7 +248,13 @@ struct IIIFRouteTests {
                 #expect(link.contains("/full/200,150/0/default.\(type == "image/jpeg" ? "jpg" : String(type.dropFirst(6)))>;rel=\"canonical\""))
                 tags.insert(try #require(response.headers[.eTag]))
             }
-            #expect(tags.count == 3)
+            #expect(tags.count == 4)
+            // The JPEG XL answer decodes to the region at the size asked for.
+            let jxl = try await client.execute(uri: "/iiif/3/photo-400x300.png/full/200,/0/default.jxl", method: .get)
+            #expect(jxl.status == .ok && jxl.headers[.contentType] == "image/jxl")
+            let decodedJXL = try ImageDecoder().decode(.data(Data(jxl.body.readableBytesView)))
+            #expect(decodedJXL.properties.format == .jxl && decodedJXL.pixels.size == PixelSize(width: 200, height: 150))
+            #expect(meanDifference(decodedJXL.pixels.converted(to: photo.format), LanczosResampler.resize(photo, to: decodedJXL.pixels.size)) < 8)
         }
     }
 

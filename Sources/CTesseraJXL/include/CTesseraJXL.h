@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jxl/decode.h>
+#include <jxl/encode.h>
 #include <jxl/thread_parallel_runner.h>
 
 #define TESSERA_JXL_FUNCTIONS(X)                                                                     \
@@ -18,6 +19,11 @@
     X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo)                      \
     X(JxlDecoderGetColorAsEncodedProfile) X(JxlDecoderGetICCProfileSize) X(JxlDecoderGetColorAsICCProfile) \
     X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetParallelRunner)   \
+    X(JxlEncoderCreate) X(JxlEncoderDestroy) X(JxlEncoderSetParallelRunner) X(JxlEncoderInitBasicInfo)     \
+    X(JxlEncoderSetBasicInfo) X(JxlColorEncodingSetToSRGB) X(JxlEncoderSetColorEncoding)              \
+    X(JxlEncoderSetICCProfile) X(JxlEncoderFrameSettingsCreate) X(JxlEncoderSetFrameDistance)           \
+    X(JxlEncoderSetFrameLossless) X(JxlEncoderAddImageFrame) X(JxlEncoderAddJPEGFrame)                  \
+    X(JxlEncoderStoreJPEGMetadata) X(JxlEncoderCloseInput) X(JxlEncoderProcessOutput)                 \
     X(JxlThreadParallelRunner) X(JxlThreadParallelRunnerCreate) X(JxlThreadParallelRunnerDestroy)
 
 typedef struct TesseraJXL {
@@ -55,6 +61,19 @@ int tessera_jxl_probe(const unsigned char *bytes, size_t length, TesseraJXLInfo 
 /// interleaved, in the profile the probe reported. Returns 1, or 0 with `error` (256 bytes) set.
 int tessera_jxl_decode(const unsigned char *bytes, size_t length, uint32_t channels, unsigned char *pixels,
                        size_t capacity, int threads, char *error, int *truncated);
+
+/// Encodes `width` × `height` pixels of `channels` (1–4) 8-bit samples: losslessly, or at
+/// `distance` (1.0 is about visually lossless); tagged with `icc` (`iccLength` bytes) or sRGB.
+/// Returns the file's bytes (malloc'd, `*length` of them; free with `tessera_jxl_free`), or NULL
+/// with `error` (256 bytes) set.
+unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_t width, uint32_t height, uint32_t channels,
+                                            int lossless, float distance, const unsigned char *_Nullable icc,
+                                            size_t iccLength, int threads, size_t *length, char *error);
+
+/// Recompresses a JPEG file losslessly: the result decodes back to the same JPEG bytes (`djxl`
+/// to .jpg). Returns the bytes as `tessera_jxl_encode` does.
+unsigned char *_Nullable tessera_jxl_recompress_jpeg(const unsigned char *jpeg, size_t jpegLength, int threads, size_t *length,
+                                                     char *error);
 
 void tessera_jxl_free(void *_Nullable pointer);
 

@@ -30,6 +30,9 @@ public enum EncodingFormat: Sendable, Hashable {
     /// about 256 px, RPCL. Lossy at `quality` 1–100 (a target PSNR, ``JP2Writer/Settings``) or
     /// lossless; JP2 boxes, or a raw codestream (`.j2k`). Alpha kept; the profile embedded.
     case jpeg2000(quality: Int = 85, lossless: Bool = false, rawCodestream: Bool = false)
+    /// JPEG XL (libjxl) at `quality` 1–100 (as `cjxl -q`: 90 is about visually lossless, 100
+    /// lossless) or lossless. Alpha and the profile kept. Safari shows it; others by `Accept`.
+    case jxl(quality: Int = 85, lossless: Bool = false)
 
     /// The encoding a file extension names (`jpg`, `jpeg`, `png`, `webp`, `avif`, `heic`, `heif`),
     /// with `quality` applied where the format has one. Nil for an extension Tessera does not write.
@@ -42,13 +45,14 @@ public enum EncodingFormat: Sendable, Hashable {
         case "heic", "heif": self = .heic(quality: quality ?? 50)
         case "gif": self = .gif()
         case "jp2": self = .jpeg2000(quality: quality ?? 85)
+        case "jxl": self = .jxl(quality: quality ?? 85)
         case "j2k", "j2c": self = .jpeg2000(quality: quality ?? 85, rawCodestream: true)
         default: return nil
         }
     }
 
     /// The extensions ``init(fileExtension:quality:)`` knows, as a message lists them.
-    public static let writtenExtensions = ".jpg, .png, .webp, .gif, .avif, .heic or .jp2"
+    public static let writtenExtensions = ".jpg, .png, .webp, .gif, .avif, .heic, .jp2 or .jxl"
 
     /// The encoding a format name or extension asks for (`jpeg`, `jpg`, `png`, `webp`, `avif`,
     /// `heic`, `gif`, any case).
@@ -94,6 +98,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .heic: "heic"
         case .gif: "gif"
         case .jpeg2000(_, _, let raw): raw ? "j2k" : "jp2"
+        case .jxl: "jxl"
         }
     }
 
@@ -107,6 +112,7 @@ public enum EncodingFormat: Sendable, Hashable {
         case .heic: "image/heic"
         case .gif: "image/gif"
         case .jpeg2000(_, _, let raw): raw ? "image/j2c" : "image/jp2"
+        case .jxl: "image/jxl"
         }
     }
 }

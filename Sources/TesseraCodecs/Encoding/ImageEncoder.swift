@@ -46,6 +46,8 @@ public enum ImageEncoder {
         case .jpeg2000(let quality, let lossless, let raw):
             return try JP2Writer.encode(
                 pixels, settings: JP2Writer.Settings(isLossless: lossless, quality: quality, isRawCodestream: raw), iccProfile: profile)
+        case .jxl(let quality, let lossless):
+            return try JXLEncoder.encode(pixels, quality: quality, lossless: lossless, profile: profile)
         case .gif:
             let encoder = try AnimationEncoder(size: pixels.size, format: encoding, loopCount: 1)
             try encoder.add(pixels, duration: 0)

@@ -51,7 +51,7 @@ public struct IIIFImageInfo: Sendable, Hashable {
     public var extraFeatures: [String]
 
     /// Formats Tessera produces beyond level 2's: `webp`.
-    public static let defaultExtraFormats = ["webp", "avif"]
+    public static let defaultExtraFormats = ["webp", "avif", "jxl"]
 
     /// Qualities Tessera produces beyond `default`: `color`, `gray` and `bitonal`. §4.4 says a
     /// service "SHOULD NOT include color" for an image that has no colour, so a host serving a

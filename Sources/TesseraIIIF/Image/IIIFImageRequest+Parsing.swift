@@ -97,9 +97,9 @@ extension IIIFImageRequest {
         if formatText == "auto" { return (quality, .jpg, true) }
         guard let format = Format(rawValue: formatText) else {
             if Format.notProduced.contains(formatText) {
-                throw IIIFRequestError(.format, formatText, "is not produced by this service, which produces jpg, png, webp and avif")
+                throw IIIFRequestError(.format, formatText, "is not produced by this service, which produces jpg, png, webp, avif and jxl")
             }
-            throw IIIFRequestError(.format, formatText, "must be jpg, png, webp, avif or auto")
+            throw IIIFRequestError(.format, formatText, "must be jpg, png, webp, avif, jxl or auto")
         }
         return (quality, format, false)
     }

@@ -137,6 +137,8 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
         case webp
         /// AVIF.
         case avif
+        /// JPEG XL (not in §4.5's table; offered as an extra format, as AVIF is).
+        case jxl
 
         /// The format values §4.5 defines that Tessera does not produce. They are refused with 400,
         /// not 501, because §4.5 says "A format value that is unsupported SHOULD result in a 400".
@@ -150,11 +152,13 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
             case .png: "image/png"
             case .webp: "image/webp"
             case .avif: "image/avif"
+            case .jxl: "image/jxl"
             }
         }
 
         /// The format for a request of `auto` (a Tessera extension, not IIIF's): the best the
-        /// client's `Accept` header names — AVIF, then WebP — else JPEG, which every client shows.
+        /// client's `Accept` header names — JPEG XL, then AVIF, then WebP, as imgproxy prefers them —
+        /// else JPEG, which every client shows.
         /// A type is named when it appears with a q-value above 0 (or none).
         public static func negotiated(accept: [String]) -> Format {
             func trimmed(_ text: Substring) -> String {
@@ -170,6 +174,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
                     let refused = parts.dropFirst().contains { $0.hasPrefix("q=") && (Double($0.dropFirst(2)) ?? 1) <= 0 }
                     return refused ? nil : type
                 })
+            if named.contains("image/jxl") { return .jxl }
             if named.contains("image/avif") { return .avif }
             if named.contains("image/webp") { return .webp }
             return .jpg

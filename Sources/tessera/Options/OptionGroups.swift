@@ -23,7 +23,7 @@ struct EncodingOptions: ParsableArguments {
         transform: Parse.fraction)
     var dither: Double?
 
-    @Flag(help: "Write JPEG 2000 losslessly (reversible wavelet, every bit kept).")
+    @Flag(help: "Write JPEG 2000 or JPEG XL losslessly (every bit kept).")
     var lossless = false
 
     func validate() throws {
@@ -54,10 +54,11 @@ struct EncodingOptions: ParsableArguments {
             }
         }
         if lossless {
-            guard case .jpeg2000(let quality, _, let raw) = format else {
-                throw ValidationError("--lossless applies to JPEG 2000 output, not \(format.fileExtension)")
+            switch format {
+            case .jpeg2000(let quality, _, let raw): format = .jpeg2000(quality: quality, lossless: true, rawCodestream: raw)
+            case .jxl(let quality, _): format = .jxl(quality: quality, lossless: true)
+            default: throw ValidationError("--lossless applies to JPEG 2000 and JPEG XL output, not \(format.fileExtension)")
             }
-            format = .jpeg2000(quality: quality, lossless: true, rawCodestream: raw)
         }
         if palette {
             guard case .png = format else { throw ValidationError("--palette applies to PNG output, not \(format.fileExtension)") }
