@@ -71,7 +71,12 @@ public final class JP2Writer {
     private let iccProfile: ICCProfile?
 
     /// Starts writing `path` (created or replaced).
-    /// - Parameter iccProfile: embedded in the `colr` box; nil: sRGB (grey) is stated.
+    /// - Parameters:
+    ///   - path: the file to write.
+    ///   - size: the image's size in pixels; exactly `size.height` rows must be appended.
+    ///   - format: the layout of every row appended.
+    ///   - settings: how the codestream is coded.
+    ///   - iccProfile: embedded in the `colr` box; nil: sRGB (grey) is stated.
     /// - Throws: ``ImageEncodingError`` when the library is missing, a setting is out of range or
     ///   the file cannot be created.
     public init(path: String, size: PixelSize, format: PixelFormat, settings: Settings = Settings(), iccProfile: ICCProfile? = nil)

@@ -42,7 +42,7 @@ public struct SourceLevels: Sendable {
     public let properties: ImageProperties
     /// The limits and colour handling every decode uses.
     public let options: DecodeOptions
-    /// The most reduction the format's decoder gives by itself (``ImageProperties/decoderReductions``:
+    /// The most reduction the format's decoder gives by itself (`ImageProperties.decoderReductions`:
     /// JPEG 3, the DCT's 1/8; JPEG 2000 its resolution levels; the others 0).
     public let maximumDecodeReduction: Int
 
