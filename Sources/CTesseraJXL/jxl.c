@@ -171,6 +171,21 @@ static unsigned char *encoded_output(JxlEncoder *encoder, size_t *length, char *
     return output;
 }
 
+// Ends an encode: when `ready` (its frame added), closes the input and collects the output; then
+// frees the encoder and its runner. The output, or NULL with `error` set (to `failure` when
+// nothing more precise was said).
+static unsigned char *finish(JxlEncoder *encoder, void *runner, int ready, size_t *length, char *error, const char *failure) {
+    unsigned char *output = NULL;
+    if (ready) {
+        table.JxlEncoderCloseInput(encoder);
+        output = encoded_output(encoder, length, error);
+    }
+    if (!output && !error[0]) snprintf(error, 256, "%s", failure);
+    if (runner) table.JxlThreadParallelRunnerDestroy(runner);
+    table.JxlEncoderDestroy(encoder);
+    return output;
+}
+
 unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_t width, uint32_t height, uint32_t channels,
                                             int lossless, float distance, const unsigned char *_Nullable icc,
                                             size_t iccLength, int threads, size_t *length, char *error) {
@@ -179,7 +194,7 @@ unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_
     JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
     if (!encoder) return NULL;
     void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
-    unsigned char *output = NULL;
+    int ready = 0;
     JxlBasicInfo info;
     table.JxlEncoderInitBasicInfo(&info);
     info.xsize = width;
@@ -221,13 +236,9 @@ unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_
         snprintf(error, 256, "libjxl cannot take the image");
         goto done;
     }
-    table.JxlEncoderCloseInput(encoder);
-    output = encoded_output(encoder, length, error);
+    ready = 1;
 done:
-    if (!output && !error[0]) snprintf(error, 256, "libjxl cannot encode the image");
-    if (runner) table.JxlThreadParallelRunnerDestroy(runner);
-    table.JxlEncoderDestroy(encoder);
-    return output;
+    return finish(encoder, runner, ready, length, error, "libjxl cannot encode the image");
 }
 
 unsigned char *_Nullable tessera_jxl_recompress_jpeg(const unsigned char *jpeg, size_t jpegLength, int threads, size_t *length,
@@ -237,7 +248,7 @@ unsigned char *_Nullable tessera_jxl_recompress_jpeg(const unsigned char *jpeg, 
     JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
     if (!encoder) return NULL;
     void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
-    unsigned char *output = NULL;
+    int ready = 0;
     JxlEncoderFrameSettings *settings = table.JxlEncoderFrameSettingsCreate(encoder, NULL);
     if (!settings ||
         (runner && table.JxlEncoderSetParallelRunner(encoder, table.JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) ||
@@ -248,11 +259,7 @@ unsigned char *_Nullable tessera_jxl_recompress_jpeg(const unsigned char *jpeg, 
         snprintf(error, 256, "libjxl cannot recompress this JPEG");
         goto done;
     }
-    table.JxlEncoderCloseInput(encoder);
-    output = encoded_output(encoder, length, error);
+    ready = 1;
 done:
-    if (!output && !error[0]) snprintf(error, 256, "libjxl cannot recompress the JPEG");
-    if (runner) table.JxlThreadParallelRunnerDestroy(runner);
-    table.JxlEncoderDestroy(encoder);
-    return output;
+    return finish(encoder, runner, ready, length, error, "libjxl cannot recompress the JPEG");
 }
