@@ -28,17 +28,30 @@ const TesseraJXL *_Nullable tessera_jxl_load(char *_Nullable message, size_t cap
 
 void tessera_jxl_free(void *_Nullable pointer) { free(pointer); }
 
+// A decoder subscribed to `events`, on `runner` if given, with all of `bytes` as its (closed)
+// input; NULL if libjxl refuses any of it.
+static JxlDecoder *started_decoder(const unsigned char *bytes, size_t length, int events, void *runner) {
+    JxlDecoder *decoder = table.JxlDecoderCreate(NULL);
+    if (!decoder) return NULL;
+    if (table.JxlDecoderSubscribeEvents(decoder, events) != JXL_DEC_SUCCESS ||
+        (runner && table.JxlDecoderSetParallelRunner(decoder, table.JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) ||
+        table.JxlDecoderSetInput(decoder, bytes, length) != JXL_DEC_SUCCESS) {
+        table.JxlDecoderDestroy(decoder);
+        return NULL;
+    }
+    table.JxlDecoderCloseInput(decoder);
+    return decoder;
+}
+
 int tessera_jxl_probe(const unsigned char *bytes, size_t length, TesseraJXLInfo *info) {
     memset(info, 0, sizeof *info);
     if (!tessera_jxl_load(info->error, sizeof info->error)) return 0;
-    JxlDecoder *decoder = table.JxlDecoderCreate(NULL);
-    if (!decoder) return 0;
-    int ok = 0, haveInfo = 0;
-    if (table.JxlDecoderSubscribeEvents(decoder, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING) != JXL_DEC_SUCCESS ||
-        table.JxlDecoderSetInput(decoder, bytes, length) != JXL_DEC_SUCCESS) {
-        goto done;
+    JxlDecoder *decoder = started_decoder(bytes, length, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING, NULL);
+    if (!decoder) {
+        snprintf(info->error, sizeof info->error, "libjxl cannot read the headers");
+        return 0;
     }
-    table.JxlDecoderCloseInput(decoder);
+    int ok = 0, haveInfo = 0;
     for (;;) {
         JxlDecoderStatus status = table.JxlDecoderProcessInput(decoder);
         if (status == JXL_DEC_BASIC_INFO) {
@@ -101,17 +114,15 @@ int tessera_jxl_decode(const unsigned char *bytes, size_t length, uint32_t chann
     error[0] = 0;
     *truncated = 0;
     if (!tessera_jxl_load(error, 256)) return 0;
-    JxlDecoder *decoder = table.JxlDecoderCreate(NULL);
-    if (!decoder) return 0;
     void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
+    JxlDecoder *decoder = started_decoder(bytes, length, JXL_DEC_FULL_IMAGE, runner);
+    if (!decoder) {
+        if (runner) table.JxlThreadParallelRunnerDestroy(runner);
+        snprintf(error, 256, "libjxl cannot decode the image");
+        return 0;
+    }
     int ok = 0;
     JxlPixelFormat format = {channels, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
-    if (table.JxlDecoderSubscribeEvents(decoder, JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS ||
-        (runner && table.JxlDecoderSetParallelRunner(decoder, table.JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) ||
-        table.JxlDecoderSetInput(decoder, bytes, length) != JXL_DEC_SUCCESS) {
-        goto done;
-    }
-    table.JxlDecoderCloseInput(decoder);
     for (;;) {
         JxlDecoderStatus status = table.JxlDecoderProcessInput(decoder);
         if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {

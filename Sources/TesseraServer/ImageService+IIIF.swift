@@ -194,11 +194,7 @@ extension ImageService {
         let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
         let quality = configuration.jpegQuality
         let tileSize = tiling.tileSize
-        let isOneTile =
-            rect.x % tileSize.width == 0 && rect.y % tileSize.height == 0
-            && (rect.width == tileSize.width || rect.x + rect.width == levelSize.width)
-            && (rect.height == tileSize.height || rect.y + rect.height == levelSize.height)
-        guard isOneTile else {
+        guard rect.tilePosition(tileSize: tileSize, imageSize: levelSize) != nil else {
             // Any other region is one decode of its own area, as iipsrv decodes it: composing it
             // from whole tiles would decode up to four times its pixels, each with its own codec.
             return try await executor.run { context in

@@ -40,57 +40,54 @@ struct ConvertCommand: AsyncParsableCommand {
 
     func run() async throws {
         let failures = FailureLog()
-        let encoding = try self.encoding.encoding(outputPath: output)
-        let (input, autoOrient, maxPixels, management, pageIndex) = (self.input, self.autoOrient, self.maxPixels, color.management, page.index)
-        if losslessJPEG {
-            do {
-                let jpeg = try Data(contentsOf: URL(fileURLWithPath: input))
-                guard ImageFormat(sniffing: jpeg.prefix(ImageFormat.sniffLength)) == .jpeg else {
-                    throw ImageDecodingError.unsupported(reason: "--lossless-jpeg needs a JPEG input")
-                }
-                do {
-                    try ImageEncoder.recompressJPEGAsJPEGXL(jpeg).write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    failures.report(output, error)
-                }
-            } catch {
-                failures.report(input, error)
-            }
-            try failures.exit()
-            return
-        }
-        if case .jpeg2000(let quality, let lossless, let raw) = encoding {
-            // Streamed: rows from the decoder, tiles to the file, never the whole bitmap.
-            let (output, settings) = (self.output, JP2Writer.Settings(isLossless: lossless, quality: quality, isRawCodestream: raw))
-            do {
-                try await WorkExecutor.shared.run { context in
-                    let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management, pageIndex: pageIndex)
-                    try Self.streamJPEG2000(input, to: output, options: options, settings: settings, autoOrient: autoOrient, context: context)
-                }
-            } catch let error as ImageEncodingError {
-                failures.report(output, error)
-            } catch {
-                failures.report(input, error)
-            }
-            try failures.exit()
-            return
-        }
         do {
-            let (pixels, profile) = try await WorkExecutor.shared.run { _ in
-                let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: management, pageIndex: pageIndex)
-                let decoded = try ImageDecoder(options: options)
-                    .decode(.file(input))
-                return (autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels, decoded.iccProfile)
-            }
-            do {
-                try ImageEncoder.encode(pixels, as: encoding, iccProfile: profile).write(to: URL(fileURLWithPath: output), options: .atomic)
-            } catch {
-                failures.report(output, error)
-            }
+            try await convert()
+        } catch let failure as OutputFailure {
+            failures.report(output, failure.underlying)
         } catch {
             failures.report(input, error)
         }
         try failures.exit()
+    }
+
+    /// A failure to write the output (named by the output's path), as opposed to one of reading
+    /// the input (named by the input's).
+    private struct OutputFailure: Error {
+        let underlying: any Error
+    }
+
+    /// Runs `body`, its failures counted as the output's.
+    private static func writing<Result>(_ body: () throws -> Result) throws -> Result {
+        do { return try body() } catch { throw OutputFailure(underlying: error) }
+    }
+
+    private func convert() async throws {
+        let encoding = try self.encoding.encoding(outputPath: output)
+        let (input, output, autoOrient) = (self.input, self.output, self.autoOrient)
+        let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: color.management, pageIndex: page.index)
+        if losslessJPEG {
+            let jpeg = try Data(contentsOf: URL(fileURLWithPath: input))
+            guard ImageFormat(sniffing: jpeg.prefix(ImageFormat.sniffLength)) == .jpeg else {
+                throw ImageDecodingError.unsupported(reason: "--lossless-jpeg needs a JPEG input")
+            }
+            try Self.writing { try ImageEncoder.recompressJPEGAsJPEGXL(jpeg).write(to: URL(fileURLWithPath: output), options: .atomic) }
+            return
+        }
+        if case .jpeg2000(let quality, let lossless, let raw) = encoding {
+            // Streamed: rows from the decoder, tiles to the file, never the whole bitmap.
+            let settings = JP2Writer.Settings(isLossless: lossless, quality: quality, isRawCodestream: raw)
+            try await WorkExecutor.shared.run { context in
+                try Self.streamJPEG2000(input, to: output, options: options, settings: settings, autoOrient: autoOrient, context: context)
+            }
+            return
+        }
+        let (pixels, profile) = try await WorkExecutor.shared.run { _ in
+            let decoded = try ImageDecoder(options: options).decode(.file(input))
+            return (autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels, decoded.iccProfile)
+        }
+        try Self.writing {
+            try ImageEncoder.encode(pixels, as: encoding, iccProfile: profile).write(to: URL(fileURLWithPath: output), options: .atomic)
+        }
     }
 
     /// `input`'s rows written to `output` as JPEG 2000 as they are decoded. A turned image (with
@@ -101,17 +98,23 @@ struct ConvertCommand: AsyncParsableCommand {
         let rows = try ImageRowReader(.file(input), options: options)
         if autoOrient && rows.properties.orientation != .up {
             let decoded = try ImageDecoder(options: options).decode(.file(input))
-            try JP2Writer.write(
-                decoded.properties.orientation.apply(to: decoded.pixels), to: output, settings: settings, iccProfile: decoded.iccProfile)
+            try writing {
+                try JP2Writer.write(
+                    decoded.properties.orientation.apply(to: decoded.pixels), to: output, settings: settings, iccProfile: decoded.iccProfile)
+            }
             return
         }
-        let writer = try JP2Writer(path: output, size: rows.rowSize, format: rows.format, settings: settings, iccProfile: rows.outputProfile)
+        let writer = try writing {
+            try JP2Writer(path: output, size: rows.rowSize, format: rows.format, settings: settings, iccProfile: rows.outputProfile)
+        }
         var failure: ImageEncodingError?
         try rows.forEachRow(context: context) { row in
             guard failure == nil else { return }
             do throws(ImageEncodingError) { try writer.append(row: row) } catch { failure = error }
         }
-        if let failure { throw failure }
-        try writer.finish()
+        try writing {
+            if let failure { throw failure }
+            try writer.finish()
+        }
     }
 }

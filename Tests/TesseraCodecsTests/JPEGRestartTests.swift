@@ -64,7 +64,7 @@ struct JPEGRestartTests {
             // And it was entered at a restart marker, 32 rows (the margin) or more above the window.
             let header = try Header(.file(Fixtures.path(name)), options: DecodeOptions())
             let scanlines = try #require(
-                try header.scanlineReader(options: DecodeOptions(), jpegDenominator: scale, window: window)
+                try header.scanlineReader(options: DecodeOptions(), reduction: scale.trailingZeroBitCount, window: window)
                     as? JPEGScanlineReader)
             let expectedEntry =
                 try Self.splice(name, row: max(0, window.y - JPEGScanlineReader.windowMargin) * scale).map { $0.firstRow / scale } ?? 0

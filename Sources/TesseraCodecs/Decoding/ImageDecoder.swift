@@ -141,22 +141,24 @@ struct Header {
 
     /// A row-streaming reader for the formats that have one; nil for those decoded whole.
     /// - Parameters:
-    ///   - jpegDenominator: JPEG's DCT reduction (1, 2, 4, 8), instead of one chosen from
-    ///     ``DecodeOptions/minimumSize``; JPEG 2000's resolution level (`2^level`); the other
-    ///     formats ignore it.
+    ///   - reduction: halvings the decoder itself applies (``ImageProperties/decoderReductions``
+    ///     at most: JPEG's DCT scaling, JPEG 2000's resolution levels), instead of the most that
+    ///     still covers ``DecodeOptions/minimumSize``; the other formats ignore it.
     ///   - window: the rows to produce (exactly) and columns (at least), in the reader's output;
     ///     nil: all.
     func scanlineReader(
-        options: DecodeOptions, jpegDenominator: Int? = nil, window: PixelRect? = nil
+        options: DecodeOptions, reduction: Int? = nil, window: PixelRect? = nil
     ) throws(ImageDecodingError) -> (any ScanlineReader)? {
-        if case .jpeg(let header) = kind {
-            return try JPEGScanlineReader(source: source, header: header, options: options, denominator: jpegDenominator, window: window)
-        }
-        if case .jp2(let header) = kind {
-            let reduction =
-                jpegDenominator?.trailingZeroBitCount ?? JP2ScanlineReader.reduction(for: header, minimumSize: options.minimumSize)
+        switch kind {
+        case .jpeg(let header):
+            return try JPEGScanlineReader(
+                source: source, header: header, options: options, denominator: reduction.map { 1 << $0 }, window: window)
+        case .jp2(let header):
             return try JP2ScanlineReader(
-                source: source, header: header, profile: properties.iccProfile, options: options, reduction: reduction, window: window)
+                source: source, header: header, profile: properties.iccProfile, options: options,
+                reduction: reduction ?? JP2ScanlineReader.reduction(for: header, minimumSize: options.minimumSize), window: window)
+        default:
+            break
         }
         guard let reader = try wholeScanlineReader(options: options) else { return nil }
         guard let window else { return reader }

@@ -78,7 +78,7 @@ public final class ImageRowReader {
         let bytesPerPixel = format.bytesPerPixel
         let whole = window.size == rowSize
         if let reader = try header.scanlineReader(
-            options: options, jpegDenominator: 1 << rowReduction, window: whole ? nil : window)
+            options: options, reduction: rowReduction, window: whole ? nil : window)
         {
             // Rows are converted as they stream, by the decoding thread and the consuming one both.
             var convert: ScanlinePipeline.RowTransform?

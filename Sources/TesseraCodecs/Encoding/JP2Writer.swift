@@ -82,11 +82,7 @@ public final class JP2Writer {
     public init(path: String, size: PixelSize, format: PixelFormat, settings: Settings = Settings(), iccProfile: ICCProfile? = nil)
         throws(ImageEncodingError)
     {
-        do throws(ImageDecodingError) {
-            _ = try LibOpenJPEG.table()
-        } catch {
-            throw .libraryUnavailable(error.description)
-        }
+        _ = try encoderTable(LibOpenJPEG.table)
         guard size.width > 0, size.height > 0, size.width <= Int(Int32.max), size.height <= Int(Int32.max) else {
             throw .sizeNotSupported(size, .jpeg2000())
         }

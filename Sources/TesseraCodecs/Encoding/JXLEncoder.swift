@@ -12,11 +12,7 @@ enum JXLEncoder {
     }
 
     static func encode(_ pixels: PixelBuffer, quality: Int, lossless: Bool, profile: ICCProfile?) throws(ImageEncodingError) -> Data {
-        do throws(ImageDecodingError) {
-            _ = try LibJXL.table()
-        } catch {
-            throw .libraryUnavailable(error.description)
-        }
+        _ = try encoderTable(LibJXL.table)
         guard (1...100).contains(quality) else { throw .invalidParameter("JPEG XL quality \(quality) is not 1–100") }
         var length = 0
         var error = [CChar](repeating: 0, count: 256)
@@ -62,11 +58,7 @@ extension ImageEncoder {
     /// - Throws: ``ImageEncodingError`` when libjxl is missing or cannot take this JPEG
     ///   (arithmetic coding, some unusual layouts).
     public static func recompressJPEGAsJPEGXL(_ jpeg: Data) throws(ImageEncodingError) -> Data {
-        do throws(ImageDecodingError) {
-            _ = try LibJXL.table()
-        } catch {
-            throw .libraryUnavailable(error.description)
-        }
+        _ = try encoderTable(LibJXL.table)
         return try JXLEncoder.recompress(jpeg: jpeg)
     }
 }

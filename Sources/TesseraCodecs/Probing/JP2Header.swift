@@ -291,7 +291,8 @@ struct JP2Header {
     /// Whether the pixels are grey levels.
     var isGray: Bool {
         if enumeratedColorSpace == 17 { return true }
-        if let iccProfileData, iccProfileData.count >= 20 { return iccProfileData[16..<20].elementsEqual("GRAY".utf8) }
+        // A profile that fails its checks is ignored, here as everywhere else.
+        if let profile = iccProfileData.flatMap({ try? ICCProfile(validating: $0) }) { return profile.colorSpace == .gray }
         return outputComponentCount < 3
     }
 

@@ -81,6 +81,16 @@ enum LibOpenJPEG {
     static let threadCount = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }
 
+/// A library's table for an encoder: a missing library is the encoder's
+/// ``ImageEncodingError/libraryUnavailable(_:)``, not a decoding error.
+func encoderTable<Table>(_ table: () throws(ImageDecodingError) -> Table) throws(ImageEncodingError) -> Table {
+    do throws(ImageDecodingError) {
+        return try table()
+    } catch {
+        throw .libraryUnavailable(error.description)
+    }
+}
+
 /// Calls a C loader once, turning its failure message into the error decoding reports.
 private func load<Table>(
     _ loader: (UnsafeMutablePointer<CChar>, Int) -> UnsafePointer<Table>?

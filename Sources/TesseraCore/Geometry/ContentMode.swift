@@ -113,6 +113,17 @@ public struct PixelRect: Sendable, Hashable, Codable, CustomStringConvertible {
         let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
         return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
     }
+
+    /// The column and row of the tile this rectangle is exactly, in a grid of `tileSize` tiles
+    /// from the origin of an image of `imageSize` (edge tiles clipped to the image); nil when it is
+    /// not one whole tile. The one alignment rule of every tiled source a request can name.
+    public func tilePosition(tileSize: PixelSize, imageSize: PixelSize) -> (column: Int, row: Int)? {
+        guard tileSize.width > 0, tileSize.height > 0, x >= 0, y >= 0,
+            x % tileSize.width == 0, y % tileSize.height == 0,
+            width == min(tileSize.width, imageSize.width - x), height == min(tileSize.height, imageSize.height - y)
+        else { return nil }
+        return (x / tileSize.width, y / tileSize.height)
+    }
 }
 
 extension PixelBuffer {

@@ -14,16 +14,13 @@ struct AlignedTile: Equatable {
         guard request.format == .jpg, request.quality == .default || request.quality == .color,
             request.rotation.degrees == 0, !request.rotation.mirrored
         else { return nil }
-        let region = request.region
         for reduction in 0..<layout.levelCount {
-            let step = layout.tileSize << reduction
-            guard region.x % step == 0, region.y % step == 0 else { continue }
-            let column = region.x / step, row = region.y / step
-            let tile = layout.region(reduction: reduction, column: column, row: row)
-            let scale = 1 << reduction
-            guard tile.width == region.width, tile.height == region.height,
-                request.scaledSize.width == (tile.width + scale - 1) / scale,
-                request.scaledSize.height == (tile.height + scale - 1) / scale
+            let step = layout.tileSize << reduction, scale = 1 << reduction
+            guard
+                let (column, row) = request.region.tilePosition(
+                    tileSize: PixelSize(width: step, height: step), imageSize: layout.imageSize),
+                request.scaledSize.width == (request.region.width + scale - 1) / scale,
+                request.scaledSize.height == (request.region.height + scale - 1) / scale
             else { continue }
             self.reduction = reduction
             self.column = column
