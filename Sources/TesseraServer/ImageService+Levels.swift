@@ -67,6 +67,7 @@ extension ImageService {
                     sizing: .fit(maxPixelSize: reduction == 0 ? nil : levels.levelSize(reduction: reduction).longestSide),
                     createThumbnailWithTransform: false, maximumPixelCount: self.configuration.sourcePixelLimit)
                 options.colorManagement = self.configuration.colorManagement
+                options.pageIndex = source.pageIndex
                 pixels = try await Thumbnailer().thumbnail(source.input, options: options, executor: executor).pixels
             } else if levels.halvesPreviousLevel(reduction),
                 levels.levelSize(reduction: reduction - 1).area <= self.configuration.wholeLevelPixelLimit

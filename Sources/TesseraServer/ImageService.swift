@@ -35,7 +35,7 @@ final class ImageService: Sendable {
     let metrics: ServerMetrics
     let decoded: MemoryImageCache
     let responses: ResponseCache
-    let probes = Locked(LRUCache<FileIdentity, ImageProperties>(costLimit: 4096))
+    let probes = Locked(LRUCache<String, ImageProperties>(costLimit: 4096))
     let resolutions = Locked(LRUCache<String, (source: ResolvedSource, checked: ContinuousClock.Instant)>(costLimit: 4096))
     /// Renders and whole-level decodes, each done once for all who ask at the same time, and
     /// cancelled when all of them have gone (closed their connections, or passed their deadline).
@@ -45,6 +45,13 @@ final class ImageService: Sendable {
     let backgroundBuilds = Locked([String: Task<Void, Never>]())
     /// How every source is decoded: the pixel limit, and whether colour is converted or kept.
     let decodeOptions: DecodeOptions
+
+    /// How `source` is decoded: ``decodeOptions``, of its page.
+    func decodeOptions(for source: ResolvedSource) -> DecodeOptions {
+        var options = decodeOptions
+        options.pageIndex = source.pageIndex
+        return options
+    }
 
     init(configuration: ServerConfiguration, metrics: ServerMetrics) throws {
         self.configuration = configuration
@@ -100,10 +107,16 @@ final class ImageService: Sendable {
     /// the IIIF limits), so only its rows are limited (``ServerConfiguration/streamedRowPixelLimit``);
     /// any other is decoded whole somewhere and held to the source pixel limit.
     func properties(of source: ResolvedSource) async throws -> ImageProperties {
-        if let known = probes.withLock({ $0.value(for: source.identity) }) { return known }
+        if let known = probes.withLock({ $0.value(for: source.key) }) { return known }
         let limit = configuration.sourcePixelLimit
-        let properties = try await executor.run(priority: .high) { _ in
-            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit)).probe(source.input)
+        let properties: ImageProperties
+        do {
+            properties = try await executor.run(priority: .high) { _ in
+                try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit, pageIndex: source.pageIndex)).probe(source.input)
+            }
+        } catch ImageDecodingError.noSuchPage(let index, let count) {
+            // A page the document lacks is a resource that is not there, as a file that is not.
+            throw ServerError(.notFound, "no page \(index + 1): the document has \(count)")
         }
         if Self.readsByRows(properties) {
             guard properties.size.width <= configuration.streamedRowPixelLimit else {
@@ -113,7 +126,7 @@ final class ImageService: Sendable {
         } else if properties.size.area > limit {
             throw ImageDecodingError.tooLarge(pixels: properties.size.area, limit: limit)
         }
-        probes.withLock { _ = $0.insert(properties, for: source.identity, cost: 1) }
+        probes.withLock { _ = $0.insert(properties, for: source.key, cost: 1) }
         return properties
     }
 

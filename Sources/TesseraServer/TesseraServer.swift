@@ -23,6 +23,7 @@ public struct TesseraServer: Sendable {
     let videos: VideoService
     let jobs: TrimJobs
     let lister: AssetLister
+    let presentation: PresentationService
     let assets: WebAssets
     /// What answering aligned tiles on the event loop found, per URL (``ImmediateResponseHandler``).
     let shortcuts: StoredTileShortcuts
@@ -38,6 +39,7 @@ public struct TesseraServer: Sendable {
         // A dot name: the pyramid store passes over it (its pyramids are the other entries).
         jobs = try TrimJobs(directory: configuration.cacheDirectory + "/.jobs", executor: service.executor)
         lister = AssetLister(resolver: service.resolver, executor: service.executor)
+        presentation = PresentationService(images: service, videos: videos, lister: lister)
         assets = WebAssets(directory: configuration.pagesDirectory)
         var common = commonResponseFields
         common[.server] = Self.serverName
@@ -61,8 +63,31 @@ public struct TesseraServer: Sendable {
     /// `{identifier}/{region}/{size}/{rotation}/{quality}.{format}`. Mount it where its URLs should
     /// be, `router.addRoutes(server.iiifRoutes(), atPath: "/images/iiif/3")`: every `id` and `Link`
     /// it writes names that path. `tessera serve` has it at `/iiif/3`.
-    public func iiifRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
-        collection { IIIFRoutes(service: service).add(to: $0) }
+    ///
+    /// - Parameter presentationPath: where the app mounted ``presentationRoutes(iiifPath:mediaPath:_:)``,
+    ///   if it did: each info.json then names its manifest (`partOf`).
+    public func iiifRoutes<Context: RequestContext>(
+        presentationPath: String? = nil, _ context: Context.Type = Context.self
+    ) -> RouteCollection<Context> {
+        collection { IIIFRoutes(service: service, manifests: presentationPath.map { .path($0) }).add(to: $0) }
+    }
+
+    /// IIIF Presentation API 3.0: `collection` (the root), `collection/{folder}`, and
+    /// `{identifier}/manifest` (an image, a document as a canvas per page, a video, or a folder as
+    /// one manifest of its images). Mount it where its URLs should be; `iiifPath` is where the app
+    /// mounted ``iiifRoutes(presentationPath:_:)`` (the manifests' image services), `mediaPath`
+    /// where ``videoRoutes(_:)`` and ``fileRoutes(_:)`` are. `tessera serve` has it at
+    /// `/presentation/3`.
+    public func presentationRoutes<Context: RequestContext>(
+        iiifPath: String, mediaPath: String = "", _ context: Context.Type = Context.self
+    ) -> RouteCollection<Context> {
+        collection { PresentationRoutes(service: presentation, iiif: .path(iiifPath), media: .path(mediaPath)).add(to: $0) }
+    }
+
+    /// `files/{identifier}`: an image or document as it is stored (what manifests offer as their
+    /// `rendering`), with ranges and validators.
+    public func fileRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { FileRoutes(images: service).add(to: $0) }
     }
 
     /// Deep Zoom: `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg` (`/dzi` in
@@ -100,7 +125,13 @@ public struct TesseraServer: Sendable {
     /// at `/tessera/view/{identifier}` and its tiles at `/tessera/iiif/3/…`.
     public func routes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
         let all = RouteCollection(context: Context.self)
-        all.addRoutes(iiifRoutes(), atPath: "iiif/3")
+        all.addRoutes(
+            collection { IIIFRoutes(service: service, manifests: .beside("presentation/3", depth: 2)).add(to: $0) }, atPath: "iiif/3")
+        all.addRoutes(
+            collection {
+                PresentationRoutes(service: presentation, iiif: .beside("iiif/3", depth: 2), media: .beside("", depth: 2)).add(to: $0)
+            }, atPath: "presentation/3")
+        all.addRoutes(fileRoutes())
         all.addRoutes(deepZoomRoutes(), atPath: "dzi")
         all.addRoutes(statusRoutes())
         all.addRoutes(videoRoutes())

@@ -24,7 +24,7 @@
     X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile) X(TIFFReadEncodedStrip)          \
     X(TIFFScanlineSize64) X(TIFFReadScanline)                                                      \
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
-    X(TIFFSetDirectory) X(TIFFReadRGBATileExt)
+    X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt)
 
 typedef struct TesseraTIFF {
 #define TESSERA_TIFF_FIELD(name) __typeof__(&name) _Nonnull name;

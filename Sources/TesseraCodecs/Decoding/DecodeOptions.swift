@@ -19,9 +19,9 @@ public struct DecodeOptions: Sendable, Hashable {
     /// What happens to pixels an embedded ICC profile describes: converted to sRGB (the default)
     /// or left as they are, tagged with the profile.
     public var colorManagement: ColorManagement
-    /// Which page of a PDF, from 0: probed, decoded and thumbnailed as if it were the only one.
-    /// A page the document lacks is ``ImageDecodingError/noSuchPage(index:count:)``. Other
-    /// formats ignore it.
+    /// Which page of a document (a PDF, a multi-page TIFF: ``ImageProperties/pageCount``), from 0:
+    /// probed, decoded and thumbnailed as if it were the only one. A page the document lacks is
+    /// ``ImageDecodingError/noSuchPage(index:count:)``; any page but the first of another image too.
     public var pageIndex: Int
 
     /// Options with the defaults of every decode: ``defaultMaximumPixelCount``, truncation refused,

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import TesseraCore
+public import TesseraCore
 
 /// Probes and decodes images of every format Tessera reads, choosing the codec from the bytes.
 ///
@@ -21,6 +21,21 @@ public struct ImageDecoder: Sendable {
     /// ``options``' limits, so a file that no decode with these options would accept fails here too.
     public func probe(_ source: ImageSource) throws(ImageDecodingError) -> ImageProperties {
         try Header(source, options: options).properties
+    }
+
+    /// Every page's size upright, in pixels, from the headers in one pass (a PDF opened once, a
+    /// TIFF's directories walked once): what a document's table of contents needs, without a probe
+    /// per page. One size, the image's, for anything that is not a document. A page that cannot be
+    /// read is 0×0; reading it reports why.
+    public func pageSizes(_ source: ImageSource) throws(ImageDecodingError) -> [PixelSize] {
+        var options = self.options
+        options.pageIndex = 0
+        let header = try Header(source, options: options)
+        switch header.kind {
+        case .pdf(let pdf): return pdf.pageSizes()
+        case .tiff(let tiff): return tiff.pageSizes
+        default: return [header.properties.displaySize]
+        }
     }
 
     /// Decodes the first frame (of a PDF, the page ``DecodeOptions/pageIndex`` names), as stored (apply ``ImageProperties/orientation`` to turn it upright).
@@ -122,7 +137,7 @@ struct Header {
             let heif = try HEIFDecoder(source, limits: options.limits)
             (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
         case .tiff:
-            let tiff = try TIFFFile(source, fileByteCount: length, limits: options.limits)
+            let tiff = try TIFFFile(source, fileByteCount: length, limits: options.limits, page: options.pageIndex)
             (kind, properties) = (.tiff(tiff), tiff.properties(fileByteCount: length))
         case .svg:
             let svg = try SVGDecoder(source)
@@ -137,6 +152,8 @@ struct Header {
             let jxl = try JXLDecoder(source, limits: options.limits)
             (kind, properties) = (.jxl(jxl), jxl.properties(fileByteCount: length))
         }
+        // A page of an image that has one is the image itself; any other is not there.
+        if options.pageIndex != 0 && properties.pageCount == 1 { throw .noSuchPage(index: options.pageIndex, count: 1) }
     }
 
     /// A row-streaming reader for the formats that have one; nil for those decoded whole.

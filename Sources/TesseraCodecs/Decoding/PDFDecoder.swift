@@ -60,11 +60,28 @@ final class PDFDecoder {
         size = PixelSize(width: Int(width.rounded(.up)), height: Int(height.rounded(.up)))
     }
 
+    /// Every page's size in pixels at 72 dpi (as ``size``), read from the open document; a page
+    /// poppler cannot read, or with no usable size, is 0×0.
+    func pageSizes() -> [PixelSize] {
+        let cairo = try? LibCairo.table()
+        return (0..<pageCount).map { index in
+            guard let loaded = pdf.poppler_document_get_page(document.pointer, Int32(index)) else { return PixelSize(width: 0, height: 0) }
+            defer { cairo?.g_object_unref(UnsafeMutableRawPointer(loaded)) }
+            var width = 0.0, height = 0.0
+            pdf.poppler_page_get_size(loaded, &width, &height)
+            guard width.isFinite, height.isFinite, width >= 0.5, height >= 0.5, width < 1e7, height < 1e7 else {
+                return PixelSize(width: 0, height: 0)
+            }
+            return PixelSize(width: Int(width.rounded(.up)), height: Int(height.rounded(.up)))
+        }
+    }
+
     func properties(fileByteCount: Int) -> ImageProperties {
         var properties = ImageProperties(
             format: .pdf, size: size, orientation: .up, hasAlpha: false, bitsPerComponent: 8, colorModel: .rgb,
             frameCount: pageCount, isProgressive: false, fileByteCount: fileByteCount, decodedFormat: .rgb8)
         properties.pageSize = pageSize
+        properties.pageCount = pageCount
         return properties
     }
 

@@ -33,14 +33,80 @@ final class TIFFFile {
     /// The pixels one strip or tile covers: the full width by the rows per strip (at most the
     /// height), or one tile (which may reach past the image's edges).
     let pieceSize: PixelSize
+    /// The file's pages (``pageDirectories(_:_:)``), when opened by page; else 1.
+    var pageCount: Int { pageSizes.count }
+    /// Each page's size upright (its orientation applied), when opened by page; else this image's.
+    private(set) var pageSizes: [PixelSize] = []
+
+    /// The most directories walked to find the pages: more is a hostile chain, not a document.
+    static let maximumDirectoryCount = Int(UInt16.max)
+
+    /// The directories that are pages, in order: every image but the reduced-resolution ones
+    /// (NewSubfileType bit 0), transparency masks (bit 2), and the levels of a pyramid written
+    /// without that flag (tiled like the image before, about half its size, as ``TIFFPyramid``
+    /// reads them), with each one's size upright. At least the first directory; leaves libtiff at
+    /// an arbitrary one.
+    private static func pageDirectories(_ library: TesseraTIFF, _ tiff: OpaquePointer) -> [(directory: Int, size: PixelSize)] {
+        struct Shape: Equatable {
+            var size = PixelSize(width: 0, height: 0), tile = PixelSize(width: 0, height: 0), isTiled = false
+        }
+        func uprightSize(_ size: PixelSize) -> PixelSize {
+            var orientation: UInt16 = 1
+            _ = tessera_tiff_get_uint16(tiff, UInt32(TIFFTAG_ORIENTATION), &orientation)
+            return (Orientation(rawValue: Int(orientation)) ?? .up).swapsDimensions
+                ? PixelSize(width: size.height, height: size.width) : size
+        }
+        func shape() -> Shape {
+            var width: UInt32 = 0, height: UInt32 = 0, tileWidth: UInt32 = 0, tileHeight: UInt32 = 0
+            _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_IMAGEWIDTH), &width)
+            _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_IMAGELENGTH), &height)
+            let isTiled = library.TIFFIsTiled(tiff) != 0
+            if isTiled {
+                _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_TILEWIDTH), &tileWidth)
+                _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_TILELENGTH), &tileHeight)
+            }
+            return Shape(
+                size: PixelSize(width: Int(width), height: Int(height)), tile: PixelSize(width: Int(tileWidth), height: Int(tileHeight)),
+                isTiled: isTiled)
+        }
+        func halves(_ a: Int, _ b: Int) -> Bool { b == a / 2 || b == (a + 1) / 2 }
+        guard library.TIFFSetDirectory(tiff, 0) != 0 else { return [(0, PixelSize(width: 0, height: 0))] }
+        var pages: [(directory: Int, size: PixelSize)] = []
+        var previous: Shape?
+        var directory = 0
+        repeat {
+            var kind: UInt32 = 0
+            _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_SUBFILETYPE), &kind)
+            let current = shape()
+            let isLevel =
+                previous.map {
+                    current.isTiled && $0.isTiled && current.tile == $0.tile && halves($0.size.width, current.size.width)
+                        && halves($0.size.height, current.size.height)
+                } ?? false
+            if kind & UInt32(FILETYPE_REDUCEDIMAGE | FILETYPE_MASK) == 0, !isLevel {
+                pages.append((directory, uprightSize(current.size)))
+            }
+            previous = current
+            directory += 1
+        } while directory < maximumDirectoryCount && library.TIFFReadDirectory(tiff) == 1
+        if pages.isEmpty {
+            guard library.TIFFSetDirectory(tiff, 0) != 0 else { return [(0, PixelSize(width: 0, height: 0))] }
+            return [(0, uprightSize(shape().size))]
+        }
+        return pages
+    }
 
     /// - Parameters:
     ///   - fileByteCount: the length of the file (or in-memory data) in bytes, which every strip
     ///     and tile must lie within.
     ///   - limits: what one strip, tile or band of rows may take; libtiff's own allocations are held
     ///     to the same byte limit.
-    ///   - directory: which image of the file, from 0.
-    init(_ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0) throws(ImageDecodingError) {
+    ///   - directory: which image of the file, from 0 (every image: pages and reduced levels).
+    ///   - page: which page, from 0 (``pageDirectories(_:)``), instead of `directory`; nil: not
+    ///     asked, and ``pageCount`` is left at 1.
+    init(
+        _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0, page: Int? = nil
+    ) throws(ImageDecodingError) {
         let library = try LibTIFF.table()
         self.library = library
         messagesHandle = .allocate(TesseraTIFFMessages()) { _ in }
@@ -57,7 +123,14 @@ final class TIFFFile {
         }
         guard let opened else { throw Self.failure(messages, path: source.filePath) }
         handle = CHandle(opened) { library.TIFFClose($0) }
-        if directory > 0 {
+        var directory = directory
+        if let page {
+            let pages = Self.pageDirectories(library, opened)
+            guard page >= 0, page < pages.count else { throw .noSuchPage(index: page, count: pages.count) }
+            directory = pages[page].directory
+            pageSizes = pages.map(\.size)
+        }
+        if directory > 0 || page != nil {
             guard directory <= Int(UInt16.max), library.TIFFSetDirectory(opened, UInt32(directory)) != 0 else {
                 throw .corrupt(reason: "the TIFF has no image \(directory)")
             }
@@ -225,6 +298,7 @@ final class TIFFFile {
             format: .tiff, size: size, orientation: orientation, hasAlpha: hasAlpha, bitsPerComponent: bitsPerSample,
             colorModel: colorModel, frameCount: max(1, Int(library.TIFFNumberOfDirectories(tiff))), isProgressive: false,
             fileByteCount: fileByteCount, decodedFormat: decodedFormat)
+        properties.pageCount = max(1, pageCount)
         var length: UInt32 = 0
         var bytes: UnsafeRawPointer?
         // CIELab samples are converted to sRGB as they are read: a profile (Pillow writes a Lab

@@ -39,6 +39,10 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// A PDF page's size in points (1/72 inch), unrounded; ``size`` is it rounded up, at 72 dpi.
     /// ``frameCount`` is then the document's page count. Nil for other formats.
     public var pageSize: PointSize?
+    /// The pages of a document (a PDF's pages, a multi-page TIFF's images, not the reduced levels
+    /// of a pyramidal one), each an image of its own that ``DecodeOptions/pageIndex`` picks; the
+    /// other properties are of that page. 1 for every other image.
+    public var pageCount = 1
     /// For an animated GIF, WebP or APNG (more than one frame): each frame's duration and the loop
     /// count. Nil for a still image.
     public var animation: AnimationTiming?
@@ -137,6 +141,7 @@ extension ImageProperties {
         // Only the profile's description travels in JSON, not its bytes.
         iccProfile = nil
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        pageCount = try container.decodeIfPresent(Int.self, forKey: .pageCount) ?? 1
         if let width = try container.decodeIfPresent(Double.self, forKey: .pageWidth),
             let height = try container.decodeIfPresent(Double.self, forKey: .pageHeight)
         {
@@ -170,9 +175,9 @@ extension ImageProperties {
             try container.encode(iccProfile.colorSpace, forKey: .colorSpace)
         }
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
-        // A PDF's pages, and the page's size in points.
+        // A document's pages, and a PDF page's size in points.
+        if pageCount > 1 || pageSize != nil { try container.encode(pageCount, forKey: .pageCount) }
         if let pageSize {
-            try container.encode(frameCount, forKey: .pageCount)
             try container.encode(pageSize.width, forKey: .pageWidth)
             try container.encode(pageSize.height, forKey: .pageHeight)
         }

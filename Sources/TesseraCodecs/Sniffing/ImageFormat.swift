@@ -6,6 +6,24 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// `jxl` is JPEG XL, a bare codestream or in its ISO BMFF container.
     case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl
 
+    /// The format's media type, as a file of it is served.
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .heic: "image/heic"
+        case .avif: "image/avif"
+        case .tiff: "image/tiff"
+        case .svg: "image/svg+xml"
+        case .pdf: "application/pdf"
+        case .jp2: "image/jp2"
+        case .j2k: "image/j2c"
+        case .jxl: "image/jxl"
+        }
+    }
+
     /// JPEG 2000, boxed or raw.
     public var isJPEG2000: Bool { self == .jp2 || self == .j2k }
 

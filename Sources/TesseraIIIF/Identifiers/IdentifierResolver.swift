@@ -21,8 +21,27 @@ public struct ResolvedSource: Sendable, Hashable {
     /// This version of the source (device and inode or the object's tag, size, modification time):
     /// a changed file is a new identity, so nothing cached for the old one is served for it.
     public var identity: FileIdentity
-    /// `identity`'s name, made once: the key of everything cached for this source.
-    public let key: String
+    /// `identity`'s name (and the page's, after the first), made once: the key of everything
+    /// cached for this source.
+    public private(set) var key: String
+    /// The page a `{identifier};{n}` names (1-based, as in the URL), nil when none is named: the
+    /// first page, or the image itself.
+    public private(set) var page: Int?
+
+    /// Which page of a document is meant, from 0 (``DecodeOptions``' `pageIndex`).
+    public var pageIndex: Int { (page ?? 1) - 1 }
+
+    /// How IIIF names this source in a URL: the relative path percent-encoded (`/` as `%2F`), with
+    /// `;n` when a page was named.
+    public var encodedIdentifier: String { PercentEncoding.encode(relativePath) + (page.map { ";\($0)" } ?? "") }
+
+    /// This source's page `page` (1-based), a distinct image with keys of its own after the first.
+    public func page(_ page: Int) -> ResolvedSource {
+        var paged = self
+        paged.page = page
+        paged.key = page > 1 ? identity.description + ";" + String(page) : identity.description
+        return paged
+    }
 
     /// A file under the root: `relativePath` as the client named it (decoded), `path` where it is.
     public init(relativePath: String, path: String, identity: FileIdentity) {
@@ -48,7 +67,9 @@ public struct ResolvedSource: Sendable, Hashable {
     /// How the decoders read it: the file, or the object by ranges.
     public var input: ImageSource { object.map { .ranged($0) } ?? .file(path ?? "") }
 
-    public static func == (a: Self, b: Self) -> Bool { a.key == b.key && a.relativePath == b.relativePath && a.path == b.path }
+    public static func == (a: Self, b: Self) -> Bool {
+        a.key == b.key && a.relativePath == b.relativePath && a.path == b.path && a.page == b.page
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
 
@@ -108,7 +129,18 @@ public struct IdentifierResolver: Sendable {
     }
 
     /// The file `identifier` (raw, still percent-encoded, as it came in the URL path) names.
+    /// A file's page: `{identifier};{n}` names page `n` (from 1) of the file `{identifier}` names,
+    /// unless a file is named so itself.
     public func resolve(_ identifier: String) throws(IdentifierError) -> ResolvedSource {
+        do {
+            return try resolveFile(identifier)
+        } catch let error where error.reason == .notFound {
+            guard let (file, page) = Self.pageSuffix(of: identifier), let source = try? resolveFile(file) else { throw error }
+            return source.page(page)
+        }
+    }
+
+    private func resolveFile(_ identifier: String) throws(IdentifierError) -> ResolvedSource {
         let relative = try Self.relativePath(of: identifier)
         let candidate = rootPath + "/" + relative
         guard let real = Self.realPath(candidate), real.hasPrefix(rootPath + "/"),
@@ -163,5 +195,30 @@ public struct IdentifierResolver: Sendable {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+}
+
+extension IdentifierResolver {
+    /// The identifier and page a `{identifier};{n}` names (`%3B` decodes to the same `;`), with
+    /// `n` a page from 1 written without leading zeros; nil for any other identifier. (Cantaloupe's
+    /// meta-identifiers use the same form.)
+    public static func pageSuffix(of identifier: String) -> (identifier: String, page: Int)? {
+        let bytes = Array(identifier.utf8)
+        var digitsStart = bytes.count
+        while digitsStart > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[digitsStart - 1]) { digitsStart -= 1 }
+        let digits = bytes[digitsStart...]
+        guard !digits.isEmpty, digits.count <= 6, digits.first != UInt8(ascii: "0") else { return nil }
+        let separatorStart: Int
+        if digitsStart >= 2, bytes[digitsStart - 1] == UInt8(ascii: ";") {
+            separatorStart = digitsStart - 1
+        } else if digitsStart >= 4, bytes[digitsStart - 3] == UInt8(ascii: "%"), bytes[digitsStart - 2] == UInt8(ascii: "3"),
+            bytes[digitsStart - 1] | 0x20 == UInt8(ascii: "b")
+        {
+            separatorStart = digitsStart - 3
+        } else {
+            return nil
+        }
+        guard let page = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
+        return (String(decoding: bytes[..<separatorStart], as: UTF8.self), page)
     }
 }

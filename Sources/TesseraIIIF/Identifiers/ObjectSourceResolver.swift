@@ -31,6 +31,17 @@ public final class ObjectSourceResolver: Sendable {
     /// The object `identifier` (raw, still percent-encoded) names.
     /// - Throws: ``IdentifierError`` (invalid or not found), or the store's error when it cannot be asked.
     public func resolve(_ identifier: String) async throws -> ResolvedSource {
+        do {
+            return try await resolveObject(identifier)
+        } catch let error as IdentifierError where error.reason == .notFound {
+            guard let (object, page) = IdentifierResolver.pageSuffix(of: identifier),
+                let source = try? await resolveObject(object)
+            else { throw error }
+            return source.page(page)
+        }
+    }
+
+    private func resolveObject(_ identifier: String) async throws -> ResolvedSource {
         let relative = try IdentifierResolver.relativePath(of: identifier)
         let now = ContinuousClock.now
         if let entry = known.withLock({ $0.value(for: relative) }), now - entry.at < freshness {

@@ -5,7 +5,7 @@ public import TesseraCore
 ///
 /// ``json()`` writes the keys in a fixed order: `@context` first, as §5.2 asks, then `id`, `type`,
 /// `protocol`, `profile`, `width`, `height`, the limits that are set, `sizes`, `tiles`,
-/// `extraFormats`, `extraQualities`, `extraFeatures`. An empty list is left out.
+/// `extraFormats`, `extraQualities`, `extraFeatures`, `partOf`. An empty list is left out.
 public struct IIIFImageInfo: Sendable, Hashable {
     /// One entry of `tiles` (§5.4): tiles `width` × `height` output pixels, offered at each of
     /// `scaleFactors`. A tile at scale factor `s` covers `width·s` × `height·s` full-resolution
@@ -49,6 +49,8 @@ public struct IIIFImageInfo: Sendable, Hashable {
     public var extraQualities: [String]
     /// Features offered beyond the level 2 profile's (§5.7's feature names).
     public var extraFeatures: [String]
+    /// The resources that use this image (§5.8 `partOf`): the manifest that shows it.
+    public var partOf: [ResourceReference] = []
 
     /// Formats Tessera produces beyond level 2's: `webp`.
     public static let defaultExtraFormats = ["webp", "avif", "jxl"]
@@ -126,6 +128,9 @@ public struct IIIFImageInfo: Sendable, Hashable {
         for (key, list) in [("extraFormats", extraFormats), ("extraQualities", extraQualities), ("extraFeatures", extraFeatures)]
         where !list.isEmpty {
             members.append("\"\(key)\": [" + list.map(Self.jsonString).joined(separator: ", ") + "]")
+        }
+        if !partOf.isEmpty {
+            members.append("\"partOf\": [" + partOf.map(PresentationJSON.compact).joined(separator: ", ") + "]")
         }
         return "{\n" + members.map { "  " + $0 }.joined(separator: ",\n") + "\n}\n"
     }

@@ -83,9 +83,10 @@ struct PyramidRecipe: Sendable {
             executor: executor)
     }
 
-    /// The builder's options for `kind`.
-    func options(_ kind: PyramidKind) -> PyramidOptions {
+    /// The builder's options for `kind`, of page `pageIndex` (from 0).
+    func options(_ kind: PyramidKind, pageIndex: Int) -> PyramidOptions {
         var options = self.options
+        options.pageIndex = pageIndex
         options.layout = kind == .deepZoom ? .deepZoom() : .iiif(tileSize: tileSize, baseURL: "")
         return options
     }
@@ -170,7 +171,7 @@ final class PyramidStore: PyramidStoring {
         _ = try await PyramidBuilder.build(
             source.input, name: recipe.name(kind), outputDirectory: output,
             // Behind the requests: builds run in the background while the source answers.
-            options: recipe.options(kind), priority: .low, executor: executor)
+            options: recipe.options(kind, pageIndex: source.pageIndex), priority: .low, executor: executor)
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
         // Read back from the directory (every pyramid of the source, descriptors included): a few
         // milliseconds of `stat`s beside the seconds of the build.

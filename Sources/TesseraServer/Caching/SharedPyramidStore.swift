@@ -116,7 +116,7 @@ final class SharedPyramidStore: PyramidStoring {
             source.input, name: recipe.name(kind), store: store, prefix: prefix + source.key + "/" + build,
             // Builds run behind the requests (they are made in the background while the source
             // answers): a request queued for a worker goes first.
-            options: recipe.options(kind), uploadConcurrency: uploadConcurrency, priority: .low, executor: executor)
+            options: recipe.options(kind, pageIndex: source.pageIndex), uploadConcurrency: uploadConcurrency, priority: .low, executor: executor)
         try await store.put(name(kind, source) + ".pyramid", Data(build.utf8), contentType: "text/plain")
         metrics.recordPyramidBuild(duration: ContinuousClock.now - start)
         return build

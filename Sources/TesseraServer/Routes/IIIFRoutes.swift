@@ -9,6 +9,8 @@ import TesseraIIIF
 /// the routes are mounted.
 struct IIIFRoutes {
     let service: ImageService
+    /// Where the Presentation routes are, for info.json's `partOf`; nil when they are not mounted.
+    var manifests: MountLocation? = nil
 
     static let profileLink = "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
     static let jsonLDType = "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\""
@@ -18,7 +20,8 @@ struct IIIFRoutes {
             $0.get(":identifier") { request, context in
                 let identifier = try context.parameters.require("identifier")
                 _ = try await service.resolve(identifier)
-                let location = baseURL(authority: request.head.authority) + context.mountPath(less: 1) + "/" + identifier + "/info.json"
+                let location =
+                    service.configuration.baseURL(authority: request.head.authority) + context.mountPath(less: 1) + "/" + identifier + "/info.json"
                 return Response(status: .seeOther, headers: [.location: location])
             }
         }
@@ -27,10 +30,17 @@ struct IIIFRoutes {
                 let source = try await service.resolve(try context.parameters.require("identifier"))
                 let id = imageBase(authority: request.head.authority, mount: context.mountPath(less: 2), source: source)
                 let contentType = Self.infoContentType(accept: request.headers[values: .accept])
-                let body = try await service.info(for: source, id: id)
+                let mount = context.mountPath(less: 2)
+                let partOf = manifests.map { location in
+                    ResourceReference(
+                        id: service.configuration.baseURL(authority: request.head.authority) + location.resolved(from: mount) + "/"
+                            + PercentEncoding.encode(source.relativePath) + "/manifest",
+                        type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
+                }
+                let body = try await service.info(for: source, id: id, partOf: partOf)
                 return CacheableResponse(
                     body: body, contentType: contentType,
-                    entityTag: service.entityTag(source, "info|" + id + "|" + contentType),
+                    entityTag: service.entityTag(source, "info|" + id + "|" + (partOf?.id ?? "") + "|" + contentType),
                     lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
                     links: [Self.profileLink], vary: "Accept"
                 ).response(to: request)
@@ -57,7 +67,7 @@ struct IIIFRoutes {
 
     /// An image's id: the server's base URL, where the routes are mounted, and its identifier.
     private func imageBase(authority: String?, mount: String, source: ResolvedSource) -> String {
-        baseURL(authority: authority) + mount + "/" + PercentEncoding.encode(source.relativePath)
+        service.configuration.baseURL(authority: authority) + mount + "/" + source.encodedIdentifier
     }
 
     /// The response to an image request, from its body and the request resolved.
@@ -68,7 +78,7 @@ struct IIIFRoutes {
             body: body, contentType: resolved.format.mediaType,
             entityTag: service.entityTag(source, "iiif|" + resolved.canonicalPath),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
-            links: [Self.profileLink, "<\(imageBase)/\(resolved.canonicalPath)>;rel=\"canonical\""],
+            links: [Self.profileLink, "<\(Self.linkTarget(imageBase))/\(resolved.canonicalPath)>;rel=\"canonical\""],
             vary: request.negotiatesFormat ? "Accept" : nil)
     }
 
@@ -96,30 +106,17 @@ struct IIIFRoutes {
         return shortcuts.remember(key, source: source, tilePath: tilePath, response: response)?.response(to: head, body: body)
     }
 
-    /// JSON-LD (with the IIIF context as profile) unless the client asks for plain JSON and not
-    /// JSON-LD; IIIF 3.0 §5.1 makes JSON-LD the answer when no Accept header is sent.
-    static func infoContentType(accept: [String]) -> String {
-        let asked = accept.joined(separator: ",").lowercased()
-        if asked.contains("application/json") && !asked.contains("application/ld+json") { return "application/json" }
-        return jsonLDType
+    /// `url` for a `Link` header: a page's `;` written `%3B` (the same identifier), since Link
+    /// parsers that split on `;` (the IIIF validator's among them) cut the URL there.
+    static func linkTarget(_ url: String) -> String {
+        url.contains(";") ? url.split(separator: ";", omittingEmptySubsequences: false).joined(separator: "%3B") : url
     }
 
-    /// The scheme and authority ids are built on: `--public-url`, else `http://` and the request's
-    /// Host, `authority` (when it is a plausible host name; a hostile Host header is not echoed).
-    func baseURL(authority: String?) -> String {
-        if let publicURL = service.configuration.publicURL {
-            return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        }
-        let configured = service.configuration.host + ":" + String(service.configuration.port)
-        let host = authority ?? configured
-        let plausible =
-            !host.isEmpty && host.utf8.count <= 255
-            && host.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-                default: ".-:[]_".utf8.contains(byte)
-                }
-            }
-        return "http://" + (plausible ? host : configured)
+    /// JSON-LD (with the IIIF context as profile) unless the client asks for plain JSON and not
+    /// JSON-LD; IIIF 3.0 §5.1 makes JSON-LD the answer when no Accept header is sent.
+    static func infoContentType(accept: [String], jsonLD: String = jsonLDType) -> String {
+        let asked = accept.joined(separator: ",").lowercased()
+        if asked.contains("application/json") && !asked.contains("application/ld+json") { return "application/json" }
+        return jsonLD
     }
 }

@@ -12,7 +12,6 @@ import TesseraVideo
 struct VideoRoutes {
     let videos: VideoService
     let jobs: TrimJobs
-    let files = FileIO()
 
     private var configuration: ServerConfiguration { videos.images.configuration }
 
@@ -91,7 +90,7 @@ struct VideoRoutes {
                         body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
                 case .success(let clip):
                     guard let identity = FileIdentity(path: clip.path) else { throw ServerError(.notFound, "the clip has expired") }
-                    var response = try await send(
+                    var response = try await FileResponse.send(
                         path: clip.path, identity: identity, mediaType: clip.mediaType, request: request, context: context)
                     response.headers[.contentDisposition] = "attachment; filename=\"\(clip.fileName)\""
                     response.headers[.cacheControl] = "no-store"
@@ -109,46 +108,13 @@ struct VideoRoutes {
 
     private func file(_ source: ResolvedSource, request: Request, context: some RequestContext) async throws -> Response {
         let path = try VideoService.filePath(of: source)
-        var response = try await send(
+        var response = try await FileResponse.send(
             path: path, identity: source.identity, mediaType: VideoService.mediaType(of: path),
             request: request, context: context)
         if response.status == .ok || response.status == .partialContent {
             response.headers[.cacheControl] = "public, max-age=\(configuration.cacheMaxAge)"
         }
         return response
-    }
-
-    /// A file with its validators, `Accept-Ranges`, and the one range asked for (206), unless
-    /// `If-Range` names another version; 304 when the client's copy is current.
-    private func send(
-        path: String, identity: FileIdentity, mediaType: String, request: Request, context: some RequestContext
-    ) async throws -> Response {
-        let entityTag = EntityTag.make(identity.description.utf8)
-        let validators = CacheableResponse(
-            body: ByteBuffer(), contentType: mediaType, entityTag: entityTag,
-            lastModified: identity.modificationSeconds, maxAge: nil)
-        let conditional = validators.response(to: request)
-        if conditional.status == .notModified { return conditional }
-        var headers = conditional.headers
-        headers[.acceptRanges] = "bytes"
-        let size = identity.byteCount
-        let ifRange = request.headers[.ifRange]
-        let range =
-            ifRange == nil || ifRange == entityTag
-            ? ByteRange(header: request.headers[.range], fileSize: size) : .whole
-        switch range {
-        case .unsatisfiable:
-            return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
-        case .part(let bytes):
-            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
-            headers[.contentLength] = String(bytes.count)
-            return Response(
-                status: .partialContent, headers: headers,
-                body: try await files.loadFile(path: path, range: bytes, context: context))
-        case .whole:
-            headers[.contentLength] = String(size)
-            return Response(status: .ok, headers: headers, body: try await files.loadFile(path: path, context: context))
-        }
     }
 }
 

@@ -18,12 +18,19 @@ public struct PyramidOptions: Sendable {
     /// Tiles converted to sRGB from the source's profile (the default; they are then untagged), or
     /// left in it with the profile embedded in every tile.
     public var colorManagement: ColorManagement
+    /// Which page of a document to build from, from 0 (``DecodeOptions/pageIndex``).
+    public var pageIndex = 0
     /// Whether a build into a directory is made durable before its descriptor appears: one
     /// `syncfs` for the whole build, so that after a power loss a pyramid that looks complete is
     /// (a cache others rely on wants it). Off by default, as for `vips dzsave` and `cp`: the
     /// kernel writes the files back in its own time, and a build on disk costs about what it costs
     /// in memory. Builds into an object store are durable when the store has answered.
     public var isDurable = false
+
+    /// How the source is decoded: the pixel limit, colour and page of these options.
+    var decodeOptions: DecodeOptions {
+        DecodeOptions(maximumPixelCount: maximumPixelCount, colorManagement: colorManagement, pageIndex: pageIndex)
+    }
 
     /// Options for a Deep Zoom pyramid of JPEG tiles at quality 75, one encoding job per core, converted
     /// to sRGB, unless told otherwise.
@@ -123,7 +130,7 @@ public enum PyramidBuilder {
         progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
     ) throws -> PyramidSummary {
         let rows = try ImageRowReader(
-            source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount, colorManagement: options.colorManagement))
+            source, options: options.decodeOptions)
         let layout = options.layout.layout(imageSize: rows.properties.size, name: name)
         let output = URL(fileURLWithPath: outputDirectory)
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
@@ -161,7 +168,7 @@ public enum PyramidBuilder {
     ) async throws -> PyramidSummary {
         try await executor.run(priority: priority) { context in
             let rows = try ImageRowReader(
-                source, options: DecodeOptions(maximumPixelCount: options.maximumPixelCount, colorManagement: options.colorManagement))
+                source, options: options.decodeOptions)
             let layout = options.layout.layout(imageSize: rows.properties.size, name: name)
             let sink = ObjectStoreSink(store: store, prefix: prefix, concurrency: uploadConcurrency, context: context)
             let fileExtension = options.layout.fileExtension(for: options.encoding)

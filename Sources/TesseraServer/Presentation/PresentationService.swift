@@ -1,0 +1,233 @@
+import FoundationEssentials
+import NIOCore
+import TesseraCodecs
+import TesseraCore
+import TesseraIIIF
+import TesseraVideo
+
+/// IIIF Presentation 3.0 documents made from what is under the root, with no scripts: a manifest
+/// of every image (one canvas), document (a canvas per page, `paged`) and video (a canvas with
+/// its duration); a manifest of a folder's images (a book of page files); and a collection of
+/// every folder, whose items are its subfolders and files in the listing's order.
+///
+/// Only headers are read: an image's probe, a document's page sizes in one pass, a video's
+/// container. A file's manifest is kept in the response cache by the file's version.
+struct PresentationService: Sendable {
+    let images: ImageService
+    let videos: VideoService
+    let lister: AssetLister
+
+    /// The most entries a collection or folder manifest lists (a folder of more is cut there,
+    /// and says so in its `summary`).
+    static let maximumEntries = 100_000
+    /// The longest side of the thumbnails the documents name, in pixels.
+    static let thumbnailSide = 256
+
+    /// The manifest of the image, document or video `source`.
+    func manifest(of source: ResolvedSource, urls: PresentationURLs) async throws -> ByteBuffer {
+        guard source.page == nil else {
+            throw ServerError(.notFound, "a page has no manifest of its own: the document's lists it")
+        }
+        return try await images.answer("manifest|" + urls.presentation + "|" + urls.iiif + "|" + urls.media, source: source) {
+            ByteBuffer(bytes: try await makeManifest(of: source, urls: urls).json())
+        }
+    }
+
+    func makeManifest(of source: ResolvedSource, urls: PresentationURLs) async throws -> IIIFManifest {
+        let (directory, name) = Self.split(source.relativePath)
+        let encoded = PercentEncoding.encode(source.relativePath)
+        let id = urls.manifest(encoded)
+        var description = ResourceDescription(label: LanguageMap([name]))
+        description.partOf = [Self.folderReference(directory, urls: urls)]
+        let canvases: [IIIFCanvas]
+        do {
+            let properties = try await images.properties(of: source)
+            let sizes =
+                properties.pageCount > 1
+                ? try await pageSizes(of: source) : [properties.displaySize]
+            canvases = sizes.enumerated().compactMap { index, size in
+                guard size.width > 0, size.height > 0 else { return nil }
+                let page = sizes.count > 1 ? ";\(index + 1)" : ""
+                return Self.imageCanvas(
+                    id: id + "/canvas/\(index + 1)", service: urls.imageService(encoded + page), size: size,
+                    label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil)
+            }
+            description.metadata = Self.imageMetadata(properties)
+            if properties.pageCount > 1 {
+                description.behavior = ["paged"]
+                description.metadata.insert(Self.entry("Pages", String(properties.pageCount)), at: 1)
+            }
+            description.rendering = [Self.original(properties.format, encoded: encoded, bytes: properties.fileByteCount, urls: urls)]
+        } catch let error as ImageDecodingError where error == .unknownFormat {
+            let asset = try await videos.asset(source)
+            let video = VideoProperties(asset)
+            canvases = [Self.videoCanvas(id: id + "/canvas/1", video: video, encoded: encoded, path: source.path ?? "", urls: urls)]
+            description.metadata = Self.videoMetadata(video, bytes: source.identity.byteCount)
+        }
+        description.thumbnail = canvases.first?.thumbnail ?? []
+        return IIIFManifest(id: id, description: description, items: canvases)
+    }
+
+    /// Every page's upright size, from the headers in one pass.
+    private func pageSizes(of source: ResolvedSource) async throws -> [PixelSize] {
+        let limit = images.configuration.sourcePixelLimit
+        return try await images.executor.run(priority: .high) { _ in
+            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit)).pageSizes(source.input)
+        }
+    }
+
+    /// A manifest of the images and videos directly in `directory` (relative to the root,
+    /// decoded), one canvas each in the listing's order: a book or a gallery kept as one file per
+    /// page. A document adds its first page.
+    func folderManifest(_ directory: String, urls: PresentationURLs) async throws -> IIIFManifest {
+        let (parent, name) = Self.split(directory)
+        let id = urls.manifest(PercentEncoding.encode(directory))
+        var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
+        description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
+        let (entries, isCut) = try await listing(directory)
+        var canvases: [IIIFCanvas] = []
+        for entry in entries {
+            guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { continue }
+            let canvasID = id + "/canvas/\(canvases.count + 1)"
+            switch entry.kind {
+            case .image:
+                canvases.append(
+                    Self.imageCanvas(
+                        id: canvasID, service: urls.imageService(entry.id), size: PixelSize(width: width, height: height),
+                        label: LanguageMap([entry.name])))
+            case .video:
+                let content = ContentResource(
+                    id: urls.video(entry.id), type: "Video", format: VideoService.mediaType(of: entry.name), width: width, height: height,
+                    duration: entry.duration)
+                canvases.append(IIIFCanvas(id: canvasID, content: content, label: LanguageMap([entry.name])))
+            case .directory:
+                continue
+            }
+        }
+        description.thumbnail = canvases.first?.thumbnail ?? []
+        if isCut { description.summary = Self.cutSummary }
+        return IIIFManifest(id: id, description: description, items: canvases)
+    }
+
+    /// The collection of `directory` (relative to the root, decoded; "" for the root): its
+    /// subfolders as collections, then its images, documents and videos as manifests.
+    func collection(_ directory: String, urls: PresentationURLs) async throws -> IIIFCollection {
+        let (parent, name) = Self.split(directory)
+        var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
+        if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
+        let (entries, isCut) = try await listing(directory)
+        let items = entries.map { entry -> ResourceReference in
+            switch entry.kind {
+            case .directory:
+                return ResourceReference(id: urls.collection(entry.path), type: "Collection", label: LanguageMap([entry.name]))
+            case .image, .video:
+                var thumbnail: [ContentResource] = []
+                if entry.kind == .image, let width = entry.width, let height = entry.height, width > 0, height > 0 {
+                    thumbnail = [Self.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height))]
+                }
+                return ResourceReference(id: urls.manifest(entry.id), type: "Manifest", label: LanguageMap([entry.name]), thumbnail: thumbnail)
+            }
+        }
+        if isCut { description.summary = Self.cutSummary }
+        return IIIFCollection(id: urls.collection(directory), description: description, items: items)
+    }
+
+    /// Every entry of `directory` the listing shows, in its order, up to ``maximumEntries``.
+    private func listing(_ directory: String) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
+        var entries: [AssetListing.Entry] = []
+        var cursor: String?
+        repeat {
+            let page = try await lister.list(dir: directory, cursor: cursor, limit: 1000)
+            entries += page.entries
+            cursor = page.next
+        } while cursor != nil && entries.count < Self.maximumEntries
+        return (Array(entries.prefix(Self.maximumEntries)), cursor != nil || entries.count > Self.maximumEntries)
+    }
+
+    private static let cutSummary = LanguageMap(["This folder has more entries than are listed (\(maximumEntries) at most)."], language: "en")
+
+    // MARK: Pieces
+
+    /// A canvas of `size` painted with the image its service serves, with a thumbnail.
+    static func imageCanvas(id: String, service: String, size: PixelSize, label: LanguageMap?) -> IIIFCanvas {
+        let image = ContentResource(
+            id: service + "/full/max/0/default.jpg", type: "Image", format: "image/jpeg", width: size.width, height: size.height,
+            service: [ImageServiceReference(id: service)])
+        return IIIFCanvas(id: id, content: image, label: label, thumbnail: [thumbnail(service: service, size: size)])
+    }
+
+    /// An image of at most ``thumbnailSide`` pixels a side (never enlarged), from its service.
+    static func thumbnail(service: String, size: PixelSize) -> ContentResource {
+        let scale = min(1, Double(thumbnailSide) / Double(max(size.width, size.height)))
+        let width = max(1, Int((Double(size.width) * scale).rounded())), height = max(1, Int((Double(size.height) * scale).rounded()))
+        return ContentResource(
+            id: service + "/full/\(width),\(height)/0/default.jpg", type: "Image", format: "image/jpeg", width: width, height: height,
+            service: [ImageServiceReference(id: service)])
+    }
+
+    static func videoCanvas(id: String, video: VideoProperties, encoded: String, path: String, urls: PresentationURLs) -> IIIFCanvas {
+        let content = ContentResource(
+            id: urls.video(encoded), type: "Video", format: VideoService.mediaType(of: path), width: video.displayWidth,
+            height: video.displayHeight, duration: video.duration)
+        // One frame from the frame-strip code, 144 pixels high.
+        let still = ContentResource(id: urls.video(encoded) + "/sprite.jpg?frames=1&height=144&mode=fast", type: "Image", format: "image/jpeg")
+        return IIIFCanvas(id: id, content: content, thumbnail: [still])
+    }
+
+    /// The file as it is stored, offered for download.
+    static func original(_ format: ImageFormat, encoded: String, bytes: Int, urls: PresentationURLs) -> ContentResource {
+        ContentResource(
+            id: urls.file(encoded), type: format == .pdf ? "Text" : "Image", format: format.mediaType,
+            label: LanguageMap.text("Original file (\(format.rawValue.uppercased()), \(byteText(bytes)))", language: "en"))
+    }
+
+    static func folderReference(_ directory: String, urls: PresentationURLs) -> ResourceReference {
+        ResourceReference(
+            id: urls.collection(directory), type: "Collection", label: LanguageMap([directory.isEmpty ? "/" : split(directory).name]))
+    }
+
+    static func imageMetadata(_ properties: ImageProperties) -> [LabelValue] {
+        let size = properties.displaySize
+        return [
+            entry("Size", "\(size.width) × \(size.height) pixels"),
+            entry("Format", properties.format.rawValue.uppercased()),
+            entry("File size", byteText(properties.fileByteCount)),
+        ]
+    }
+
+    static func videoMetadata(_ video: VideoProperties, bytes: Int) -> [LabelValue] {
+        [
+            entry("Size", "\(video.displayWidth) × \(video.displayHeight) pixels"),
+            entry("Format", video.codec),
+            entry("Duration", oneDecimal(video.duration) + " s"),
+            entry("File size", byteText(bytes)),
+        ]
+    }
+
+    static func entry(_ label: String, _ value: String) -> LabelValue {
+        LabelValue(label: .text(label, language: "en"), value: LanguageMap([value]))
+    }
+
+    /// `bytes` for people: `950 B`, `12.3 KB`, `4.5 MB`, `1.2 GB` (powers of 1000).
+    static func byteText(_ bytes: Int) -> String {
+        guard bytes >= 1000 else { return "\(bytes) B" }
+        var value = Double(bytes) / 1000
+        for unit in ["KB", "MB", "GB"] {
+            if value < 1000 || unit == "GB" { return oneDecimal(value) + " " + unit }
+            value /= 1000
+        }
+        return "\(bytes) B"
+    }
+
+    /// `value` with one decimal: `12.3`.
+    static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// A relative path's folder ("" at the root) and last component.
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+}

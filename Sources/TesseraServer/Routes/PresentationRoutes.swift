@@ -1,0 +1,72 @@
+import FoundationEssentials
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TesseraCore
+import TesseraIIIF
+
+/// IIIF Presentation API 3.0, mounted anywhere (`/presentation/3` by `tessera serve`):
+/// `collection` (the root's folders and files), `collection/{folder}`, and `{identifier}/manifest`
+/// (an image, document or video; or a folder, as one manifest of its images). Every id is built
+/// from where the routes are mounted, and the image services from where the IIIF routes are.
+struct PresentationRoutes {
+    let service: PresentationService
+    /// Where the IIIF Image routes are.
+    let iiif: MountLocation
+    /// Where `video/…` and `files/…` are.
+    let media: MountLocation
+
+    private var configuration: ServerConfiguration { service.images.configuration }
+
+    func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
+        routes("presentation_collection") {
+            $0.get("collection") { request, context in
+                let urls = urls(request, mount: context.mountPath(less: 1))
+                return try await respond(request, try await service.collection("", urls: urls).json())
+            }
+            $0.get("collection/:folder") { request, context in
+                let folder = try IdentifierResolver.relativePath(of: try context.parameters.require("folder"))
+                let urls = urls(request, mount: context.mountPath(less: 2))
+                return try await respond(request, try await service.collection(folder, urls: urls).json())
+            }
+        }
+        routes("presentation_manifest") {
+            $0.get(":identifier/manifest") { request, context in
+                let identifier = try context.parameters.require("identifier")
+                let urls = urls(request, mount: context.mountPath(less: 2))
+                let source: ResolvedSource
+                do {
+                    source = try await service.images.resolve(identifier)
+                } catch let error as IdentifierError where error.reason == .notFound {
+                    // Not a file: a folder, as one manifest of its images.
+                    let folder = try IdentifierResolver.relativePath(of: identifier)
+                    guard let resolver = service.lister.resolver, (try? resolver.resolveDirectory(folder)) != nil else { throw error }
+                    return try await respond(request, try await service.folderManifest(folder, urls: urls).json())
+                }
+                let body = try await service.manifest(of: source, urls: urls)
+                let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
+                return CacheableResponse(
+                    body: body, contentType: contentType,
+                    entityTag: service.images.entityTag(source, "manifest|" + urls.presentation + "|" + contentType),
+                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge, vary: "Accept"
+                ).response(to: request)
+            }
+        }
+    }
+
+    /// The URLs of documents answered under `mount` (where these routes are).
+    private func urls(_ request: Request, mount: String) -> PresentationURLs {
+        let base = configuration.baseURL(authority: request.head.authority)
+        return PresentationURLs(presentation: base + mount, iiif: base + iiif.resolved(from: mount), media: base + media.resolved(from: mount))
+    }
+
+    /// A folder's document, made on each request (a folder changes without its files changing):
+    /// its entity tag is its content's, so an unchanged folder costs the client a 304.
+    private func respond(_ request: Request, _ json: Data) async throws -> Response {
+        let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
+        return CacheableResponse(
+            body: ByteBuffer(bytes: json), contentType: contentType, entityTag: EntityTag.make(json + Array(contentType.utf8)),
+            lastModified: nil, maxAge: nil, vary: "Accept"
+        ).response(to: request)
+    }
+}
