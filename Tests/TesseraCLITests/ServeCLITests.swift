@@ -81,11 +81,13 @@ struct ServeCLITests {
         return path
     }
 
-    /// On the PNG, and on the same image as a lossless JPEG 2000 read in place (small sources are
-    /// turned off so that every request goes through the codestream's levels and tiles).
+    /// On the PNG; on the same image as a lossless JPEG 2000 read in place (small sources are
+    /// turned off so that every request goes through the codestream's levels and tiles); and as
+    /// page 2 of a PDF (`tessera-validator;2`: a page identifier, the page rendered by poppler at
+    /// 72 dpi, one pixel per point, from a lossless palette image).
     @Test(
         "the official IIIF validator passes every level-2 test and the optional ones Tessera offers",
-        arguments: ["png", "jp2"])
+        arguments: ["png", "jp2", "pdf page"])
     func officialValidator(format: String) throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -106,10 +108,26 @@ struct ServeCLITests {
             try FileManager.default.moveItem(atPath: directory + "/validator.jp2", toPath: image)
             extra = ["--small-source-pixels", "1"]
         }
+        var identifier = "tessera-validator"
+        if format == "pdf page" {
+            let (wrote, output) = try Self.run(
+                Self.validatorPython,
+                [
+                    "-c",
+                    """
+                    from PIL import Image
+                    image = Image.open("\(image)").convert("RGB").quantize(256, dither=Image.Dither.NONE)
+                    cover = Image.new("RGB", (300, 400), "white")
+                    cover.save("\(image)", format="PDF", save_all=True, append_images=[image], resolution=72)
+                    """,
+                ])
+            #expect(wrote == 0, "\(output)")
+            identifier += ";2"
+        }
         let server = try RunningServer(root: directory + "/root", cache: directory + "/cache", extra: extra)
         let (status, report) = try Self.run(
             Self.repository.appendingPathComponent("scripts/iiif-validate.sh").path,
-            ["127.0.0.1:\(server.port)", "iiif/3", "tessera-validator"],
+            ["127.0.0.1:\(server.port)", "iiif/3", identifier],
             environment: ["IIIF_VALIDATOR_PYTHON": Self.validatorPython, "IIIF_VALIDATOR_SEED": "1"])
         #expect(server.stop() == 0)
         #expect(status == 0, "\(report)")
