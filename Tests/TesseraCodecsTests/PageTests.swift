@@ -51,7 +51,8 @@ struct PageTests {
         #expect(try ImageDecoder().pageSizes(.file(photo)) == [PixelSize(width: 400, height: 300)])
         #expect(throws: ImageDecodingError.noSuchPage(index: 1, count: 1)) { try page(photo, 1) }
         // Turned images report their pages upright.
-        #expect(try ImageDecoder().pageSizes(.file(Fixtures.path("tiff-orientation-6.tif"))).first?.width
-            == (try ImageDecoder().probe(.file(Fixtures.path("tiff-orientation-6.tif")))).displaySize.width)
+        #expect(
+            try ImageDecoder().pageSizes(.file(Fixtures.path("tiff-orientation-6.tif"))).first?.width
+                == (try ImageDecoder().probe(.file(Fixtures.path("tiff-orientation-6.tif")))).displaySize.width)
     }
 }

@@ -192,7 +192,9 @@ struct PresentationRouteTests {
     @Test func mountedUnderABasePathEveryURLNamesIt() async throws {
         let sandbox = try Self.sandbox()
         defer { sandbox.cleanUp() }
-        try await sandbox.server { $0.basePath = "/tessera"; $0.publicURL = "https://example.org" }.test { client in
+        try await sandbox.server {
+            $0.basePath = "/tessera"; $0.publicURL = "https://example.org"
+        }.test { client in
             let manifest = try Self.json(try await client.execute(uri: "/tessera/presentation/3/docs%2Ftwo-pages.pdf/manifest", method: .get))
             #expect(manifest["id"] as? String == "https://example.org/tessera/presentation/3/docs%2Ftwo-pages.pdf/manifest")
             #expect(Self.service(of: Self.body(of: Self.canvases(manifest)[1])) == "https://example.org/tessera/iiif/3/docs%2Ftwo-pages.pdf;2")
