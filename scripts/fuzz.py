@@ -55,7 +55,7 @@ HARNESSES = {
     "FuzzDecodeGIF": dict(dict="gif", seeds=images("*.gif"), max_len=65536, timeout=10),
     "FuzzDecodeWebP": dict(dict="webp", seeds=images("*.webp"), max_len=65536, timeout=10),
     "FuzzDecodeHEIF": dict(dict="heif", seeds=images("*.heic", "*.avif"), max_len=65536, timeout=10),
-    "FuzzDecodeTIFF": dict(dict="tiff", seeds=images("*.tif"), max_len=65536, timeout=10),
+    "FuzzDecodeTIFF": dict(dict="tiff", seeds=images("*.tif") + [FIXTURES / "pages/*.tif"], max_len=65536, timeout=10),
     "FuzzDecodeSVG": dict(dict="svg", seeds=images("*.svg"), max_len=16384, timeout=10),
     "FuzzDecodePDF": dict(dict="pdf", seeds=[FIXTURES / "pdf/*.pdf"], max_len=65536, timeout=10),
     "FuzzDecodeJXL": dict(dict="jxl", seeds=[FIXTURES / "jpegxl/*.jxl"], max_len=65536, timeout=10),
@@ -66,6 +66,7 @@ HARNESSES = {
     "FuzzPyramidDescriptor": dict(dict="descriptor", seeds=[], max_len=4096, timeout=10),
     "FuzzCacheHeaders": dict(dict="cache-headers", seeds=[], max_len=1024, timeout=10),
     "FuzzIIIFRequest": dict(dict="iiif", seeds=[], max_len=1024, timeout=10),
+    "FuzzPresentationSidecar": dict(dict="sidecar", seeds=[FIXTURES / "sidecars/*.json"], max_len=4096, timeout=10),
 }
 
 

@@ -184,6 +184,15 @@ struct PresentationRouteTests {
             // A folder as one manifest of its images, one canvas each.
             let folder = try Self.json(try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get))
             #expect(Self.canvases(folder).count == 1 && folder["id"] as? String == "http://localhost/presentation/3/sub%20dir/manifest")
+            // A folder's documents follow it: a file added, or one replaced, is in the next answer.
+            try FileManager.default.copyItem(atPath: sandbox.root + "/photo-400x300.png", toPath: sandbox.root + "/sub dir/zz-added.png")
+            let grown = try Self.json(try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get))
+            #expect(Self.canvases(grown).count == 2)
+            try FileManager.default.removeItem(atPath: sandbox.root + "/sub dir/zz-added.png")
+            try ImageEncoder.encode(ServerSandbox.pattern(width: 64, height: 32), as: .png()).write(
+                to: URL(fileURLWithPath: sandbox.root + "/sub dir/zz-added.png"))
+            let replaced = try Self.json(try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get))
+            #expect(Self.canvases(replaced).last?["width"] as? Int == 64)
             #expect(try await client.execute(uri: "/presentation/3/collection/nowhere", method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/presentation/3/collection/..%2F..", method: .get).status == .badRequest)
         }
@@ -206,11 +215,66 @@ struct PresentationRouteTests {
         }
     }
 
+    static let letterSidecar = """
+        {"label": {"en": ["Letter"]}, "summary": "<p>Two pages<script>alert(1)</script></p>",
+         "metadata": [{"label": {"en": ["Author"]}, "value": "<a href=\\"javascript:alert(1)\\">Ada</a>"}],
+         "requiredStatement": {"label": {"en": ["Attribution"]}, "value": "Tessera"},
+         "rights": "https://creativecommons.org/licenses/by/4.0/", "navDate": "1843-07-01T00:00:00Z"}
+        """
+
+    @Test func sidecarsDescribeFilesAndFolders() async throws {
+        let sandbox = try Self.sandbox()
+        defer { sandbox.cleanUp() }
+        try Self.letterSidecar.write(toFile: sandbox.root + "/docs/two-pages.pdf.iiif.json", atomically: true, encoding: .utf8)
+        try #"{"label": "Documents", "viewingDirection": "right-to-left"}"#.write(
+            toFile: sandbox.root + "/docs/_folder.iiif.json", atomically: true, encoding: .utf8)
+        try "{not json".write(toFile: sandbox.root + "/sub dir/nested.png.iiif.json", atomically: true, encoding: .utf8)
+        // A sidecar that leads out of the root is not read.
+        try #"{"label": "LEAKED"}"#.write(toFile: sandbox.base + "/outside.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(
+            atPath: sandbox.root + "/photo-400x300.png.iiif.json", withDestinationPath: sandbox.base + "/outside.json")
+        try await sandbox.server().test { client in
+            let uri = "/presentation/3/docs%2Ftwo-pages.pdf/manifest"
+            let first = try await client.execute(uri: uri, method: .get)
+            let letter = try Self.json(first)
+            #expect((letter["label"] as? [String: [String]])?["en"] == ["Letter"])
+            #expect((letter["summary"] as? [String: [String]])?["none"] == ["<p>Two pages</p>"])
+            let metadata = try #require(letter["metadata"] as? [[String: Any]])
+            #expect((metadata.first?["label"] as? [String: [String]])?["en"] == ["Author"])
+            #expect((metadata.first?["value"] as? [String: [String]])?["none"] == ["<a>Ada</a>"])
+            #expect(metadata.count == 5, "the curator's entry, then size, pages, format and file size")
+            #expect(letter["rights"] as? String == "http://creativecommons.org/licenses/by/4.0/")
+            #expect(letter["navDate"] as? String == "1843-07-01T00:00:00Z" && letter["behavior"] as? [String] == ["paged"])
+            // A changed sidecar is a new manifest, with a new entity tag, at once.
+            try #"{"label": "Another letter"}"#.write(toFile: sandbox.root + "/docs/two-pages.pdf.iiif.json", atomically: true, encoding: .utf8)
+            let second = try await client.execute(uri: uri, method: .get)
+            let changed = try Self.json(second)
+            #expect((changed["label"] as? [String: [String]])?["none"] == ["Another letter"])
+            #expect(second.headers[.eTag] != first.headers[.eTag])
+            // The folder's sidecar describes its collection and its manifest.
+            let docs = try Self.json(try await client.execute(uri: "/presentation/3/collection/docs", method: .get))
+            #expect((docs["label"] as? [String: [String]])?["none"] == ["Documents"] && docs["viewingDirection"] as? String == "right-to-left")
+            let book = try Self.json(try await client.execute(uri: "/presentation/3/docs/manifest", method: .get))
+            #expect((book["label"] as? [String: [String]])?["none"] == ["Documents"])
+            // A broken sidecar, or one outside the root, is not used: the generated document is served.
+            let nested = try await client.execute(uri: "/presentation/3/sub%20dir%2Fnested.png/manifest", method: .get)
+            let nestedManifest = try Self.json(nested)
+            #expect(nested.status == .ok && (nestedManifest["label"] as? [String: [String]])?["none"] == ["nested.png"])
+            let photo = try Self.json(try await client.execute(uri: "/presentation/3/photo-400x300.png/manifest", method: .get))
+            #expect((photo["label"] as? [String: [String]])?["none"] == ["photo-400x300.png"])
+            // Sidecars are not images: no manifest, no file.
+            #expect(try await client.execute(uri: "/files/docs%2Ftwo-pages.pdf.iiif.json", method: .get).status != .ok)
+        }
+    }
+
     /// Every document the routes make, checked by iiif-prezi3 (the IIIF community's Presentation
     /// 3.0 models, with their silent repairs off: scripts/check-presentation.py).
     @Test func everyDocumentPassesIIIFPrezi3() async throws {
         let sandbox = try Self.sandbox()
         defer { sandbox.cleanUp() }
+        try Self.letterSidecar.write(toFile: sandbox.root + "/docs/two-pages.pdf.iiif.json", atomically: true, encoding: .utf8)
+        try #"{"label": "Documents", "behavior": ["individuals"]}"#.write(
+            toFile: sandbox.root + "/docs/_folder.iiif.json", atomically: true, encoding: .utf8)
         let written = sandbox.base + "/documents"
         try FileManager.default.createDirectory(atPath: written, withIntermediateDirectories: true)
         try await sandbox.server().test { client in

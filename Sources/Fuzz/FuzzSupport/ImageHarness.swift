@@ -19,8 +19,16 @@ public enum ImageHarness {
         let source = ImageSource.data(data)
         // Truncation allowed: decoders then go on past the end of the data, the riskier path.
         let decoder = ImageDecoder(options: DecodeOptions(maximumPixelCount: maximumPixelCount, allowsTruncatedData: true))
-        _ = try? decoder.probe(source)
+        let properties = try? decoder.probe(source)
         _ = try? decoder.decode(source)
+        // A document's other pages: their sizes in one pass, and its last page (at most the 8th).
+        if let properties, properties.pageCount > 1 {
+            _ = try? decoder.pageSizes(source)
+            let last = ImageDecoder(
+                options: DecodeOptions(
+                    maximumPixelCount: maximumPixelCount, allowsTruncatedData: true, pageIndex: min(properties.pageCount, 8) - 1))
+            _ = try? last.decode(source)
+        }
 
         // Both sizings the thumbnailer has, chosen by the input so each input is repeatable.
         let sizing: ThumbnailOptions.Sizing =

@@ -38,11 +38,54 @@ final class AssetLister: Sendable {
     /// - Throws: `IdentifierError` for a directory that is not there or not allowed; ``ServerError``
     ///   (bad input) for a malformed cursor.
     func list(dir: String, cursor: String?, limit: Int) async throws -> AssetListing {
+        let position = try cursor.map(Position.init(cursor:))
+        let positions = try sortedPositions(dir).positions
+        let start = position.map { after in positions.firstIndex { after < $0 } ?? positions.endIndex } ?? positions.startIndex
+        let page = positions[start...].prefix(limit)
+        let (entries, skipped) = try await entries(page, dir: dir)
+        let next = start + page.count < positions.endIndex ? page.last.map(\.cursor) : nil
+        let parent: String? = dir.isEmpty ? nil : dir.split(separator: "/").dropLast().joined(separator: "/")
+        return AssetListing(dir: dir, parent: parent, entries: entries, next: next, skipped: skipped)
+    }
+
+    /// Every entry of `dir` in the listing's order, up to `limit`, the directory read once (what a
+    /// Presentation collection lists); and whether there were more. Files are probed a thousand at
+    /// a time, a batch per core at once, so a cancelled request stops between batches.
+    func all(dir: String, limit: Int) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
+        let positions = try sortedPositions(dir).positions
+        let listed = Array(positions.prefix(limit))
+        let batches = stride(from: 0, to: listed.count, by: 1000).map { listed[$0..<min($0 + 1000, listed.count)] }
+        var results = [[AssetListing.Entry]](repeating: [], count: batches.count)
+        try await withThrowingTaskGroup(of: (Int, [AssetListing.Entry]).self) { group in
+            var next = 0
+            func add() {
+                let index = next
+                next += 1
+                group.addTask { (index, try await self.entries(batches[index], dir: dir).entries) }
+            }
+            for _ in 0..<min(activeProcessorCount(), batches.count) { add() }
+            while let (index, entries) = try await group.next() {
+                results[index] = entries
+                if next < batches.count { add() }
+            }
+        }
+        return (results.flatMap { $0 }, positions.count > limit)
+    }
+
+    /// A name for this version of `dir`'s listing: it changes when an entry is added, removed,
+    /// renamed or changed (each entry's inode, size and modification time), without reading a file.
+    func fingerprint(_ dir: String) throws -> String {
+        String(try sortedPositions(dir).fingerprint, radix: 16)
+    }
+
+    /// The directories and regular files of `dir` (relative to the root, decoded), sorted, and the
+    /// listing's ``fingerprint(_:)``: one `stat` per entry.
+    private func sortedPositions(_ dir: String) throws -> (positions: [Position], fingerprint: UInt64) {
         guard let resolver else { throw ServerError(.unsupported, "a root in object storage is not listed") }
         let directory = try resolver.resolveDirectory(dir)
-        let position = try cursor.map(Position.init(cursor:))
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var positions: [Position] = []
+        var versions: [(name: String, version: String)] = []
         for name in names where !name.hasPrefix(".") {
             var info = stat()
             guard stat(directory + "/" + name, &info) == 0 else { continue }
@@ -51,12 +94,19 @@ final class AssetLister: Sendable {
             case S_IFREG: positions.append(Position(isFile: true, name: name))
             default: continue
             }
+            versions.append((name, "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"))
         }
         positions.sort()
-        let start = position.map { after in positions.firstIndex { after < $0 } ?? positions.endIndex } ?? positions.startIndex
-        let page = positions[start...].prefix(limit)
-        let prefix = dir.isEmpty ? "" : dir + "/"
+        // In name order, so the same listing hashes the same whatever order readdir gave.
+        let fingerprint = EntityTag.hash(versions.sorted { $0.name < $1.name }.map { $0.name + "\u{0}" + $0.version + "\u{0}" }.joined().utf8)
+        return (positions, fingerprint)
+    }
 
+    /// The entries of `page` (positions in `dir`), files probed; and how many files were neither an
+    /// image nor a video.
+    private func entries(_ page: some Collection<Position>, dir: String) async throws -> (entries: [AssetListing.Entry], skipped: Int) {
+        guard let resolver else { throw ServerError(.unsupported, "a root in object storage is not listed") }
+        let prefix = dir.isEmpty ? "" : dir + "/"
         var entries: [AssetListing.Entry] = []
         var skipped = 0
         let files = page.filter(\.isFile).map { prefix + $0.name }
@@ -87,9 +137,7 @@ final class AssetLister: Sendable {
                 skipped += 1
             }
         }
-        let next = start + page.count < positions.endIndex ? page.last.map(\.cursor) : nil
-        let parent: String? = dir.isEmpty ? nil : dir.split(separator: "/").dropLast().joined(separator: "/")
-        return AssetListing(dir: dir, parent: parent, entries: entries, next: next, skipped: skipped)
+        return (entries, skipped)
     }
 
     /// What each of `paths` (relative to the root) is: images probed from their headers on the
@@ -133,25 +181,27 @@ final class AssetLister: Sendable {
     struct Position: Comparable {
         var isFile: Bool
         var name: String
+        /// `name`'s scalars, split once for every comparison a sort makes.
+        private var scalars: [Unicode.Scalar]
 
         init(isFile: Bool, name: String) {
             self.isFile = isFile
             self.name = name
+            scalars = Array(name.unicodeScalars)
         }
 
         init(cursor: String) throws(ServerError) {
             guard cursor.hasPrefix("d:") || cursor.hasPrefix("f:"), cursor.utf8.count > 2, cursor.utf8.count <= 1024 else {
                 throw ServerError(.badInput, "malformed cursor")
             }
-            isFile = cursor.hasPrefix("f:")
-            name = String(cursor.dropFirst(2))
+            self.init(isFile: cursor.hasPrefix("f:"), name: String(cursor.dropFirst(2)))
         }
 
         var cursor: String { (isFile ? "f:" : "d:") + name }
 
         static func < (a: Position, b: Position) -> Bool {
             if a.isFile != b.isFile { return !a.isFile }
-            return AssetListing.naturallyBefore(a.name, b.name)
+            return AssetListing.naturallyBefore(a.scalars, b.scalars)
         }
     }
 }

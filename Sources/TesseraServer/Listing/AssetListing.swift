@@ -41,8 +41,13 @@ extension AssetListing {
     /// `a` before `b` in natural order: runs of digits compare by value, everything else by
     /// Unicode scalar, so `photo-9` < `photo-10` and the order is total and stable.
     static func naturallyBefore(_ a: String, _ b: String) -> Bool {
-        var left = Array(a.unicodeScalars)[...]
-        var right = Array(b.unicodeScalars)[...]
+        naturallyBefore(Array(a.unicodeScalars), Array(b.unicodeScalars))
+    }
+
+    /// ``naturallyBefore(_:_:)`` of names already split into scalars (a sort splits each once).
+    static func naturallyBefore(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Bool {
+        var left = a[...]
+        var right = b[...]
         while let l = left.first, let r = right.first {
             if l.properties.numericType == .decimal, r.properties.numericType == .decimal {
                 let leftDigits = left.prefix { $0.properties.numericType == .decimal }

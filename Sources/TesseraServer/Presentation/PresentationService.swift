@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Logging
 import NIOCore
 import TesseraCodecs
 import TesseraCore
@@ -16,6 +17,30 @@ struct PresentationService: Sendable {
     let images: ImageService
     let videos: VideoService
     let lister: AssetLister
+    /// Folders' documents by what they were made from (the listing's fingerprint, the folder's
+    /// sidecar, the URLs): a folder unchanged since is answered without probing a file again.
+    let folderDocuments = Locked(LRUCache<String, Data>(costLimit: 64 << 20))
+
+    init(images: ImageService, videos: VideoService, lister: AssetLister) {
+        self.images = images
+        self.videos = videos
+        self.lister = lister
+    }
+
+    /// The JSON of a folder's `kind` of document (`collection` or `manifest`), made by `make`
+    /// unless this version of the folder's was made already.
+    func folderDocument(
+        _ kind: String, of directory: String, urls: PresentationURLs, logger: Logger, make: () async throws -> Data
+    ) async throws -> Data {
+        let key = [
+            kind, directory, try lister.fingerprint(directory), folderSidecar(directory, logger: logger).version, urls.presentation,
+            urls.iiif, urls.media,
+        ].joined(separator: "\u{0}")
+        if let known = folderDocuments.withLock({ $0.value(for: key) }) { return known }
+        let document = try await make()
+        folderDocuments.withLock { _ = $0.insert(document, for: key, cost: document.count) }
+        return document
+    }
 
     /// The most entries a collection or folder manifest lists (a folder of more is cut there,
     /// and says so in its `summary`).
@@ -23,17 +48,49 @@ struct PresentationService: Sendable {
     /// The longest side of the thumbnails the documents name, in pixels.
     static let thumbnailSide = 256
 
-    /// The manifest of the image, document or video `source`.
-    func manifest(of source: ResolvedSource, urls: PresentationURLs) async throws -> ByteBuffer {
+    /// The manifest of the image, document or video `source`, with its sidecar
+    /// (`{file name}.iiif.json`) if it has one; and the version of what it was made from (the
+    /// file's and the sidecar's), for its entity tag.
+    func manifest(of source: ResolvedSource, urls: PresentationURLs, logger: Logger) async throws -> (body: ByteBuffer, version: String) {
         guard source.page == nil else {
             throw ServerError(.notFound, "a page has no manifest of its own: the document's lists it")
         }
-        return try await images.answer("manifest|" + urls.presentation + "|" + urls.iiif + "|" + urls.media, source: source) {
-            ByteBuffer(bytes: try await makeManifest(of: source, urls: urls).json())
+        let (sidecar, sidecarVersion) = self.sidecar(source.relativePath + ".iiif.json", logger: logger)
+        let version = "manifest|" + sidecarVersion + "|" + urls.presentation + "|" + urls.iiif + "|" + urls.media
+        let body = try await images.answer(version, source: source) {
+            ByteBuffer(bytes: try await makeManifest(of: source, urls: urls, sidecar: sidecar).json())
+        }
+        return (body, version)
+    }
+
+    /// The sidecar at `relativePath` under the root, read and checked, and its version ("none"
+    /// when there is none). One that is wrong is left out, and the reason logged (the document is
+    /// still served: a curator's typo does not take the images offline).
+    func sidecar(_ relativePath: String, logger: Logger) -> (sidecar: PresentationSidecar?, version: String) {
+        // Resolved as any identifier is: inside the root, through no symlink out of it.
+        guard let resolver = lister.resolver, let file = try? resolver.resolve(PercentEncoding.encode(relativePath)), let path = file.path
+        else { return (nil, "none") }
+        guard file.identity.byteCount <= PresentationSidecar.maximumByteCount, let data = FileManager.default.contents(atPath: path) else {
+            logger.warning("\(relativePath): sidecar over \(PresentationSidecar.maximumByteCount) bytes or unreadable; not used")
+            return (nil, file.key)
+        }
+        do {
+            return (try PresentationSidecar(json: data), file.key)
+        } catch {
+            logger.warning("\(relativePath): \(error); not used")
+            return (nil, file.key)
         }
     }
 
-    func makeManifest(of source: ResolvedSource, urls: PresentationURLs) async throws -> IIIFManifest {
+    /// The sidecar of `directory` (relative to the root, decoded): its `_folder.iiif.json`.
+    func folderSidecar(_ directory: String, logger: Logger) -> (sidecar: PresentationSidecar?, version: String) {
+        sidecar(directory.isEmpty ? Self.folderSidecarName : directory + "/" + Self.folderSidecarName, logger: logger)
+    }
+
+    /// A folder's sidecar's file name.
+    static let folderSidecarName = "_folder.iiif.json"
+
+    func makeManifest(of source: ResolvedSource, urls: PresentationURLs, sidecar: PresentationSidecar?) async throws -> IIIFManifest {
         let (directory, name) = Self.split(source.relativePath)
         let encoded = PercentEncoding.encode(source.relativePath)
         let id = urls.manifest(encoded)
@@ -65,6 +122,7 @@ struct PresentationService: Sendable {
             description.metadata = Self.videoMetadata(video, bytes: source.identity.byteCount)
         }
         description.thumbnail = canvases.first?.thumbnail ?? []
+        sidecar?.apply(to: &description)
         return IIIFManifest(id: id, description: description, items: canvases)
     }
 
@@ -79,7 +137,7 @@ struct PresentationService: Sendable {
     /// A manifest of the images and videos directly in `directory` (relative to the root,
     /// decoded), one canvas each in the listing's order: a book or a gallery kept as one file per
     /// page. A document adds its first page.
-    func folderManifest(_ directory: String, urls: PresentationURLs) async throws -> IIIFManifest {
+    func folderManifest(_ directory: String, urls: PresentationURLs, logger: Logger) async throws -> IIIFManifest {
         let (parent, name) = Self.split(directory)
         let id = urls.manifest(PercentEncoding.encode(directory))
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
@@ -106,12 +164,13 @@ struct PresentationService: Sendable {
         }
         description.thumbnail = canvases.first?.thumbnail ?? []
         if isCut { description.summary = Self.cutSummary }
+        folderSidecar(directory, logger: logger).sidecar?.apply(to: &description)
         return IIIFManifest(id: id, description: description, items: canvases)
     }
 
     /// The collection of `directory` (relative to the root, decoded; "" for the root): its
     /// subfolders as collections, then its images, documents and videos as manifests.
-    func collection(_ directory: String, urls: PresentationURLs) async throws -> IIIFCollection {
+    func collection(_ directory: String, urls: PresentationURLs, logger: Logger) async throws -> IIIFCollection {
         let (parent, name) = Self.split(directory)
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
         if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
@@ -129,19 +188,13 @@ struct PresentationService: Sendable {
             }
         }
         if isCut { description.summary = Self.cutSummary }
+        folderSidecar(directory, logger: logger).sidecar?.apply(to: &description)
         return IIIFCollection(id: urls.collection(directory), description: description, items: items)
     }
 
     /// Every entry of `directory` the listing shows, in its order, up to ``maximumEntries``.
     private func listing(_ directory: String) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
-        var entries: [AssetListing.Entry] = []
-        var cursor: String?
-        repeat {
-            let page = try await lister.list(dir: directory, cursor: cursor, limit: 1000)
-            entries += page.entries
-            cursor = page.next
-        } while cursor != nil && entries.count < Self.maximumEntries
-        return (Array(entries.prefix(Self.maximumEntries)), cursor != nil || entries.count > Self.maximumEntries)
+        try await lister.all(dir: directory, limit: Self.maximumEntries)
     }
 
     private static let cutSummary = LanguageMap(["This folder has more entries than are listed (\(maximumEntries) at most)."], language: "en")

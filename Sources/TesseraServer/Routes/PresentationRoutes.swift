@@ -22,12 +22,18 @@ struct PresentationRoutes {
         routes("presentation_collection") {
             $0.get("collection") { request, context in
                 let urls = urls(request, mount: context.mountPath(less: 1))
-                return try await respond(request, try await service.collection("", urls: urls).json())
+                let json = try await service.folderDocument("collection", of: "", urls: urls, logger: context.logger) {
+                    try await service.collection("", urls: urls, logger: context.logger).json()
+                }
+                return try await respond(request, json)
             }
             $0.get("collection/:folder") { request, context in
                 let folder = try IdentifierResolver.relativePath(of: try context.parameters.require("folder"))
                 let urls = urls(request, mount: context.mountPath(less: 2))
-                return try await respond(request, try await service.collection(folder, urls: urls).json())
+                let json = try await service.folderDocument("collection", of: folder, urls: urls, logger: context.logger) {
+                    try await service.collection(folder, urls: urls, logger: context.logger).json()
+                }
+                return try await respond(request, json)
             }
         }
         routes("presentation_manifest") {
@@ -41,13 +47,16 @@ struct PresentationRoutes {
                     // Not a file: a folder, as one manifest of its images.
                     let folder = try IdentifierResolver.relativePath(of: identifier)
                     guard let resolver = service.lister.resolver, (try? resolver.resolveDirectory(folder)) != nil else { throw error }
-                    return try await respond(request, try await service.folderManifest(folder, urls: urls).json())
+                    let json = try await service.folderDocument("manifest", of: folder, urls: urls, logger: context.logger) {
+                        try await service.folderManifest(folder, urls: urls, logger: context.logger).json()
+                    }
+                    return try await respond(request, json)
                 }
-                let body = try await service.manifest(of: source, urls: urls)
+                let (body, version) = try await service.manifest(of: source, urls: urls, logger: context.logger)
                 let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
                 return CacheableResponse(
                     body: body, contentType: contentType,
-                    entityTag: service.images.entityTag(source, "manifest|" + urls.presentation + "|" + contentType),
+                    entityTag: service.images.entityTag(source, version + "|" + contentType),
                     lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge, vary: "Accept"
                 ).response(to: request)
             }
@@ -60,8 +69,9 @@ struct PresentationRoutes {
         return PresentationURLs(presentation: base + mount, iiif: base + iiif.resolved(from: mount), media: base + media.resolved(from: mount))
     }
 
-    /// A folder's document, made on each request (a folder changes without its files changing):
-    /// its entity tag is its content's, so an unchanged folder costs the client a 304.
+    /// A folder's document (checked against the folder on each request, since a folder changes
+    /// without any one file changing): its entity tag is its content's, so an unchanged folder
+    /// costs the client a 304.
     private func respond(_ request: Request, _ json: Data) async throws -> Response {
         let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
         return CacheableResponse(
