@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Writes Tests/Fixtures/pages/: TIFF files of several images, for the page tests.
+"""Writes Tests/Fixtures/pages/: files of several images, for the page tests.
 
-Standard library only; the output is deterministic. Every image is one solid 8-bit RGB colour,
-uncompressed, so a page's pixels say which page was read.
+The TIFFs need the standard library only; the HEIF collection needs pillow-heif (1.8.1, as
+scripts/make-fixtures.py). Every image is one solid 8-bit RGB colour (the TIFFs uncompressed), so
+a page's pixels say which page was read.
 
 * three-pages.tif: three pages in strips: 96×64 red, 40×30 green, 20×24 blue.
 * pyramid-and-label.tif: a 64×48 tiled image (16×16 tiles, grey) with its reduced levels (32×24
   flagged NewSubfileType 1, then 16×12 not flagged but tiled alike and half the size, as some
   writers leave them), a transparency mask (NewSubfileType 4), and a 40×20 label in strips
   (yellow): two pages, the image and the label.
+* two-images.heic: a HEIF collection of two top-level images, stored 64×48 red then 32×40 blue,
+  the blue one primary: its pages are the primary first (blue), then the red.
 """
 
 import struct
@@ -101,6 +104,12 @@ def main():
     for name, data in files.items():
         (OUT / name).write_bytes(data)
         print(f"{name:<24}{len(data):>7} bytes")
+    import pillow_heif
+    from PIL import Image
+    collection = pillow_heif.from_pillow(Image.new("RGB", (64, 48), RED))
+    collection.add_from_pillow(Image.new("RGB", (32, 40), BLUE))
+    collection.save(OUT / "two-images.heic", quality=90, primary_index=1)
+    print(f"{'two-images.heic':<24}{(OUT / 'two-images.heic').stat().st_size:>7} bytes")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,19 @@ struct PageTests {
         #expect(try TIFFPyramid(path: Self.pyramidAndLabel)?.levelSizes.count == 3)
     }
 
+    @Test("each top-level image of a HEIF collection is a page, the primary image first")
+    func heifCollection() throws {
+        let path = Fixtures.path("pages/two-images.heic")
+        #expect(try ImageDecoder().probe(.file(path)).pageCount == 2)
+        #expect(try ImageDecoder().pageSizes(.file(path)) == [PixelSize(width: 32, height: 40), PixelSize(width: 64, height: 48)])
+        // Lossy: blue and red within a few levels.
+        let primary = try page(path, 0).pixels, other = try page(path, 1).pixels
+        let blue = Array(primary.pixel(x: 5, y: 5)), red = Array(other.pixel(x: 5, y: 5))
+        #expect(primary.size == PixelSize(width: 32, height: 40) && blue[2] > 240 && blue[0] < 16)
+        #expect(other.size == PixelSize(width: 64, height: 48) && red[0] > 240 && red[2] < 16)
+        #expect(throws: ImageDecodingError.noSuchPage(index: 2, count: 2)) { try page(path, 2) }
+    }
+
     @Test("a PDF's page sizes come from one open; an image that is no document has one page only")
     func pageSizesAndSinglePages() throws {
         #expect(

@@ -12,12 +12,14 @@ import Testing
 /// from the root: manifests of images, documents, videos and folders, collections of folders.
 @Suite("Pages and IIIF Presentation")
 struct PresentationRouteTests {
-    /// The sandbox, with a PDF and a multi-page TIFF in `docs/` and a video at the root.
+    /// The sandbox, with a PDF, a multi-page TIFF and a HEIF collection in `docs/`, and a video at
+    /// the root.
     static func sandbox() throws -> ServerSandbox {
         let sandbox = try ServerSandbox()
         try FileManager.default.createDirectory(atPath: sandbox.root + "/docs", withIntermediateDirectories: true)
         for (from, to) in [
             ("pdf/two-pages.pdf", "docs/two-pages.pdf"), ("pages/three-pages.tif", "docs/three-pages.tif"), ("video/gop1.mp4", "clip.mp4"),
+            ("pages/two-images.heic", "docs/two-images.heic"),
         ] {
             try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/" + from, toPath: sandbox.root + "/" + to)
         }
@@ -52,7 +54,7 @@ struct PresentationRouteTests {
         try await sandbox.server().test { client in
             for (identifier, width, height) in [
                 ("docs%2Ftwo-pages.pdf", 612, 792), ("docs%2Ftwo-pages.pdf;2", 300, 200), ("docs%2Ftwo-pages.pdf%3B2", 300, 200),
-                ("docs%2Fthree-pages.tif;3", 20, 24),
+                ("docs%2Fthree-pages.tif;3", 20, 24), ("docs%2Ftwo-images.heic", 32, 40), ("docs%2Ftwo-images.heic;2", 64, 48),
             ] {
                 try await client.execute(uri: "/iiif/3/\(identifier)/info.json", method: .get) { response in
                     #expect(response.status == .ok, "\(identifier)")
@@ -180,7 +182,7 @@ struct PresentationRouteTests {
             #expect(items[2]["id"] as? String == "http://localhost/presentation/3/big.png/manifest")
             let docs = try Self.json(try await client.execute(uri: "/presentation/3/collection/docs", method: .get))
             #expect((docs["partOf"] as? [[String: Any]])?.first?["id"] as? String == "http://localhost/presentation/3/collection")
-            #expect((docs["items"] as? [[String: Any]])?.count == 2)
+            #expect((docs["items"] as? [[String: Any]])?.count == 3)
             // A folder as one manifest of its images, one canvas each.
             let folder = try Self.json(try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get))
             #expect(Self.canvases(folder).count == 1 && folder["id"] as? String == "http://localhost/presentation/3/sub%20dir/manifest")
@@ -281,7 +283,7 @@ struct PresentationRouteTests {
             for (index, uri) in [
                 "/presentation/3/collection", "/presentation/3/collection/docs", "/presentation/3/docs%2Ftwo-pages.pdf/manifest",
                 "/presentation/3/docs%2Fthree-pages.tif/manifest", "/presentation/3/clip.mp4/manifest", "/presentation/3/big.png/manifest",
-                "/presentation/3/sub%20dir/manifest", "/presentation/3/docs/manifest",
+                "/presentation/3/sub%20dir/manifest", "/presentation/3/docs/manifest", "/presentation/3/docs%2Ftwo-images.heic/manifest",
             ].enumerated() {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .ok, "\(uri)")
@@ -293,7 +295,7 @@ struct PresentationRouteTests {
         checker.executableURL = repository.appendingPathComponent(".build/presentation-venv/bin/python")
         checker.arguments =
             [repository.appendingPathComponent("scripts/check-presentation.py").path]
-            + (0..<8).map { written + "/\($0).json" }
+            + (0..<9).map { written + "/\($0).json" }
         let output = Pipe()
         checker.standardOutput = output
         checker.standardError = output
@@ -301,6 +303,6 @@ struct PresentationRouteTests {
         let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         checker.waitUntilExit()
         #expect(checker.terminationStatus == 0, "\(report)")
-        #expect(report.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 8, "\(report)")
+        #expect(report.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 9, "\(report)")
     }
 }

@@ -17,6 +17,8 @@
     X(heif_context_alloc) X(heif_context_free) X(heif_context_read_from_file)                      \
     X(heif_context_read_from_memory_without_copy) X(heif_context_get_primary_image_handle)         \
     X(heif_context_get_number_of_top_level_images) X(heif_image_handle_release)                    \
+    X(heif_context_get_list_of_top_level_image_IDs) X(heif_context_get_primary_image_ID)           \
+    X(heif_context_get_image_handle)                                                               \
     X(heif_image_handle_get_width) X(heif_image_handle_get_height)                                 \
     X(heif_image_handle_has_alpha_channel) X(heif_image_handle_get_luma_bits_per_pixel)            \
     X(heif_image_handle_get_number_of_thumbnails) X(heif_image_handle_get_list_of_thumbnail_IDs)   \

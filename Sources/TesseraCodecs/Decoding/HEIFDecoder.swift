@@ -16,8 +16,17 @@ final class HEIFDecoder {
 
     private let derivedCanvases: HEIFDerivedCanvases
     private let limits: AllocationLimits
+    /// The top-level images, in page order (``pageIDs``).
+    private var pages: [heif_item_id] = []
+    /// How many pages the file has: its top-level images (a HEIF collection), 1 for one image.
+    var pageCount: Int { max(1, pages.count) }
 
-    init(_ source: ImageSource, limits: AllocationLimits) throws(ImageDecodingError) {
+    /// The most top-level images read as pages.
+    static let maximumPageCount = 1 << 16
+
+    /// - Parameter page: which top-level image, from 0: the primary image first (what the file
+    ///   shows alone), then the others in the order the file lists them.
+    init(_ source: ImageSource, limits: AllocationLimits, page: Int = 0) throws(ImageDecodingError) {
         derivedCanvases = HEIFDerivedCanvases(reading: try source.openStream())
         self.limits = limits
         let heif = try LibHeif.table()
@@ -35,7 +44,11 @@ final class HEIFDecoder {
         }
         var handle: OpaquePointer?
         if error.code == heif_error_Ok {
-            error = heif.heif_context_get_primary_image_handle(context, &handle)
+            pages = Self.pageIDs(heif, context)
+            guard page >= 0, page < max(1, pages.count) else { throw .noSuchPage(index: page, count: max(1, pages.count)) }
+            error =
+                page == 0
+                ? heif.heif_context_get_primary_image_handle(context, &handle) : heif.heif_context_get_image_handle(context, pages[page], &handle)
         }
         self.data = data
         guard error.code == heif_error_Ok, let handle else { throw Self.failure(error) }
@@ -43,6 +56,36 @@ final class HEIFDecoder {
         // A clean-aperture box can crop the image to nothing (found by FuzzDecodeHEIF).
         let width = heif.heif_image_handle_get_width(handle), height = heif.heif_image_handle_get_height(handle)
         guard width > 0, height > 0 else { throw .corrupt(reason: "a HEIF image of \(width)×\(height) pixels") }
+    }
+
+    /// The top-level images' IDs, the primary one first, then the rest in the file's order.
+    private static func pageIDs(_ heif: TesseraHeif, _ context: OpaquePointer) -> [heif_item_id] {
+        let count = Int(heif.heif_context_get_number_of_top_level_images(context))
+        guard count > 0, count <= maximumPageCount else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: count)
+        let filled = Int(heif.heif_context_get_list_of_top_level_image_IDs(context, &ids, Int32(count)))
+        ids = Array(ids.prefix(max(0, min(filled, count))))
+        var primary: heif_item_id = 0
+        guard heif.heif_context_get_primary_image_ID(context, &primary).code == heif_error_Ok, let at = ids.firstIndex(of: primary) else {
+            return ids
+        }
+        ids.remove(at: at)
+        return [primary] + ids
+    }
+
+    /// Every page's size (libheif's, already upright); 0×0 for one it cannot open.
+    func pageSizes() -> [PixelSize] {
+        guard pages.count > 1 else {
+            return [PixelSize(width: Int(heif.heif_image_handle_get_width(handle)), height: Int(heif.heif_image_handle_get_height(handle)))]
+        }
+        return pages.map { id in
+            var page: OpaquePointer?
+            guard heif.heif_context_get_image_handle(context, id, &page).code == heif_error_Ok, let page else {
+                return PixelSize(width: 0, height: 0)
+            }
+            defer { heif.heif_image_handle_release(page) }
+            return PixelSize(width: Int(max(0, heif.heif_image_handle_get_width(page))), height: Int(max(0, heif.heif_image_handle_get_height(page))))
+        }
     }
 
     func properties(format: ImageFormat, fileByteCount: Int) -> ImageProperties {
@@ -53,6 +96,7 @@ final class HEIFDecoder {
             format: format, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: bits > 0 ? bits : 8,
             colorModel: .rgb, frameCount: max(1, Int(heif.heif_context_get_number_of_top_level_images(context))),
             isProgressive: false, fileByteCount: fileByteCount, decodedFormat: hasAlpha ? .rgba8 : .rgb8)
+        properties.pageCount = pageCount
         attachColor(to: &properties)
         return properties
     }

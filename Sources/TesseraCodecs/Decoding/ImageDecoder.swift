@@ -34,6 +34,7 @@ public struct ImageDecoder: Sendable {
         switch header.kind {
         case .pdf(let pdf): return pdf.pageSizes()
         case .tiff(let tiff): return tiff.pageSizes
+        case .heif(let heif): return heif.pageSizes()
         default: return [header.properties.displaySize]
         }
     }
@@ -134,7 +135,7 @@ struct Header {
             let header = try WebPHeader(reading: stream, limits: options.limits)
             (kind, properties) = (.webp(header), header.properties(fileByteCount: length))
         case .heic, .avif:
-            let heif = try HEIFDecoder(source, limits: options.limits)
+            let heif = try HEIFDecoder(source, limits: options.limits, page: options.pageIndex)
             (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
         case .tiff:
             let tiff = try TIFFFile(source, fileByteCount: length, limits: options.limits, page: options.pageIndex)

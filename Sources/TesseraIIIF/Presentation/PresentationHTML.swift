@@ -156,8 +156,10 @@ public enum PresentationHTML {
         /// The start tag with only the attributes §4.4 keeps, their values escaped.
         func sanitizedOpening() -> String {
             var kept = ""
-            for (attribute, value) in attributes {
-                let trimmed = value.drop { $0.isWhitespace }.lowercased()
+            for (attribute, written) in attributes {
+                // Leading space is what browsers ignore too; the scheme is checked after it.
+                let value = String(written.drop { $0.isWhitespace })
+                let trimmed = value.lowercased()
                 let allowed =
                     switch (name, attribute) {
                     case ("a", "href"): ["http:", "https:", "mailto:"].contains { trimmed.hasPrefix($0) }
