@@ -57,4 +57,3 @@ public struct IIIFDocument<Item: PresentationItem>: Sendable, Hashable, Encodabl
     /// The JSON document (UTF-8, compact, keys sorted: `@context` first).
     public func json() throws -> Data { try PresentationJSON.encode(self) }
 }
-
