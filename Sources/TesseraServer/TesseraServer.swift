@@ -13,7 +13,7 @@ import UnixSignals
 /// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer).
 ///
 /// Run it as an application (``run(logger:onListening:)``), or mount its route collections in an
-/// app of your own, each at any path and with your own request context (``iiifRoutes(_:)``,
+/// app of your own, each at any path and with your own request context (``iiifRoutes(presentationPath:_:)``,
 /// ``routes(_:)``, docs/embedding.md). Routes live in `Routes/`; errors become statuses in one
 /// place (``TesseraMiddleware``), around Tessera's routes only.
 public struct TesseraServer: Sendable {
@@ -64,8 +64,10 @@ public struct TesseraServer: Sendable {
     /// be, `router.addRoutes(server.iiifRoutes(), atPath: "/images/iiif/3")`: every `id` and `Link`
     /// it writes names that path. `tessera serve` has it at `/iiif/3`.
     ///
-    /// - Parameter presentationPath: where the app mounted ``presentationRoutes(iiifPath:mediaPath:_:)``,
-    ///   if it did: each info.json then names its manifest (`partOf`).
+    /// - Parameters:
+    ///   - presentationPath: where the app mounted ``presentationRoutes(iiifPath:mediaPath:_:)``,
+    ///     if it did: each info.json then names its manifest (`partOf`).
+    ///   - context: the app's request context (inferred from where the collection is added).
     public func iiifRoutes<Context: RequestContext>(
         presentationPath: String? = nil, _ context: Context.Type = Context.self
     ) -> RouteCollection<Context> {
@@ -78,6 +80,11 @@ public struct TesseraServer: Sendable {
     /// mounted ``iiifRoutes(presentationPath:_:)`` (the manifests' image services), `mediaPath`
     /// where ``videoRoutes(_:)`` and ``fileRoutes(_:)`` are. `tessera serve` has it at
     /// `/presentation/3`.
+    ///
+    /// - Parameters:
+    ///   - iiifPath: where the app mounted ``iiifRoutes(presentationPath:_:)``: `/images/iiif/3`.
+    ///   - mediaPath: where the app mounted ``videoRoutes(_:)`` and ``fileRoutes(_:)`` ("" for the root).
+    ///   - context: the app's request context (inferred from where the collection is added).
     public func presentationRoutes<Context: RequestContext>(
         iiifPath: String, mediaPath: String = "", _ context: Context.Type = Context.self
     ) -> RouteCollection<Context> {
@@ -156,7 +163,7 @@ public struct TesseraServer: Sendable {
     /// - Important: a tile answered on the event loop passes through none of the app's middleware.
     ///   Use this only when nothing of the app's (authentication, logging) must see every IIIF
     ///   request; otherwise keep Hummingbird's `.http1()`, which still serves every route.
-    /// - Parameter iiifPath: where the app mounted ``iiifRoutes(_:)``.
+    /// - Parameter iiifPath: where the app mounted ``iiifRoutes(presentationPath:_:)``.
     public func httpServer(iiifPath: String) -> HTTPServerBuilder {
         let (idle, answer) = (configuration.idleTimeout, immediateAnswer(iiifPath: iiifPath))
         return HTTPServerBuilder { responder in ServerChannel(responder: responder, idleTimeout: idle, answer: answer) }

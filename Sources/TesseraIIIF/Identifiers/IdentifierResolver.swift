@@ -28,7 +28,7 @@ public struct ResolvedSource: Sendable, Hashable {
     /// first page, or the image itself.
     public private(set) var page: Int?
 
-    /// Which page of a document is meant, from 0 (``DecodeOptions``' `pageIndex`).
+    /// Which page of a document is meant, from 0 (`DecodeOptions.pageIndex`).
     public var pageIndex: Int { (page ?? 1) - 1 }
 
     /// How IIIF names this source in a URL: the relative path percent-encoded (`/` as `%2F`), with

@@ -18,7 +18,7 @@ public struct PyramidOptions: Sendable {
     /// Tiles converted to sRGB from the source's profile (the default; they are then untagged), or
     /// left in it with the profile embedded in every tile.
     public var colorManagement: ColorManagement
-    /// Which page of a document to build from, from 0 (``DecodeOptions/pageIndex``).
+    /// Which page of a document to build from, from 0 (`DecodeOptions.pageIndex`).
     public var pageIndex = 0
     /// Whether a build into a directory is made durable before its descriptor appears: one
     /// `syncfs` for the whole build, so that after a power loss a pyramid that looks complete is
