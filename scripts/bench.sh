@@ -21,6 +21,9 @@ python3 scripts/bench/serving_bench.py "$tessera" bench-out/inputs --runs 3 --js
 # JPEG 2000 (two JP2s of the same JPEG, made on /dev/shm): `tessera serve` beside iipsrv (OpenJPEG),
 # cold tiles beside opj_decompress, `tessera thumbnail` beside vipsthumbnail.
 python3 scripts/bench/jp2_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/jp2.json
+# IIIF Presentation: manifests of a 2,000-page PDF and TIFF and a 10,000-file folder's collection and
+# manifest, cold and warm, beside the header reads they cannot avoid (pdfinfo, Pillow, vipsheader).
+python3 scripts/bench/presentation_bench.py "$tessera" --runs 3 --json bench-out/presentation.json
 # Scale-out: sources and pyramids in SeaweedFS, one to three `tessera serve` behind nginx.
 python3 scripts/bench/scaleout_bench.py "$tessera" bench-out/inputs --json bench-out/scaleout.json
 
