@@ -75,12 +75,18 @@ struct PresentationSidecarTests {
         #expect(PresentationHTML.sanitized(input) == output)
     }
 
-    @Test("every value that may be HTML is sanitised in a sidecar; labels are text")
+    @Test("every value that may be HTML is sanitised in a sidecar; labels are text, markup in them refused")
     func sidecarHTML() throws {
         let read = try sidecar(
-            #"{"label": "<b>x</b>", "summary": "<p onmouseover=alert(1)>s</p>", "metadata": [{"label": "a", "value": "<script>x</script><i>v</i>"}]}"#
+            #"{"label": "1 < 2", "summary": "<p onmouseover=alert(1)>s</p>", "metadata": [{"label": "a", "value": "<script>x</script><i>v</i>"}]}"#
         )
-        #expect(read.label?["none"] == ["<b>x</b>"])
+        #expect(read.label?["none"] == ["1 < 2"])
+        for json in [
+            #"{"label": "<b>x</b>"}"#, #"{"label": {"en": ["<script>alert(1)</script>"]}}"#,
+            #"{"metadata": [{"label": "<img src=x>", "value": "v"}]}"#,
+        ] {
+            #expect(throws: PresentationSidecarError.self) { try sidecar(json) }
+        }
         #expect(read.summary?["none"] == ["<p>s</p>"])
         #expect(read.metadata.first?.value["none"] == ["<i>v</i>"])
     }

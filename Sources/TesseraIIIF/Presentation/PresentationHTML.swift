@@ -63,6 +63,17 @@ public enum PresentationHTML {
         return ""
     }
 
+    /// Whether `text` holds anything a browser would read as markup: `<` before a letter, `/`, `!`
+    /// or `?`.
+    public static func containsMarkup(_ text: String) -> Bool {
+        var previous: Character?
+        for character in text {
+            if previous == "<", character.isLetter || character == "/" || character == "!" || character == "?" { return true }
+            previous = character
+        }
+        return false
+    }
+
     /// Text with `&` (unless it starts an entity), `<`, `>` and `"` escaped.
     static func escaped(_ text: some StringProtocol) -> String {
         var result = ""

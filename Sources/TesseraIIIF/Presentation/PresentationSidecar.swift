@@ -109,10 +109,18 @@ public struct PresentationSidecar: Sendable, Hashable {
     // MARK: Reading members
 
     private static func languageMap(_ value: JSONValue, _ name: String, html: Bool = false) throws(PresentationSidecarError) -> LanguageMap {
-        func clean(_ text: String) -> String { html ? PresentationHTML.sanitized(text) : text }
+        // Where §4.4 allows no HTML (labels), markup is refused rather than passed on as text:
+        // viewers have rendered labels as HTML (UniversalViewer #307).
+        func clean(_ text: String) throws(PresentationSidecarError) -> String {
+            if html { return PresentationHTML.sanitized(text) }
+            guard !PresentationHTML.containsMarkup(text) else {
+                throw PresentationSidecarError("\(name) is plain text: HTML is allowed only in summary and in metadata and requiredStatement values")
+            }
+            return text
+        }
         switch value {
         case .string(let text):
-            return LanguageMap([clean(text)])
+            return LanguageMap([try clean(text)])
         case .object(let languages):
             guard !languages.isEmpty else { throw PresentationSidecarError("\(name) has no language") }
             var entries: [(language: String, values: [String])] = []
@@ -121,12 +129,12 @@ public struct PresentationSidecar: Sendable, Hashable {
                     throw PresentationSidecarError("\(name) has a language that is no BCP 47 tag")
                 }
                 switch texts {
-                case .string(let text): entries.append((language, [clean(text)]))
+                case .string(let text): entries.append((language, [try clean(text)]))
                 case .array(let list):
                     var values: [String] = []
                     for item in list {
                         guard case .string(let text) = item else { throw PresentationSidecarError("\(name) has a value that is not text") }
-                        values.append(clean(text))
+                        values.append(try clean(text))
                     }
                     entries.append((language, values))
                 default: throw PresentationSidecarError("\(name) has a value that is not text")
