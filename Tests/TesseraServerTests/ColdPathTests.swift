@@ -181,8 +181,13 @@ struct ColdPathTests {
             let alone = try connectedSocket(port: port, sending: request("slow.png"))
             try await poll { metric(decodes) == 1 }
             close(alone)
+            // Settled: the render and the level it waited on both let go (a full `make test` once
+            // read the count between the two, when the level's job was still queued), nothing
+            // stopping, running or queued.
             try await poll {
                 metric(abandoned) > 0 && server.service.workBeingStopped == 0 && server.service.executor.runningCount == 0
+                    && server.service.executor.queuedCount == 0 && server.service.levels.waitingCount == 0
+                    && server.service.waitingRenders == 0
             }
             #expect(metric(abandoned) > 0)
             #expect(server.service.executor.runningCount == 0)
