@@ -109,14 +109,8 @@ final class ImageService: Sendable {
     func properties(of source: ResolvedSource) async throws -> ImageProperties {
         if let known = probes.withLock({ $0.value(for: source.key) }) { return known }
         let limit = configuration.sourcePixelLimit
-        let properties: ImageProperties
-        do {
-            properties = try await executor.run(priority: .high) { _ in
-                try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit, pageIndex: source.pageIndex)).probe(source.input)
-            }
-        } catch ImageDecodingError.noSuchPage(let index, let count) {
-            // A page the document lacks is a resource that is not there, as a file that is not.
-            throw ServerError(.notFound, "no page \(index + 1): the document has \(count)")
+        let properties = try await executor.run(priority: .high) { _ in
+            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit, pageIndex: source.pageIndex)).probe(source.input)
         }
         if Self.readsByRows(properties) {
             guard properties.size.width <= configuration.streamedRowPixelLimit else {

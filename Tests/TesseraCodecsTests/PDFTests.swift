@@ -23,7 +23,7 @@ struct PDFTests {
         #expect(throws: ImageDecodingError.noSuchPage(index: 2, count: 2)) {
             try ImageDecoder(options: DecodeOptions(pageIndex: 2)).probe(.file(Self.twoPages))
         }
-        #expect(ImageDecodingError.noSuchPage(index: 2, count: 2).category == .badInput)
+        #expect(ImageDecodingError.noSuchPage(index: 2, count: 2).category == .notFound)
     }
 
     @Test("page 1 renders at 72 dpi on white paper, each shape in its own colour, y down")

@@ -20,7 +20,7 @@ public struct ImageDecoder: Sendable {
     /// The headers are checked against each other, against the file's length and against
     /// ``options``' limits, so a file that no decode with these options would accept fails here too.
     public func probe(_ source: ImageSource) throws(ImageDecodingError) -> ImageProperties {
-        try Header(source, options: options).properties
+        try Header(source, options: options, countsPages: true).properties
     }
 
     /// Every page's size upright, in pixels, from the headers in one pass (a PDF opened once, a
@@ -30,7 +30,7 @@ public struct ImageDecoder: Sendable {
     public func pageSizes(_ source: ImageSource) throws(ImageDecodingError) -> [PixelSize] {
         var options = self.options
         options.pageIndex = 0
-        let header = try Header(source, options: options)
+        let header = try Header(source, options: options, countsPages: true)
         switch header.kind {
         case .pdf(let pdf): return pdf.pageSizes()
         case .tiff(let tiff): return tiff.pageSizes
@@ -106,8 +106,9 @@ struct Header {
     let properties: ImageProperties
 
     /// Parses and checks the headers; `options` give the limits and whether a file that ends early
-    /// may still be decoded.
-    init(_ source: ImageSource, options: DecodeOptions) throws(ImageDecodingError) {
+    /// may still be decoded. `countsPages`: a multi-page TIFF's directories are all walked to count
+    /// its pages (a probe); a decode stops at the page it reads.
+    init(_ source: ImageSource, options: DecodeOptions, countsPages: Bool = false) throws(ImageDecodingError) {
         self.source = source
         let stream = try source.openStream()
         let length = stream.length
@@ -138,7 +139,8 @@ struct Header {
             let heif = try HEIFDecoder(source, limits: options.limits, page: options.pageIndex)
             (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
         case .tiff:
-            let tiff = try TIFFFile(source, fileByteCount: length, limits: options.limits, page: options.pageIndex)
+            let tiff = try TIFFFile(
+                source, fileByteCount: length, limits: options.limits, page: options.pageIndex, countsPages: countsPages)
             (kind, properties) = (.tiff(tiff), tiff.properties(fileByteCount: length))
         case .svg:
             let svg = try SVGDecoder(source)

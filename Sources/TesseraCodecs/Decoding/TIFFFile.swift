@@ -33,9 +33,10 @@ final class TIFFFile {
     /// The pixels one strip or tile covers: the full width by the rows per strip (at most the
     /// height), or one tile (which may reach past the image's edges).
     let pieceSize: PixelSize
-    /// The file's pages (``pageDirectories(_:_:)``), when opened by page; else 1.
+    /// The file's pages (``pageDirectories(_:_:through:)``) when opened by page and counting them;
+    /// opened by page without counting, the pages up to the one opened; else 0.
     var pageCount: Int { pageSizes.count }
-    /// Each page's size upright (its orientation applied), when opened by page; else this image's.
+    /// Each page's size upright (its orientation applied), as far as ``pageCount`` goes.
     private(set) var pageSizes: [PixelSize] = []
 
     /// The most directories walked to find the pages: more is a hostile chain, not a document.
@@ -46,7 +47,12 @@ final class TIFFFile {
     /// without that flag (tiled like the image before, about half its size, as ``TIFFPyramid``
     /// reads them), with each one's size upright. At least the first directory; leaves libtiff at
     /// an arbitrary one.
-    private static func pageDirectories(_ library: TesseraTIFF, _ tiff: OpaquePointer) -> [(directory: Int, size: PixelSize)] {
+    ///
+    /// - Parameter lastPage: stop once this page (from 0) is found: a decode of page 1 of a
+    ///   2,000-page scan then reads one directory, not 2,000. Nil: every page.
+    private static func pageDirectories(
+        _ library: TesseraTIFF, _ tiff: OpaquePointer, through lastPage: Int? = nil
+    ) -> [(directory: Int, size: PixelSize)] {
         struct Shape: Equatable {
             var size = PixelSize(width: 0, height: 0), tile = PixelSize(width: 0, height: 0), isTiled = false
         }
@@ -86,6 +92,7 @@ final class TIFFFile {
             if kind & UInt32(FILETYPE_REDUCEDIMAGE | FILETYPE_MASK) == 0, !isLevel {
                 pages.append((directory, uprightSize(current.size)))
             }
+            if let lastPage, pages.count > lastPage { break }
             previous = current
             directory += 1
         } while directory < maximumDirectoryCount && library.TIFFReadDirectory(tiff) == 1
@@ -102,10 +109,12 @@ final class TIFFFile {
     ///   - limits: what one strip, tile or band of rows may take; libtiff's own allocations are held
     ///     to the same byte limit.
     ///   - directory: which image of the file, from 0 (every image: pages and reduced levels).
-    ///   - page: which page, from 0 (``pageDirectories(_:)``), instead of `directory`; nil: not
-    ///     asked, and ``pageCount`` is left at 1.
+    ///   - page: which page, from 0 (``pageDirectories(_:_:through:)``), instead of `directory`; nil:
+    ///     not asked, and ``pageCount`` is left at 0.
+    ///   - countsPages: walk every directory to count the pages (a probe); else stop at `page`.
     init(
-        _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0, page: Int? = nil
+        _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0, page: Int? = nil,
+        countsPages: Bool = false
     ) throws(ImageDecodingError) {
         let library = try LibTIFF.table()
         self.library = library
@@ -125,8 +134,11 @@ final class TIFFFile {
         handle = CHandle(opened) { library.TIFFClose($0) }
         var directory = directory
         if let page {
-            let pages = Self.pageDirectories(library, opened)
-            guard page >= 0, page < pages.count else { throw .noSuchPage(index: page, count: pages.count) }
+            let pages = Self.pageDirectories(library, opened, through: countsPages ? nil : page)
+            guard page >= 0, page < pages.count else {
+                // Not found: the walk reached the end, so it counted every page.
+                throw .noSuchPage(index: page, count: pages.count)
+            }
             directory = pages[page].directory
             pageSizes = pages.map(\.size)
         }

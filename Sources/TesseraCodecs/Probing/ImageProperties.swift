@@ -41,7 +41,9 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     public var pageSize: PointSize?
     /// The pages of a document (a PDF's pages, a multi-page TIFF's images, not the reduced levels
     /// of a pyramidal one), each an image of its own that ``DecodeOptions/pageIndex`` picks; the
-    /// other properties are of that page. 1 for every other image.
+    /// other properties are of that page. 1 for every other image. A probe counts them all; a
+    /// decode of a TIFF reads its directories only as far as the page it decodes, so its
+    /// properties count no further.
     public var pageCount = 1
     /// For an animated GIF, WebP or APNG (more than one frame): each frame's duration and the loop
     /// count. Nil for a still image.

@@ -82,7 +82,9 @@ public enum ImageDecodingError: TesseraError, Equatable {
         case .transferFailed: .network
         case .libraryUnavailable: .libraryUnavailable
         case .cancelled: .cancelled
-        case .noSuchPage, .noSuchFrame: .badInput
+        // A page the document lacks is a resource that is not there, as a file that is not.
+        case .noSuchPage: .notFound
+        case .noSuchFrame: .badInput
         }
     }
 }

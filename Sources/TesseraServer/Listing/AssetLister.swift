@@ -39,7 +39,7 @@ final class AssetLister: Sendable {
     ///   (bad input) for a malformed cursor.
     func list(dir: String, cursor: String?, limit: Int) async throws -> AssetListing {
         let position = try cursor.map(Position.init(cursor:))
-        let positions = try sortedPositions(dir).positions
+        let positions = try snapshot(dir).positions
         let start = position.map { after in positions.firstIndex { after < $0 } ?? positions.endIndex } ?? positions.startIndex
         let page = positions[start...].prefix(limit)
         let (entries, skipped) = try await entries(page, dir: dir)
@@ -48,11 +48,11 @@ final class AssetLister: Sendable {
         return AssetListing(dir: dir, parent: parent, entries: entries, next: next, skipped: skipped)
     }
 
-    /// Every entry of `dir` in the listing's order, up to `limit`, the directory read once (what a
+    /// Every entry of `snapshot` (of `dir`) in the listing's order, up to `limit` (what a
     /// Presentation collection lists); and whether there were more. Files are probed a thousand at
     /// a time, a batch per core at once, so a cancelled request stops between batches.
-    func all(dir: String, limit: Int) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
-        let positions = try sortedPositions(dir).positions
+    func all(_ snapshot: Snapshot, dir: String, limit: Int) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
+        let positions = snapshot.positions
         let listed = Array(positions.prefix(limit))
         let batches = stride(from: 0, to: listed.count, by: 1000).map { listed[$0..<min($0 + 1000, listed.count)] }
         var results = [[AssetListing.Entry]](repeating: [], count: batches.count)
@@ -72,15 +72,18 @@ final class AssetLister: Sendable {
         return (results.flatMap { $0 }, positions.count > limit)
     }
 
-    /// A name for this version of `dir`'s listing: it changes when an entry is added, removed,
-    /// renamed or changed (each entry's inode, size and modification time), without reading a file.
-    func fingerprint(_ dir: String) throws -> String {
-        String(try sortedPositions(dir).fingerprint, radix: 16)
+    /// A directory as read once: its entries sorted, and a name for this version of it.
+    struct Snapshot: Sendable {
+        /// The directories and regular files, in the listing's order.
+        let positions: [Position]
+        /// Changes when an entry is added, removed, renamed or changed (each entry's inode, size
+        /// and modification time), without reading a file.
+        let fingerprint: String
     }
 
     /// The directories and regular files of `dir` (relative to the root, decoded), sorted, and the
-    /// listing's ``fingerprint(_:)``: one `stat` per entry.
-    private func sortedPositions(_ dir: String) throws -> (positions: [Position], fingerprint: UInt64) {
+    /// listing's fingerprint: one `stat` per entry.
+    func snapshot(_ dir: String) throws -> Snapshot {
         guard let resolver else { throw ServerError(.unsupported, "a root in object storage is not listed") }
         let directory = try resolver.resolveDirectory(dir)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -99,7 +102,7 @@ final class AssetLister: Sendable {
         positions.sort()
         // In name order, so the same listing hashes the same whatever order readdir gave.
         let fingerprint = EntityTag.hash(versions.sorted { $0.name < $1.name }.map { $0.name + "\u{0}" + $0.version + "\u{0}" }.joined().utf8)
-        return (positions, fingerprint)
+        return Snapshot(positions: positions, fingerprint: String(fingerprint, radix: 16))
     }
 
     /// The entries of `page` (positions in `dir`), files probed; and how many files were neither an
@@ -178,7 +181,7 @@ final class AssetLister: Sendable {
 
     /// Where an entry sorts: directories first, then files, each in natural name order. A cursor
     /// is the position of the last entry returned, written `d:NAME` or `f:NAME`.
-    struct Position: Comparable {
+    struct Position: Comparable, Sendable {
         var isFile: Bool
         var name: String
         /// `name`'s scalars, split once for every comparison a sort makes.

@@ -27,17 +27,30 @@ struct PresentationService: Sendable {
         self.lister = lister
     }
 
-    /// The JSON of a folder's `kind` of document (`collection` or `manifest`), made by `make`
-    /// unless this version of the folder's was made already.
-    func folderDocument(
-        _ kind: String, of directory: String, urls: PresentationURLs, logger: Logger, make: () async throws -> Data
-    ) async throws -> Data {
+    /// What a folder is described as.
+    enum FolderDocument: String {
+        /// Its subfolders and files (``collection(_:_:sidecar:urls:)``).
+        case collection
+        /// One manifest of its images and videos (``folderManifest(_:_:sidecar:urls:)``).
+        case manifest
+    }
+
+    /// The JSON of `directory`'s `kind` of document (relative to the root, decoded; "" for the
+    /// root), unless this version of it (the directory read once, its sidecar's version) was made
+    /// already; the sidecar is read only to make it.
+    func folderDocument(_ kind: FolderDocument, of directory: String, urls: PresentationURLs, logger: Logger) async throws -> Data {
+        let snapshot = try lister.snapshot(directory)
+        let sidecarFile = self.sidecarFile(directory.isEmpty ? Self.folderSidecarName : directory + "/" + Self.folderSidecarName)
         let key = [
-            kind, directory, try lister.fingerprint(directory), folderSidecar(directory, logger: logger).version, urls.presentation,
-            urls.iiif, urls.media,
+            kind.rawValue, directory, snapshot.fingerprint, sidecarFile?.version ?? "none", urls.presentation, urls.iiif, urls.media,
         ].joined(separator: "\u{0}")
         if let known = folderDocuments.withLock({ $0.value(for: key) }) { return known }
-        let document = try await make()
+        let sidecar = read(sidecarFile, logger: logger)
+        let document =
+            switch kind {
+            case .collection: try await collection(directory, snapshot, sidecar: sidecar, urls: urls).json()
+            case .manifest: try await folderManifest(directory, snapshot, sidecar: sidecar, urls: urls).json()
+            }
         folderDocuments.withLock { _ = $0.insert(document, for: key, cost: document.count) }
         return document
     }
@@ -55,36 +68,46 @@ struct PresentationService: Sendable {
         guard source.page == nil else {
             throw ServerError(.notFound, "a page has no manifest of its own: the document's lists it")
         }
-        let (sidecar, sidecarVersion) = self.sidecar(source.relativePath + ".iiif.json", logger: logger)
-        let version = "manifest|" + sidecarVersion + "|" + urls.presentation + "|" + urls.iiif + "|" + urls.media
+        let sidecarFile = self.sidecarFile(source.relativePath + ".iiif.json")
+        let version = "manifest|" + (sidecarFile?.version ?? "none") + "|" + urls.presentation + "|" + urls.iiif + "|" + urls.media
         let body = try await images.answer(version, source: source) {
-            ByteBuffer(bytes: try await makeManifest(of: source, urls: urls, sidecar: sidecar).json())
+            ByteBuffer(bytes: try await makeManifest(of: source, urls: urls, sidecar: read(sidecarFile, logger: logger)).json())
         }
         return (body, version)
     }
 
-    /// The sidecar at `relativePath` under the root, read and checked, and its version ("none"
-    /// when there is none). One that is wrong is left out, and the reason logged (the document is
-    /// still served: a curator's typo does not take the images offline).
-    func sidecar(_ relativePath: String, logger: Logger) -> (sidecar: PresentationSidecar?, version: String) {
-        // Resolved as any identifier is: inside the root, through no symlink out of it.
-        guard let resolver = lister.resolver, let file = try? resolver.resolve(PercentEncoding.encode(relativePath)), let path = file.path
-        else { return (nil, "none") }
-        guard file.identity.byteCount <= PresentationSidecar.maximumByteCount, let data = FileManager.default.contents(atPath: path) else {
-            logger.warning("\(relativePath): sidecar over \(PresentationSidecar.maximumByteCount) bytes or unreadable; not used")
-            return (nil, file.key)
-        }
-        do {
-            return (try PresentationSidecar(json: data), file.key)
-        } catch {
-            logger.warning("\(relativePath): \(error); not used")
-            return (nil, file.key)
-        }
+    /// A sidecar that is there, not yet read.
+    struct SidecarFile {
+        /// Relative to the root, decoded: what a warning names.
+        let relativePath: String
+        let path: String
+        let byteCount: Int
+        /// Changes when the file does: part of the key of every document made with it.
+        let version: String
     }
 
-    /// The sidecar of `directory` (relative to the root, decoded): its `_folder.iiif.json`.
-    func folderSidecar(_ directory: String, logger: Logger) -> (sidecar: PresentationSidecar?, version: String) {
-        sidecar(directory.isEmpty ? Self.folderSidecarName : directory + "/" + Self.folderSidecarName, logger: logger)
+    /// The sidecar at `relativePath` under the root, if there is one; nothing is read. Resolved as
+    /// any identifier is: inside the root, through no symlink out of it.
+    func sidecarFile(_ relativePath: String) -> SidecarFile? {
+        guard let resolver = lister.resolver, let file = try? resolver.resolve(PercentEncoding.encode(relativePath)), let path = file.path
+        else { return nil }
+        return SidecarFile(relativePath: relativePath, path: path, byteCount: file.identity.byteCount, version: file.key)
+    }
+
+    /// `file` read and checked. One that is wrong is left out, and the reason logged (the document
+    /// is still served: a curator's typo does not take the images offline).
+    func read(_ file: SidecarFile?, logger: Logger) -> PresentationSidecar? {
+        guard let file else { return nil }
+        guard file.byteCount <= PresentationSidecar.maximumByteCount, let data = FileManager.default.contents(atPath: file.path) else {
+            logger.warning("\(file.relativePath): sidecar over \(PresentationSidecar.maximumByteCount) bytes or unreadable; not used")
+            return nil
+        }
+        do {
+            return try PresentationSidecar(json: data)
+        } catch {
+            logger.warning("\(file.relativePath): \(error); not used")
+            return nil
+        }
     }
 
     /// A folder's sidecar's file name.
@@ -135,14 +158,16 @@ struct PresentationService: Sendable {
     }
 
     /// A manifest of the images and videos directly in `directory` (relative to the root,
-    /// decoded), one canvas each in the listing's order: a book or a gallery kept as one file per
-    /// page. A document adds its first page.
-    func folderManifest(_ directory: String, urls: PresentationURLs, logger: Logger) async throws -> IIIFManifest {
+    /// decoded; `snapshot` its listing), one canvas each in the listing's order: a book or a
+    /// gallery kept as one file per page. A document adds its first page.
+    func folderManifest(
+        _ directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?, urls: PresentationURLs
+    ) async throws -> IIIFManifest {
         let (parent, name) = Self.split(directory)
         let id = urls.manifest(PercentEncoding.encode(directory))
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
         description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
-        let (entries, isCut) = try await listing(directory)
+        let (entries, isCut) = try await lister.all(snapshot, dir: directory, limit: Self.maximumEntries)
         var canvases: [IIIFCanvas] = []
         for entry in entries {
             guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { continue }
@@ -164,17 +189,20 @@ struct PresentationService: Sendable {
         }
         description.thumbnail = canvases.first?.thumbnail ?? []
         if isCut { description.summary = Self.cutSummary }
-        folderSidecar(directory, logger: logger).sidecar?.apply(to: &description)
+        sidecar?.apply(to: &description)
         return IIIFManifest(id: id, description: description, items: canvases)
     }
 
-    /// The collection of `directory` (relative to the root, decoded; "" for the root): its
-    /// subfolders as collections, then its images, documents and videos as manifests.
-    func collection(_ directory: String, urls: PresentationURLs, logger: Logger) async throws -> IIIFCollection {
+    /// The collection of `directory` (relative to the root, decoded; "" for the root; `snapshot`
+    /// its listing): its subfolders as collections, then its images, documents and videos as
+    /// manifests.
+    func collection(
+        _ directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?, urls: PresentationURLs
+    ) async throws -> IIIFCollection {
         let (parent, name) = Self.split(directory)
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
         if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
-        let (entries, isCut) = try await listing(directory)
+        let (entries, isCut) = try await lister.all(snapshot, dir: directory, limit: Self.maximumEntries)
         let items = entries.map { entry -> ResourceReference in
             switch entry.kind {
             case .directory:
@@ -188,13 +216,8 @@ struct PresentationService: Sendable {
             }
         }
         if isCut { description.summary = Self.cutSummary }
-        folderSidecar(directory, logger: logger).sidecar?.apply(to: &description)
+        sidecar?.apply(to: &description)
         return IIIFCollection(id: urls.collection(directory), description: description, items: items)
-    }
-
-    /// Every entry of `directory` the listing shows, in its order, up to ``maximumEntries``.
-    private func listing(_ directory: String) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
-        try await lister.all(dir: directory, limit: Self.maximumEntries)
     }
 
     private static let cutSummary = LanguageMap(["This folder has more entries than are listed (\(maximumEntries) at most)."], language: "en")

@@ -11,7 +11,13 @@ struct PresentationURLs: Sendable, Hashable {
     var media: String
 
     /// The manifest of a file or folder (`identifier` percent-encoded).
-    func manifest(_ encodedIdentifier: String) -> String { presentation + "/" + encodedIdentifier + "/manifest" }
+    func manifest(_ encodedIdentifier: String) -> String { Self.manifest(encodedIdentifier, presentation: presentation) }
+
+    /// The manifest of a file or folder (`identifier` percent-encoded) served under `presentation`
+    /// (where the Presentation routes are): what an image's info.json names as its `partOf`.
+    static func manifest(_ encodedIdentifier: String, presentation: String) -> String {
+        presentation + "/" + encodedIdentifier + "/manifest"
+    }
 
     /// The collection of `directory` (relative to the root, decoded; "" for the root).
     func collection(_ directory: String) -> String {

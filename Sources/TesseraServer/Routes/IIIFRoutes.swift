@@ -33,8 +33,9 @@ struct IIIFRoutes {
                 let mount = context.mountPath(less: 2)
                 let partOf = manifests.map { location in
                     ResourceReference(
-                        id: service.configuration.baseURL(authority: request.head.authority) + location.resolved(from: mount) + "/"
-                            + PercentEncoding.encode(source.relativePath) + "/manifest",
+                        id: PresentationURLs.manifest(
+                            PercentEncoding.encode(source.relativePath),
+                            presentation: service.configuration.baseURL(authority: request.head.authority) + location.resolved(from: mount)),
                         type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
                 }
                 let body = try await service.info(for: source, id: id, partOf: partOf)
@@ -109,7 +110,7 @@ struct IIIFRoutes {
     /// `url` for a `Link` header: a page's `;` written `%3B` (the same identifier), since Link
     /// parsers that split on `;` (the IIIF validator's among them) cut the URL there.
     static func linkTarget(_ url: String) -> String {
-        url.contains(";") ? url.split(separator: ";", omittingEmptySubsequences: false).joined(separator: "%3B") : url
+        url.replacing(";", with: "%3B")
     }
 
     /// JSON-LD (with the IIIF context as profile) unless the client asks for plain JSON and not

@@ -22,17 +22,13 @@ struct PresentationRoutes {
         routes("presentation_collection") {
             $0.get("collection") { request, context in
                 let urls = urls(request, mount: context.mountPath(less: 1))
-                let json = try await service.folderDocument("collection", of: "", urls: urls, logger: context.logger) {
-                    try await service.collection("", urls: urls, logger: context.logger).json()
-                }
+                let json = try await service.folderDocument(.collection, of: "", urls: urls, logger: context.logger)
                 return try await respond(request, json)
             }
             $0.get("collection/:folder") { request, context in
                 let folder = try IdentifierResolver.relativePath(of: try context.parameters.require("folder"))
                 let urls = urls(request, mount: context.mountPath(less: 2))
-                let json = try await service.folderDocument("collection", of: folder, urls: urls, logger: context.logger) {
-                    try await service.collection(folder, urls: urls, logger: context.logger).json()
-                }
+                let json = try await service.folderDocument(.collection, of: folder, urls: urls, logger: context.logger)
                 return try await respond(request, json)
             }
         }
@@ -47,9 +43,7 @@ struct PresentationRoutes {
                     // Not a file: a folder, as one manifest of its images.
                     let folder = try IdentifierResolver.relativePath(of: identifier)
                     guard let resolver = service.lister.resolver, (try? resolver.resolveDirectory(folder)) != nil else { throw error }
-                    let json = try await service.folderDocument("manifest", of: folder, urls: urls, logger: context.logger) {
-                        try await service.folderManifest(folder, urls: urls, logger: context.logger).json()
-                    }
+                    let json = try await service.folderDocument(.manifest, of: folder, urls: urls, logger: context.logger)
                     return try await respond(request, json)
                 }
                 let (body, version) = try await service.manifest(of: source, urls: urls, logger: context.logger)
