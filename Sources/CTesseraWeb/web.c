@@ -58,6 +58,9 @@ static const unsigned char trimmer_html[] = {
 static const unsigned char trimmer_js[] = {
 #embed "Web/trimmer.js"
 };
+static const unsigned char viewer_adjust_js[] = {
+#embed "Web/viewer-adjust.js"
+};
 static const unsigned char viewer_cache_js[] = {
 #embed "Web/viewer-cache.js"
 };
@@ -70,6 +73,9 @@ static const unsigned char viewer_input_js[] = {
 static const unsigned char viewer_loader_js[] = {
 #embed "Web/viewer-loader.js"
 };
+static const unsigned char viewer_manifest_js[] = {
+#embed "Web/viewer-manifest.js"
+};
 static const unsigned char viewer_navigator_js[] = {
 #embed "Web/viewer-navigator.js"
 };
@@ -78,6 +84,12 @@ static const unsigned char viewer_pyramid_js[] = {
 };
 static const unsigned char viewer_render_js[] = {
 #embed "Web/viewer-render.js"
+};
+static const unsigned char viewer_thumbnails_js[] = {
+#embed "Web/viewer-thumbnails.js"
+};
+static const unsigned char viewer_view_js[] = {
+#embed "Web/viewer-view.js"
 };
 static const unsigned char viewer_css[] = {
 #embed "Web/viewer.css"
@@ -107,13 +119,17 @@ static const struct tessera_web_file files[] = {
     WEB_FILE(trimmer_css, "trimmer.css"),
     WEB_FILE(trimmer_html, "trimmer.html"),
     WEB_FILE(trimmer_js, "trimmer.js"),
+    WEB_FILE(viewer_adjust_js, "viewer-adjust.js"),
     WEB_FILE(viewer_cache_js, "viewer-cache.js"),
     WEB_FILE(viewer_geometry_js, "viewer-geometry.js"),
     WEB_FILE(viewer_input_js, "viewer-input.js"),
     WEB_FILE(viewer_loader_js, "viewer-loader.js"),
+    WEB_FILE(viewer_manifest_js, "viewer-manifest.js"),
     WEB_FILE(viewer_navigator_js, "viewer-navigator.js"),
     WEB_FILE(viewer_pyramid_js, "viewer-pyramid.js"),
     WEB_FILE(viewer_render_js, "viewer-render.js"),
+    WEB_FILE(viewer_thumbnails_js, "viewer-thumbnails.js"),
+    WEB_FILE(viewer_view_js, "viewer-view.js"),
     WEB_FILE(viewer_css, "viewer.css"),
     WEB_FILE(viewer_html, "viewer.html"),
     WEB_FILE(viewer_js, "viewer.js"),

@@ -7,8 +7,21 @@ export class TileCache {
   bytes = 0;
   evictions = 0;
 
+  /** The least budget, and what each view using the cache needs (`need`). */
+  #floor;
+  #needs = new Map();
+
   constructor(budget) {
     this.#budget = budget;
+    this.#floor = budget;
+  }
+
+  /** `owner` (a view) needs `bytes` for what it shows; the budget is what all of them need. */
+  need(owner, bytes) {
+    this.#needs.set(owner, bytes);
+    let total = 0;
+    for (const value of this.#needs.values()) total += value;
+    this.budget = Math.max(this.#floor, total);
   }
 
   get budget() {
@@ -52,6 +65,21 @@ export class TileCache {
     this.#remove(key);
     this.#entries.set(key, { bitmap, bytes, pinned });
     this.bytes += bytes;
+    this.#evict();
+  }
+
+  /**
+   * Tiles whose keys start with `prefix` (an image no longer shown) are unpinned and made the
+   * first to go, so a tour of a thousand pages keeps no more than the budget.
+   */
+  release(prefix) {
+    const released = [];
+    for (const [key, entry] of this.#entries) {
+      if (key.startsWith(prefix)) released.push([key, entry]);
+    }
+    if (released.length === 0) return;
+    const rest = [...this.#entries].filter(([key]) => !key.startsWith(prefix));
+    this.#entries = new Map([...released.map(([key, entry]) => [key, { ...entry, pinned: false }]), ...rest]);
     this.#evict();
   }
 

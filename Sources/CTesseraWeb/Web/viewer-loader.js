@@ -2,7 +2,7 @@
 // retries failures with exponential backoff.
 
 /** Requests at once: what a browser opens to one HTTP/1.1 host, so our order is the order served. */
-const CONCURRENCY = 6;
+export const CONCURRENCY = 6;
 /** The first retry waits this long, each further one twice as long, up to `MAX_BACKOFF`. */
 const FIRST_BACKOFF = 500;
 const MAX_BACKOFF = 16000;
@@ -16,11 +16,20 @@ export class TileLoader {
   #changed;
   #retryTimer = 0;
   #retryAt = Infinity;
+  #concurrency;
 
-  /** `changed` is called whenever a tile arrives or a retry falls due: time to draw and update. */
-  constructor(cache, changed) {
+  /** `changed` is called whenever a tile arrives or a retry falls due: time to draw and update.
+   * `concurrency`: requests at once (views sharing one host split `CONCURRENCY` between them). */
+  constructor(cache, changed, concurrency = CONCURRENCY) {
     this.#cache = cache;
     this.#changed = changed;
+    this.#concurrency = concurrency;
+  }
+
+  /** Requests at once from now on. */
+  set concurrency(count) {
+    this.#concurrency = count;
+    this.#changed();
   }
 
   get inFlight() {
@@ -47,7 +56,7 @@ export class TileLoader {
     const now = performance.now();
     let nextRetry = Infinity;
     for (const { tile, pinned } of wanted) {
-      if (this.#loads.size >= CONCURRENCY) break;
+      if (this.#loads.size >= this.#concurrency) break;
       if (this.#cache.has(tile.key) || this.#loads.has(tile.key)) continue;
       const failure = this.#failures.get(tile.key);
       if (failure && failure.retryAt > now) {

@@ -1,10 +1,11 @@
 // The tile grid an IIIF Image API 3.0 info.json describes, and the URL of each tile.
 
-/** A tile: its level (reduction k), key (level/column/row), image region, size and URL. */
+/** A tile: its level (reduction k), key (pyramid, level/column/row), image region, size and URL. */
 class Tile {
-  constructor(level, column, row, region, width, height, url) {
+  constructor(pyramid, level, column, row, region, width, height, url) {
     this.level = level;
-    this.key = `${level}/${column}/${row}`;
+    // One cache holds the tiles of every image a page shows, so a key names its image and quality.
+    this.key = `${pyramid.id} ${level}/${column}/${row}`;
     /** { x0, y0, x1, y1 } in full-resolution pixels. */
     this.region = region;
     /** The tile's own size in pixels, and so its decoded size. */
@@ -21,13 +22,15 @@ class Tile {
 
 export class Pyramid {
   /**
-   * `info` is the parsed info.json; `base` the service URL tiles are requested under (the page's
-   * own origin and identifier, not info.json's `id`, which names the host the server was asked by).
+   * `info` is the parsed info.json; `base` the service URL tiles are requested under (for
+   * Tessera's own images the page's own origin and identifier, not info.json's `id`, which names
+   * the host the server was asked by); `quality` the IIIF quality of every tile (`default`,
+   * `gray`, `bitonal`: one the service lists).
    */
-  constructor(info, base) {
+  constructor(info, base, quality = "default") {
     this.width = info.width;
     this.height = info.height;
-    if (!(this.width > 0 && this.height > 0)) throw new Error("the description has no image size");
+    if (!(this.width > 0 && this.height > 0)) throw new Error("the description has no image size.");
     // IIIF makes `tiles` optional and a tile's height default to its width; without tiles the whole
     // image is the one tile of the one level.
     const tiles = info.tiles?.[0];
@@ -40,6 +43,26 @@ export class Pyramid {
       rows: Math.ceil(this.height / (this.tileHeight * scale)),
     }));
     this.base = base;
+    /** The description it was made from (limits, qualities), as parsed. */
+    this.info = info;
+    this.quality = quality;
+    this.format = "jpg";
+    /** What this pyramid's tile keys start with. */
+    this.id = `${base} ${quality}`;
+    /** The whole image as one file (a manifest's image without a service): its only tile's URL. */
+    this.staticURL = null;
+  }
+
+  /** An image with no service: `url` is the whole image, the one tile of the one level. */
+  static whole(width, height, url) {
+    const pyramid = new Pyramid({ width, height }, url);
+    pyramid.staticURL = url;
+    return pyramid;
+  }
+
+  /** This pyramid with its tiles in `quality` instead. */
+  withQuality(quality, info) {
+    return new Pyramid(info, this.base, quality);
   }
 
   get levelCount() {
@@ -59,8 +82,8 @@ export class Pyramid {
     const x = column * this.tileWidth * scale, y = row * this.tileHeight * scale;
     const w = Math.min(this.tileWidth * scale, this.width - x), h = Math.min(this.tileHeight * scale, this.height - y);
     const width = Math.ceil(w / scale), height = Math.ceil(h / scale);
-    const url = `${this.base}/${x},${y},${w},${h}/${width},${height}/0/default.jpg`;
-    return new Tile(level, column, row, { x0: x, y0: y, x1: x + w, y1: y + h }, width, height, url);
+    const url = this.staticURL ?? `${this.base}/${x},${y},${w},${h}/${width},${height}/0/${this.quality}.${this.format}`;
+    return new Tile(this, level, column, row, { x0: x, y0: y, x1: x + w, y1: y + h }, width, height, url);
   }
 
   /**
@@ -79,6 +102,11 @@ export class Pyramid {
       r0: Math.max(Math.floor(y0 / spanY) - ring, 0),
       r1: Math.min(Math.ceil(y1 / spanY) - 1 + ring, rows - 1),
     };
+  }
+
+  /** The grid range of the whole of level `level`. */
+  wholeRange(level) {
+    return this.range(level, { x0: 0, y0: 0, x1: this.width, y1: this.height });
   }
 
   /** Every tile of `range` at `level`. */

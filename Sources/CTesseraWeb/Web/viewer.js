@@ -1,53 +1,58 @@
-// The deep-zoom viewer of GET /view/{identifier}: reads the image's IIIF info.json, draws its tiles
-// on a canvas at the device's pixel density, and keeps the view in the URL fragment.
+// The viewer page: GET /view/{identifier} (an image, or every page of a document) and
+// GET /view?manifest=URL (any IIIF Presentation 3.0 manifest, Tessera's or another server's). One
+// image is a deep-zoom view; many have a strip of thumbnails, paging by keys, a page number, a
+// gallery, two pages side by side for books, a second view to compare, adjustments and downloads.
+// The URL fragment names the page and the view (#canvas=N&x=…&y=…&zoom=…&rotation=…), so every
+// page and view has a link.
 
-import { reduction } from "./level.js";
-import { Placement, fitZoom, imagePointAt, normalizeRotation, panned, viewWithPointAt, visibleRect } from "./viewer-geometry.js";
 import { Pyramid } from "./viewer-pyramid.js";
 import { TileCache } from "./viewer-cache.js";
-import { TileLoader } from "./viewer-loader.js";
-import { drawView } from "./viewer-render.js";
-import { Minimap } from "./viewer-navigator.js";
-import { attachGestures } from "./viewer-input.js";
+import { CONCURRENCY } from "./viewer-loader.js";
+import { ImageView, MIN_BUDGET } from "./viewer-view.js";
+import { ManifestError, readManifest, safeURL } from "./viewer-manifest.js";
+import { ThumbnailList } from "./viewer-thumbnails.js";
+import { Adjustments } from "./viewer-adjust.js";
 import { pagePath } from "./page-path.js";
 
-/** Decoded tiles kept, at least; more on screens whose visible tiles and ring would not fit. */
-const MIN_BUDGET = 64 * 1024 * 1024;
-/** The closest zoom: 4 CSS pixels per image pixel (400 %), or the fit zoom of a tiny image. */
-const MAX_ZOOM = 4;
-/** The farthest zoom, as a fraction of the zoom that fits the whole image. */
-const MIN_ZOOM_OF_FIT = 0.5;
 /** Arrow keys move the view by this fraction of its width or height. */
 const ARROW_STEP = 0.15;
-/** Animated moves (keys, buttons, double-click) take this long, in ms. */
-const ANIMATION_TIME = 250;
 /** Safari throws after 100 history updates in 30 s and Chromium ignores them after 200 in 10 s, so
  * the fragment is rewritten at most this often (ms); the last view of a gesture is always written. */
 const FRAGMENT_INTERVAL = 400;
 /** The zoom is announced once it has stayed put this long (ms). */
 const ANNOUNCE_DELAY = 600;
-/** The navigator's largest size, CSS pixels, and its largest share of the window. */
-const NAVIGATOR_SIZE = 200;
-const NAVIGATOR_SHARE = 0.3;
 
-const root = document.getElementById("viewer");
-const canvas = document.getElementById("view");
-const ctx = canvas.getContext("2d");
-const message = document.getElementById("message");
-const status = document.getElementById("status");
-const readout = document.getElementById("readout");
-const loading = document.getElementById("loading");
+const element = (id) => document.getElementById(id);
+const root = element("viewer");
+const stage = element("stage");
+const message = element("message");
+const status = element("status");
+const readout = element("readout");
 const buttons = {
-  zoomIn: document.getElementById("zoom-in"),
-  zoomOut: document.getElementById("zoom-out"),
-  home: document.getElementById("home"),
-  rotate: document.getElementById("rotate"),
-  fullscreen: document.getElementById("fullscreen"),
+  zoomIn: element("zoom-in"),
+  zoomOut: element("zoom-out"),
+  home: element("home"),
+  rotate: element("rotate"),
+  fullscreen: element("fullscreen"),
+  adjust: element("adjust"),
+  download: element("download"),
+  previous: element("previous"),
+  next: element("next"),
+  twoUp: element("two-up"),
+  gallery: element("gallery-button"),
+  compare: element("compare"),
+  sync: element("sync"),
 };
-const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+const pageNumber = element("page-number");
+const compareWith = element("compare-with");
+
+// ---- What is asked for -------------------------------------------------------------------------
 
 // The identifier stays percent-encoded (a `/` in it is %2F) exactly as the server expects it back.
 const identifier = /^view\/(.+)$/.exec(pagePath())?.[1] ?? "";
+const query = new URLSearchParams(location.search);
+const manifestURL = identifier ? null : safeURL(query.get("manifest"), document.baseURI);
+const compareURL = safeURL(query.get("compare"), document.baseURI);
 const name = (() => {
   try {
     return decodeURIComponent(identifier);
@@ -56,197 +61,311 @@ const name = (() => {
   }
 })();
 
+// ---- State -------------------------------------------------------------------------------------
+
+/** Decoded tiles of every image the page shows, one budget for all. */
 const cache = new TileCache(MIN_BUDGET);
-const loader = new TileLoader(cache, requestFrame);
-let pyramid = null;
-let minimap = null;
-/** What is drawn now: { x, y, zoom, rotation } (see viewer-geometry.js). */
-let view = null;
-/** Whether the view is still the untouched fit: a resize then refits rather than keeping the zoom. */
-let atHome = true;
-/** A move under way: { from, to, anchor, start }; `to` is where loading already aims. */
-let animation = null;
-/** The view in CSS pixels and its canvas in device pixels. */
-let size = { width: 0, height: 0, deviceWidth: 0, deviceHeight: 0, dpr: devicePixelRatio };
-let frameRequested = false;
-let lastFrameComplete = false;
+const main = new ImageView(element("view"), {
+  cache,
+  loading: element("loading"),
+  minimap: element("navigator"),
+  onframe: (now) => afterFrame(now),
+  onmove: (target, how) => follow(main, second, target, how),
+});
+const second = new ImageView(element("view-2"), {
+  cache,
+  loading: element("loading-2"),
+  onframe: () => {},
+  onmove: (target, how) => follow(second, main, target, how),
+  onready: () => {
+    if (comparison?.synced && second.scene && main.scene) second.show(second.fromRelative(main.relative()), { silent: true });
+  },
+});
+/** The view keys and buttons act on: the one last pressed or focused. */
+let active = main;
+
+/** The document: { label, paged, rightToLeft, canvases } (see viewer-manifest.js). */
+let doc = null;
+/** The first canvas (from 0, in reading order) of what the main view shows. */
+let current = 0;
+/** Whether two canvases show side by side (a book's spread); books open so. */
+let twoUp = false;
+/** Compare mode: { doc, index, synced }, or null. */
+let comparison = null;
+/** The CSS filter of the adjustments, and the IIIF quality of the tiles. */
+let filter = "none";
+let quality = "default";
+/** Pyramids shown or prefetched now, whose tiles the cache keeps. */
+let kept = new Set();
+/** The canvases (from 0) the main view shows, left to right. */
+let shownCanvases = [];
+/** Counts requests to show a canvas, so an answer that arrives after a later request is dropped. */
+let generation = 0;
+let strip = null;
+let gallery = null;
 const fragment = { written: location.hash, at: -Infinity, timer: 0 };
 const announcement = { text: "", timer: 0 };
 
-function requestFrame() {
-  if (frameRequested) return;
-  frameRequested = true;
-  requestAnimationFrame(frame);
+const isMulti = () => doc !== null && doc.canvases.length > 1;
+
+// ---- Fetching ---------------------------------------------------------------------------------
+
+/** The server's one-line reason for a failed request, if it gave a short plain one. */
+async function reason(response) {
+  const body = await response.text().catch(() => "");
+  const line = body.trim().split("\n")[0];
+  return line.length > 0 && line.length <= 200 && !line.startsWith("<") ? line : response.statusText;
 }
 
-// ---- View rules -----------------------------------------------------------------------------
-
-function levelFor(v) {
-  return reduction(v.zoom * size.dpr, pyramid.levelCount);
+/** The JSON at `url`, or an Error whose message says what went wrong for a person. */
+async function fetchJSON(url, { low = false } = {}) {
+  let response;
+  try {
+    response = await fetch(url, low ? { priority: "low" } : {});
+  } catch {
+    throw new Error("the server did not answer.");
+  }
+  if (!response.ok) throw new Error(`${response.status} ${await reason(response)}`.trim());
+  try {
+    return await response.json();
+  } catch {
+    throw new Error("the server's description is not JSON.");
+  }
 }
 
-function zoomLimits(rotation) {
-  const fit = fitZoom(pyramid.width, pyramid.height, size.width, size.height, rotation);
-  return { fit, min: fit * MIN_ZOOM_OF_FIT, max: Math.max(MAX_ZOOM, fit) };
+/** info.json of each image service, fetched once. */
+const infos = new Map();
+function infoOf(service, options) {
+  let promise = infos.get(service);
+  if (!promise) {
+    promise = fetchJSON(`${service}/info.json`, options);
+    infos.set(service, promise);
+    // A failure is not kept: the next look tries again.
+    promise.catch(() => infos.delete(service));
+  }
+  return promise;
 }
 
-/** `v` within the rules: zoom between the limits, and the centre on the image so it cannot be lost. */
-function clamped(v) {
-  const rotation = normalizeRotation(v.rotation);
-  const { min, max } = zoomLimits(rotation);
-  return {
-    x: Math.min(Math.max(v.x, 0), pyramid.width),
-    y: Math.min(Math.max(v.y, 0), pyramid.height),
-    zoom: Math.min(Math.max(v.zoom, min), max),
-    rotation,
-  };
+/** The pyramid of a canvas in the current quality (a canvas without a service is one tile). */
+const pyramids = new Map();
+async function pyramidOf(canvas, options) {
+  const key = `${canvas.service ?? canvas.image} ${canvas.service ? quality : "default"}`;
+  if (pyramids.has(key)) return pyramids.get(key);
+  let pyramid;
+  if (canvas.service) {
+    pyramid = new Pyramid(await infoOf(canvas.service, options), canvas.service, quality);
+  } else {
+    let { width, height } = canvas;
+    if (!width || !height) {
+      const image = new Image();
+      image.src = canvas.image;
+      await image.decode().catch(() => {
+        throw new Error("its image could not be loaded.");
+      });
+      [width, height] = [image.naturalWidth, image.naturalHeight];
+    }
+    pyramid = Pyramid.whole(width, height, canvas.image);
+  }
+  pyramids.set(key, pyramid);
+  return pyramid;
 }
 
-function homeView(rotation) {
-  return { x: pyramid.width / 2, y: pyramid.height / 2, zoom: zoomLimits(rotation).fit, rotation };
+// ---- Pages and spreads ------------------------------------------------------------------------
+
+/** The canvases shown with canvas `index`, in reading order: alone, or its spread (the first
+ * canvas alone, then pairs) when two pages show side by side. */
+function spreadOf(index) {
+  const count = doc.canvases.length;
+  index = Math.min(Math.max(index, 0), count - 1);
+  if (!twoUp || index === 0) return [index];
+  const start = index - ((index - 1) % 2);
+  return start + 1 < count ? [start, start + 1] : [start];
 }
 
-/** Where the view is going: the end of a move under way, or the view itself. */
-function destination() {
-  return animation ? animation.to : view;
+/** The scene of `pyramids` (in reading order) side by side at one height, in the reading direction. */
+function spreadScene(pyramids) {
+  const ordered = doc.rightToLeft ? [...pyramids].reverse() : pyramids;
+  const height = ordered[0].height;
+  let x = 0;
+  const items = ordered.map((pyramid) => {
+    const scale = height / pyramid.height;
+    const item = { pyramid, x, y: 0, scale };
+    x += pyramid.width * scale;
+    return item;
+  });
+  return { items, width: x, height };
+}
+
+/** Cached tiles of pyramids no longer shown or prefetched go first when room is needed. */
+function keepOnly(pyramidsNow) {
+  const next = new Set(pyramidsNow);
+  for (const pyramid of kept) if (!next.has(pyramid)) cache.release(`${pyramid.id} `);
+  kept = next;
 }
 
 /**
- * Shows `next` (clamped), at once or as an animated move. Either way the tiles of `next` are
- * loaded from now on and the frame after this call already shows it or its first step.
+ * Shows canvas `index` (its spread in two-up) in the main view, at `asked` (a view from a link) or
+ * fitted. The thumbnails, page field and fragment follow at once; the image when its description
+ * has arrived.
  */
-function show(next, { animate = false, anchor = null, home = false } = {}) {
-  next = clamped(next);
-  atHome = home;
-  if (animate && !reducedMotion.matches && next.rotation === view.rotation) {
-    animation = { from: view, to: next, anchor: anchor ?? [size.width / 2, size.height / 2], start: performance.now() };
-  } else {
-    animation = null;
-    view = next;
-  }
-  requestFrame();
-}
-
-/** Moves an animation on to time `now`: the image point under the anchor glides from where it was
- * to where it ends up while the zoom changes geometrically, so a zoom at a point stays on it. */
-function advance(now) {
-  const { from, to, anchor, start } = animation;
-  // A frame's timestamp may precede the event that started the move by a little.
-  const t = Math.min(Math.max((now - start) / ANIMATION_TIME, 0), 1);
-  if (t === 1) {
-    view = to;
-    animation = null;
+async function showCanvas(index, asked = null) {
+  const spread = spreadOf(index);
+  current = spread[0];
+  const mine = ++generation;
+  updatePages(spread);
+  let shown;
+  try {
+    shown = await Promise.all(spread.map((i) => pyramidOf(doc.canvases[i])));
+  } catch (error) {
+    if (mine === generation) showProblem(`Could not open page ${current + 1}: ${error.message}`);
     return;
   }
-  const eased = 1 - (1 - t) ** 3;
-  const [px, py] = anchor;
-  const a = imagePointAt(from, size.width, size.height, px, py);
-  const b = imagePointAt(to, size.width, size.height, px, py);
-  const point = { x: a.x + (b.x - a.x) * eased, y: a.y + (b.y - a.y) * eased };
-  const zoom = from.zoom * (to.zoom / from.zoom) ** eased;
-  view = viewWithPointAt(from, size.width, size.height, point, px, py, zoom);
+  if (mine !== generation) return;
+  hideProblem();
+  const scene = spreadScene(shown);
+  shownCanvases = doc.rightToLeft ? [...spread].reverse() : spread;
+  main.setScene(scene.items, scene.width, scene.height, asked);
+  const first = shown[0];
+  main.canvas.setAttribute("aria-label", `${titleOf(spread)}, ${first.width} × ${first.height} pixels`);
+  adjustments.offer(first.info?.extraQualities ?? []);
+  updateDownload();
+  prefetchAround(spread, shown);
 }
 
-/** Zooms by `factor` keeping the image point at screen point (px, py) where it is. */
-function zoomAt(factor, px, py, animate) {
-  const from = animate ? destination() : stopAnimation();
-  const point = imagePointAt(from, size.width, size.height, px, py);
-  const { min, max } = zoomLimits(from.rotation);
-  const zoom = Math.min(Math.max(from.zoom * factor, min), max);
-  show(viewWithPointAt(from, size.width, size.height, point, px, py, zoom), { animate, anchor: [px, py] });
-}
-
-/**
- * One zoom step in (+1) or out (−1) around the centre, to the next power of two of 100 %: steps land
- * on 100 %, 50 %, 25 %…, where (at a device pixel ratio of 1) a level is drawn pixel for pixel.
- */
-function zoomStep(direction) {
-  const from = destination();
-  const exponent = Math.log2(from.zoom);
-  const zoom = direction > 0 ? 2 ** (Math.floor(exponent + 1e-6) + 1) : 2 ** (Math.ceil(exponent - 1e-6) - 1);
-  zoomAt(zoom / from.zoom, size.width / 2, size.height / 2, true);
-}
-
-/** Ends a move where it is now (a new gesture takes over from there) and returns the view. */
-function stopAnimation() {
-  animation = null;
-  return view;
-}
-
-function rotate(quarterTurns) {
-  const from = destination();
-  const rotation = normalizeRotation(from.rotation + 90 * quarterTurns);
-  // Turning about the centre keeps x and y; from home the image is refitted to its new shape.
-  show(atHome ? homeView(rotation) : { ...from, rotation }, { home: atHome });
-}
-
-function goHome() {
-  show(homeView(destination().rotation), { animate: true, home: true });
-}
-
-// ---- Drawing ----------------------------------------------------------------------------------
-
-/** Tiles are scaled on nearly every frame; the best filter keeps them sharp and unaliased. */
-function smoothHigh(context) {
-  context.imageSmoothingEnabled = true;
-  context.imageSmoothingQuality = "high";
-}
-
-function frame(now) {
-  frameRequested = false;
-  if (!pyramid || size.deviceWidth === 0) return;
-  if (animation) advance(now);
-  const level = levelFor(view);
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.clearRect(0, 0, size.deviceWidth, size.deviceHeight);
-  const placement = new Placement(view, size.deviceWidth, size.deviceHeight, view.zoom * size.dpr);
-  lastFrameComplete = drawView(ctx, placement, pyramid, cache, level, visibleRect(view, size.width, size.height));
-  if (!loading.hidden && cache.has(pyramid.tile(pyramid.coarsest, 0, 0).key)) {
-    loading.hidden = true;
-    canvas.removeAttribute("aria-busy");
+/** The neighbouring spreads' descriptions and coarsest tiles, at low priority: paging is instant. */
+async function prefetchAround(spread, shown) {
+  const mine = generation;
+  const count = doc.canvases.length;
+  const around = [spread[0] - 1, spread[spread.length - 1] + 1, spread[spread.length - 1] + 2].filter((i) => i >= 0 && i < count);
+  const ahead = [];
+  for (const i of around) {
+    try {
+      ahead.push(await pyramidOf(doc.canvases[i], { low: true }));
+    } catch {
+      // A neighbour that fails is reported when it is shown, not now.
+    }
   }
-  loader.update(wantedTiles(destination()));
-  minimap.draw(view, size.width, size.height, ...navigatorBox(), size.dpr);
+  if (mine !== generation) return;
+  keepOnly([...shown, ...ahead, ...comparedPyramids()]);
+  main.prefetch = ahead;
+}
+
+function titleOf(spread) {
+  const label = doc.canvases[spread[0]].label;
+  if (!isMulti()) return name || doc.label || label;
+  const pages = spread.map((i) => i + 1).join("–");
+  return `${doc.label || name}, page ${pages} of ${doc.canvases.length}`;
+}
+
+function next() {
+  const spread = spreadOf(current);
+  if (spread[spread.length - 1] + 1 < doc.canvases.length) showCanvas(spread[spread.length - 1] + 1);
+}
+
+function previous() {
+  if (current > 0) showCanvas(spreadOf(current - 1)[0]);
+}
+
+function setTwoUp(on) {
+  twoUp = on;
+  buttons.twoUp.setAttribute("aria-pressed", String(on));
+  showCanvas(current);
+}
+
+/** The page controls, strip and title for `spread`. */
+function updatePages(spread) {
+  if (!isMulti()) return;
+  const count = doc.canvases.length;
+  if (document.activeElement !== pageNumber) pageNumber.value = String(spread[0] + 1);
+  buttons.previous.setAttribute("aria-disabled", String(spread[0] === 0));
+  buttons.next.setAttribute("aria-disabled", String(spread[spread.length - 1] >= count - 1));
+  strip?.select(spread);
+  document.title = `${titleOf(spread)} — Tessera`;
+  announce(`Page ${spread.map((i) => i + 1).join(" and ")} of ${count}`, { now: true });
+}
+
+// ---- Compare ----------------------------------------------------------------------------------
+
+function comparedPyramids() {
+  return comparison && second.scene ? second.scene.items.map((item) => item.pyramid) : [];
+}
+
+/** Opens or closes the second view: canvas `index` of `other` (this document unless a second
+ * manifest was asked for), moving with the first when `synced`. */
+function setCompare(on, { index = null, synced = true } = {}) {
+  buttons.compare.setAttribute("aria-pressed", String(on));
+  element("pane-2").hidden = !on;
+  stage.classList.toggle("compare", on);
+  // One host serves both views: they share the browser's connections to it.
+  main.concurrency = on ? CONCURRENCY / 2 : CONCURRENCY;
+  second.concurrency = CONCURRENCY / 2;
+  if (!on) {
+    comparison = null;
+    second.clear();
+    active = main;
+    writeFragmentSoon();
+    return;
+  }
+  const other = compared ?? doc;
+  const count = other.canvases.length;
+  comparison = { doc: other, index: Math.min(Math.max(index ?? (other === doc ? current + 1 : 0), 0), count - 1), synced };
+  compareWith.replaceChildren(
+    ...other.canvases.map((canvas, i) => {
+      const option = document.createElement("option");
+      option.value = String(i);
+      option.textContent = `${i + 1}. ${canvas.label}`;
+      return option;
+    }),
+  );
+  setSynced(synced);
+  showCompared(comparison.index);
+}
+
+/** A second document, when `?compare=URL` names one. */
+let compared = null;
+
+async function showCompared(index) {
+  comparison.index = index;
+  compareWith.value = String(index);
+  const canvas = comparison.doc.canvases[index];
+  let pyramid;
+  try {
+    pyramid = await pyramidOf(canvas);
+  } catch (error) {
+    showProblem(`Could not open ${canvas.label} to compare: ${error.message}`);
+    return;
+  }
+  if (!comparison || comparison.index !== index) return;
+  const relative = comparison.synced && main.scene ? main.relative() : null;
+  second.setScene([{ pyramid, x: 0, y: 0, scale: 1 }], pyramid.width, pyramid.height);
+  if (relative && second.size.width > 0) second.show(second.fromRelative(relative), { silent: true });
+  second.canvas.setAttribute("aria-label", `Compared: ${canvas.label}, ${pyramid.width} × ${pyramid.height} pixels`);
+  keepOnly([...kept, pyramid]);
+  writeFragmentSoon();
+}
+
+function setSynced(synced) {
+  if (!comparison) return;
+  comparison.synced = synced;
+  buttons.sync.setAttribute("aria-pressed", String(synced));
+  buttons.sync.textContent = synced ? "Synchronised" : "Independent";
+  if (synced && second.scene && main.scene) second.show(second.fromRelative(main.relative()), { silent: true });
+  writeFragmentSoon();
+}
+
+/** A move of one view, followed by the other when the two are synchronised: the same part of each
+ * image (as fractions of it), at the same zoom relative to each one's fit, turned alike. */
+function follow(source, target, destination, { animate, home }) {
+  if (!comparison?.synced || !target.scene || !source.scene) return;
+  const next = home ? target.homeView(destination.rotation) : target.fromRelative(source.relative(destination));
+  target.show(next, { animate, home, silent: true });
+}
+
+// ---- Drawing follow-ups -----------------------------------------------------------------------
+
+function afterFrame(now) {
   updateControls();
   writeFragment(now);
-  if (animation) requestFrame();
-}
-
-/**
- * The tiles to have, most wanted first: the coarsest level (the placeholder under everything, and
- * the navigator), then the visible tiles of the view's level from the centre out, then one ring
- * around them so a pan reveals tiles already there. The ring always fits: the budget is sized
- * for it (see `budgetFor`). Cached ones are marked used, the visible ones last (most recent).
- */
-function wantedTiles(v) {
-  const coarsest = pyramid.coarsest, level = levelFor(v);
-  const rect = visibleRect(v, size.width, size.height);
-  const distance = (tile) => {
-    const { x0, y0, x1, y1 } = tile.region;
-    return Math.hypot((x0 + x1) / 2 - v.x, (y0 + y1) / 2 - v.y);
-  };
-  const byDistance = (a, b) => distance(a) - distance(b);
-  const whole = pyramid.tilesIn(coarsest, pyramid.range(coarsest, { x0: 0, y0: 0, x1: pyramid.width, y1: pyramid.height }));
-  const visible = level === coarsest ? [] : pyramid.tilesIn(level, pyramid.range(level, rect)).sort(byDistance);
-  const shown = new Set(visible.map((tile) => tile.key));
-  const ring = level === coarsest ? [] : pyramid.tilesIn(level, pyramid.range(level, rect, 1)).filter((tile) => !shown.has(tile.key)).sort(byDistance);
-  for (const tile of [...ring].reverse()) cache.touch(tile.key);
-  for (const tile of [...visible].reverse()) cache.touch(tile.key);
-  return [...whole.sort(byDistance).map((tile) => ({ tile, pinned: true })), ...[...visible, ...ring].map((tile) => ({ tile, pinned: false }))];
-}
-
-/**
- * The byte budget for a canvas of this size. The rule picks a level whose tiles cover between half
- * and all of their own size in device pixels, so at most ⌈side / (tile/2)⌉ + 1 tiles show along a
- * side; with the ring, the coarsest level and room for the placeholders of a zoom under way (half
- * again) the cache never has to evict a tile the view still wants.
- */
-function budgetFor(deviceWidth, deviceHeight) {
-  const columns = Math.ceil(deviceWidth / (pyramid.tileWidth / 2)) + 3;
-  const rows = Math.ceil(deviceHeight / (pyramid.tileHeight / 2)) + 3;
-  const { columns: coarseColumns, rows: coarseRows } = pyramid.levels[pyramid.coarsest];
-  const wanted = (columns * rows + coarseColumns * coarseRows) * pyramid.tileBytes;
-  return Math.max(MIN_BUDGET, Math.ceil(wanted * 1.5));
 }
 
 /** The zoom as a percentage to three significant digits: 12.5%, 6.25%, 100%. */
@@ -255,10 +374,13 @@ function zoomText(zoom) {
 }
 
 function updateControls() {
+  const view = active.view ?? main.view;
+  const scene = active.scene ? active : main;
+  if (!view || !scene.scene) return;
   const text = zoomText(view.zoom);
   if (readout.textContent !== text) readout.textContent = text;
-  const { min, max } = zoomLimits(view.rotation);
-  const target = destination();
+  const { min, max } = scene.zoomLimits(view.rotation);
+  const target = scene.destination;
   // aria-disabled rather than disabled: a disabled button drops keyboard focus.
   buttons.zoomIn.setAttribute("aria-disabled", String(target.zoom >= max * (1 - 1e-9)));
   buttons.zoomOut.setAttribute("aria-disabled", String(target.zoom <= min * (1 + 1e-9)));
@@ -266,12 +388,12 @@ function updateControls() {
 }
 
 /** Says `text` in the live region once it has stopped changing, so a gesture is one announcement. */
-function announce(text) {
+function announce(text, { now = false } = {}) {
   if (text === announcement.text) return;
   // The first zoom is what the page opens at, not a change worth saying.
   const first = announcement.text === "";
   announcement.text = text;
-  if (first) return;
+  if (first && !now) return;
   clearTimeout(announcement.timer);
   announcement.timer = setTimeout(() => {
     status.textContent = text;
@@ -284,38 +406,59 @@ function round(value, digits) {
   return Number(value.toFixed(digits));
 }
 
-function fragmentOf(v) {
-  return `#x=${round(v.x, 2)}&y=${round(v.y, 2)}&zoom=${Number(v.zoom.toPrecision(6))}&rotation=${v.rotation}`;
+/** Whether books open two pages side by side: a `paged` document does. */
+const twoUpByDefault = () => isMulti() && doc.paged;
+
+function fragmentOf(view) {
+  const parts = [];
+  if (isMulti()) parts.push(`canvas=${current + 1}`);
+  // A single image keeps the view in its link even fitted, once it has one; a document's page
+  // fitted is named by its number alone.
+  if (!isMulti() || !main.atHome) {
+    parts.push(`x=${round(view.x, 2)}`, `y=${round(view.y, 2)}`, `zoom=${Number(view.zoom.toPrecision(6))}`, `rotation=${view.rotation}`);
+  }
+  if (isMulti() && twoUp !== twoUpByDefault()) parts.push(`pages=${twoUp ? 2 : 1}`);
+  if (comparison) {
+    parts.push(`compare=${comparison.index + 1}`);
+    if (!comparison.synced) parts.push("sync=0");
+  }
+  return `#${parts.join("&")}`;
 }
 
-/** The view a fragment asks for, any missing part from the fitted view; null if it asks for none. */
-function viewFromFragment(hash) {
+/** What a fragment asks for: { canvas, view, pages, compare, sync }, each null when not said. */
+function readFragment(hash) {
   const parameters = new URLSearchParams(hash.replace(/^#/, ""));
   const number = (key) => {
     const value = parameters.get(key);
     return value !== null && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : null;
   };
-  const asked = { x: number("x"), y: number("y"), zoom: number("zoom"), rotation: number("rotation") };
-  if (Object.values(asked).every((value) => value === null)) return null;
-  const rotation = normalizeRotation(asked.rotation ?? 0);
-  const home = homeView(rotation);
-  return { x: asked.x ?? home.x, y: asked.y ?? home.y, zoom: asked.zoom > 0 ? asked.zoom : home.zoom, rotation };
+  const view = { x: number("x"), y: number("y"), zoom: number("zoom"), rotation: number("rotation") };
+  const whole = (value) => (value !== null && Number.isInteger(value) && value >= 1 ? value : null);
+  return {
+    canvas: whole(number("canvas")),
+    view: Object.values(view).every((value) => value === null) ? null : view,
+    pages: number("pages") === 1 || number("pages") === 2 ? number("pages") : null,
+    compare: whole(number("compare")),
+    sync: number("sync") !== 0,
+  };
 }
 
 /**
  * Keeps the fragment on the view, with replaceState (a view is not a page: Back should leave the
  * viewer, not replay every pan), no more often than `FRAGMENT_INTERVAL`. An untouched fitted view
- * opened without a fragment keeps the URL clean.
+ * of the first page opened without a fragment keeps the URL clean.
  */
 function writeFragment(now) {
-  if (atHome && !location.hash) return;
+  const view = main.view;
+  if (!view || !doc) return;
+  if (main.atHome && current === 0 && !comparison && twoUp === twoUpByDefault() && !location.hash) return;
   const wanted = fragmentOf(view);
   if (wanted === fragment.written) return;
   const wait = fragment.at + FRAGMENT_INTERVAL - now;
   if (wait > 0) {
     if (!fragment.timer) fragment.timer = setTimeout(() => {
       fragment.timer = 0;
-      requestFrame();
+      main.requestFrame();
     }, wait);
     return;
   }
@@ -326,69 +469,127 @@ function writeFragment(now) {
   fragment.at = now;
 }
 
+function writeFragmentSoon() {
+  main.requestFrame();
+}
+
+/** Applies what a fragment asks for: a page, a layout, a comparison, a view. */
+function applyFragment(asked, { opening = false } = {}) {
+  if (isMulti()) {
+    const wantTwoUp = asked.pages === null ? twoUpByDefault() : asked.pages === 2;
+    const index = asked.canvas === null ? 0 : asked.canvas - 1;
+    const spreadChanges = wantTwoUp !== twoUp || !spreadOf(current).includes(Math.min(index, doc.canvases.length - 1));
+    twoUp = wantTwoUp;
+    buttons.twoUp.setAttribute("aria-pressed", String(twoUp));
+    if (opening || spreadChanges) showCanvas(index, asked.view);
+    else main.show(asked.view ? main.resolved(asked.view) : main.homeView(main.destination.rotation), { home: !asked.view });
+  } else if (!opening) {
+    main.show(asked.view ? main.resolved(asked.view) : main.homeView(main.destination.rotation), { home: !asked.view });
+  }
+  const otherCount = (compared ?? doc).canvases.length;
+  if (asked.compare !== null && asked.compare <= otherCount) {
+    if (!comparison) setCompare(true, { index: asked.compare - 1, synced: asked.sync });
+    else {
+      setSynced(asked.sync);
+      if (comparison.index !== asked.compare - 1) showCompared(asked.compare - 1);
+    }
+  } else if (comparison && !opening) {
+    setCompare(false);
+  }
+}
+
 /** A fragment changed by hand or by a link on the page moves the view there. */
 function followFragment() {
   window.addEventListener("hashchange", () => {
     if (location.hash === fragment.written) return;
     fragment.written = location.hash;
-    const asked = viewFromFragment(location.hash);
-    show(asked ?? homeView(destination().rotation), { home: !asked });
+    applyFragment(readFragment(location.hash));
   });
 }
 
-// ---- Size and density -------------------------------------------------------------------------
+// ---- Panels: adjustments, download, gallery ---------------------------------------------------
 
-function navigatorBox() {
-  return [Math.min(NAVIGATOR_SIZE, size.width * NAVIGATOR_SHARE), Math.min(NAVIGATOR_SIZE, size.height * NAVIGATOR_SHARE)];
+const adjustments = new Adjustments({
+  onchange: (value) => {
+    filter = value;
+    // The tiles already drawn, filtered by the browser: nothing is fetched again.
+    for (const view of [main, second]) view.canvas.style.filter = value === "none" ? "" : value;
+  },
+  onquality: (value) => {
+    quality = value;
+    // New tiles; the view stays where it is.
+    const at = main.atHome ? null : main.destination;
+    showCanvas(current, at);
+    if (comparison) showCompared(comparison.index);
+  },
+});
+
+function togglePanel(button, panel, open = panel.hidden) {
+  panel.hidden = !open;
+  button.setAttribute("aria-expanded", String(open));
+  if (open) panel.querySelector("input, button, select, a")?.focus();
 }
 
-/** Takes a new view size; the canvas backing store matches the device pixels exactly, or the
- * browser would rescale the whole frame and blur it. */
-function layout(width, height, deviceWidth, deviceHeight) {
-  size = { width, height, deviceWidth, deviceHeight, dpr: devicePixelRatio };
-  canvas.width = deviceWidth;
-  canvas.height = deviceHeight;
-  // Resizing a canvas resets its context.
-  smoothHigh(ctx);
-  if (width === 0 || height === 0) return;
-  cache.budget = budgetFor(deviceWidth, deviceHeight);
-  const target = destination();
-  animation = null;
-  view = atHome ? homeView(target.rotation) : clamped(target);
-  // Drawn now, not at the next frame: resizing cleared the canvas, and this runs before paint.
-  frame(performance.now());
-}
-
-let lastBox = null;
-function observeSize() {
-  const observer = new ResizeObserver(([entry]) => {
-    const { width, height } = entry.contentRect;
-    // The exact device-pixel size where the browser reports it; width × ratio elsewhere.
-    const box = entry.devicePixelContentBoxSize?.[0];
-    lastBox = { width, height };
-    layout(width, height, box ? box.inlineSize : Math.round(width * devicePixelRatio), box ? box.blockSize : Math.round(height * devicePixelRatio));
-  });
-  try {
-    observer.observe(canvas, { box: "device-pixel-content-box" });
-  } catch {
-    observer.observe(canvas);
+/** The whole-image link: the current image at the width asked, within the service's limits. */
+function updateDownload() {
+  const item = main.scene?.items[0];
+  if (!item) return;
+  const pyramid = item.pyramid;
+  const link = element("download-full");
+  const input = element("download-width");
+  if (pyramid.staticURL) {
+    input.disabled = true;
+    link.href = pyramid.staticURL;
+    return;
   }
-  watchDensity();
+  const info = pyramid.info ?? {};
+  const aspect = pyramid.height / pyramid.width;
+  let most = pyramid.width;
+  if (info.maxWidth > 0) most = Math.min(most, info.maxWidth);
+  if (info.maxHeight > 0) most = Math.min(most, Math.floor(info.maxHeight / aspect));
+  if (info.maxArea > 0) most = Math.min(most, Math.floor(Math.sqrt(info.maxArea / aspect)));
+  most = Math.max(1, most);
+  input.disabled = false;
+  input.max = String(most);
+  const asked = Number(input.value);
+  const width = Number.isInteger(asked) && asked >= 1 ? Math.min(asked, most) : Math.min(most, 2000);
+  input.value = String(width);
+  link.href = `${pyramid.base}/full/${width},/0/${pyramid.quality}.jpg`;
+  const label = doc.canvases[current]?.label ?? name;
+  link.download = `${(isMulti() ? `${doc.label || name}-${label}` : name || label).replace(/[\\/:*?"<>|]+/g, "_")}-${width}.jpg`;
 }
 
-/** A change of devicePixelRatio alone (a window moved to another screen) resizes no element in
- * browsers without device-pixel boxes, so it is watched for on its own. */
-function watchDensity() {
-  matchMedia(`(resolution: ${devicePixelRatio}dppx)`).addEventListener(
-    "change",
-    () => {
-      if (lastBox && devicePixelRatio !== size.dpr) {
-        layout(lastBox.width, lastBox.height, Math.round(lastBox.width * devicePixelRatio), Math.round(lastBox.height * devicePixelRatio));
-      }
-      watchDensity();
-    },
-    { once: true },
-  );
+async function downloadView() {
+  const blob = await main.exportPNG(filter);
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = `${(name || doc.label || "view").replace(/[\\/:*?"<>|]+/g, "_")}-view.png`;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function setGallery(open) {
+  const panel = element("gallery");
+  if (open && !gallery) {
+    gallery = new ThumbnailList(panel, doc.canvases, {
+      grid: true,
+      idPrefix: "gallery",
+      onpick: (index) => {
+        setGallery(false);
+        showCanvas(index);
+        main.canvas.focus();
+      },
+    });
+  }
+  panel.hidden = !open;
+  buttons.gallery.setAttribute("aria-pressed", String(open));
+  if (open) {
+    gallery.select(spreadOf(current));
+    gallery.focus();
+  }
 }
 
 // ---- Controls ---------------------------------------------------------------------------------
@@ -406,47 +607,82 @@ function pressed(button, action) {
   });
 }
 
+const typing = (target) => target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
+
 function attachControls() {
-  pressed(buttons.zoomIn, () => zoomStep(1));
-  pressed(buttons.zoomOut, () => zoomStep(-1));
-  pressed(buttons.home, goHome);
-  pressed(buttons.rotate, () => rotate(1));
+  pressed(buttons.zoomIn, () => active.zoomStep(1));
+  pressed(buttons.zoomOut, () => active.zoomStep(-1));
+  pressed(buttons.home, () => active.goHome());
+  pressed(buttons.rotate, () => active.rotate(1));
   pressed(buttons.fullscreen, toggleFullscreen);
+  pressed(buttons.adjust, () => togglePanel(buttons.adjust, element("adjust-panel")));
+  pressed(buttons.download, () => {
+    updateDownload();
+    togglePanel(buttons.download, element("download-panel"));
+  });
+  pressed(buttons.previous, previous);
+  pressed(buttons.next, next);
+  pressed(buttons.twoUp, () => setTwoUp(!twoUp));
+  pressed(buttons.gallery, () => setGallery(element("gallery").hidden));
+  pressed(buttons.compare, () => setCompare(!comparison));
+  pressed(buttons.sync, () => setSynced(!comparison.synced));
+  element("download-view").addEventListener("click", downloadView);
+  element("download-width").addEventListener("change", updateDownload);
+  compareWith.addEventListener("change", () => showCompared(Number(compareWith.value)));
+  pageNumber.addEventListener("change", () => {
+    const asked = Number(pageNumber.value.trim());
+    if (Number.isInteger(asked) && asked >= 1 && asked <= doc.canvases.length) showCanvas(asked - 1);
+    else pageNumber.value = String(current + 1);
+  });
   buttons.fullscreen.hidden = !document.fullscreenEnabled;
   document.addEventListener("fullscreenchange", () => {
     buttons.fullscreen.setAttribute("aria-pressed", String(document.fullscreenElement !== null));
   });
+  for (const view of [main, second]) {
+    for (const type of ["pointerdown", "focus"]) view.canvas.addEventListener(type, () => (active = view));
+  }
 
   document.addEventListener("keydown", (event) => {
-    // Ctrl/⌘/Alt combinations belong to the browser (ctrl+plus zooms the page).
-    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-    const from = destination();
+    // Ctrl/⌘/Alt combinations belong to the browser (ctrl+plus zooms the page); keys typed into
+    // a field are the field's.
+    if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented || typing(event.target)) return;
+    if (event.key === "Escape") {
+      if (!element("gallery").hidden) setGallery(false);
+      else if (!element("adjust-panel").hidden) togglePanel(buttons.adjust, element("adjust-panel"), false);
+      else if (!element("download-panel").hidden) togglePanel(buttons.download, element("download-panel"), false);
+      else return;
+      event.preventDefault();
+      return;
+    }
+    if (!main.scene) return;
+    const view = active.scene ? active : main;
+    const { width, height } = view.size;
     const arrow = {
-      ArrowLeft: [-ARROW_STEP * size.width, 0],
-      ArrowRight: [ARROW_STEP * size.width, 0],
-      ArrowUp: [0, -ARROW_STEP * size.height],
-      ArrowDown: [0, ARROW_STEP * size.height],
+      ArrowLeft: [-ARROW_STEP * width, 0],
+      ArrowRight: [ARROW_STEP * width, 0],
+      ArrowUp: [0, -ARROW_STEP * height],
+      ArrowDown: [0, ARROW_STEP * height],
     }[event.key];
-    if (arrow) show(panned(from, -arrow[0], -arrow[1]), { animate: true });
-    else if (event.key === "+" || event.key === "=") zoomStep(1);
-    else if (event.key === "-" || event.key === "_") zoomStep(-1);
-    else if (event.key === "0") goHome();
-    else if (event.key === "r" || event.key === "R") rotate(event.shiftKey ? -1 : 1);
+    const multi = isMulti();
+    if (arrow) view.panBy(...arrow);
+    else if (event.key === "+" || event.key === "=") view.zoomStep(1);
+    else if (event.key === "-" || event.key === "_") view.zoomStep(-1);
+    else if (event.key === "0") view.goHome();
+    else if (event.key === "r" || event.key === "R") view.rotate(event.shiftKey ? -1 : 1);
     else if (event.key === "f" || event.key === "F") toggleFullscreen();
+    else if (event.key === "a" || event.key === "A") togglePanel(buttons.adjust, element("adjust-panel"));
+    else if (event.key === "x" || event.key === "X") adjustments.reset();
+    else if (event.key === "d" || event.key === "D") buttons.download.click();
+    else if (multi && (event.key === "PageDown" || event.key === "]")) next();
+    else if (multi && (event.key === "PageUp" || event.key === "[")) previous();
+    else if (multi && event.key === "Home") showCanvas(0);
+    else if (multi && event.key === "End") showCanvas(doc.canvases.length - 1);
+    else if (multi && (event.key === "g" || event.key === "G")) setGallery(element("gallery").hidden);
+    else if (multi && (event.key === "t" || event.key === "T")) setTwoUp(!twoUp);
+    else if ((multi || compared) && (event.key === "c" || event.key === "C")) setCompare(!comparison);
+    else if (comparison && (event.key === "s" || event.key === "S")) setSynced(!comparison.synced);
     else return;
     event.preventDefault();
-  });
-
-  // A canvas whose context the browser dropped (GPU reset, memory pressure) comes back blank.
-  canvas.addEventListener("contextrestored", () => {
-    smoothHigh(ctx);
-    requestFrame();
-  });
-
-  attachGestures(canvas, {
-    grab: stopAnimation,
-    pan: (dx, dy) => show(panned(stopAnimation(), dx, dy)),
-    zoomAt,
   });
 }
 
@@ -455,83 +691,171 @@ function attachControls() {
 function fail(text) {
   message.textContent = text;
   message.hidden = false;
-  loading.hidden = true;
+  element("loading").hidden = true;
   root.classList.add("failed");
-  canvas.removeAttribute("aria-busy");
+  main.canvas.removeAttribute("aria-busy");
 }
 
-/** The server's one-line reason for a failed request, if it gave a short plain one. */
-async function reason(response) {
-  const body = await response.text().catch(() => "");
-  const line = body.trim().split("\n")[0];
-  return line.length > 0 && line.length <= 200 && !line.startsWith("<") ? line : response.statusText;
+/** A page that cannot be shown: said, with the rest of the document still usable. */
+function showProblem(text) {
+  message.textContent = text;
+  message.hidden = false;
+}
+
+function hideProblem() {
+  if (!root.classList.contains("failed")) message.hidden = true;
+}
+
+/** The manifest at `url`, read; or a sentence saying why not. */
+async function loadManifest(url) {
+  const json = await fetchJSON(url);
+  return readManifest(json, url);
+}
+
+/** Turns the page into a document's: strip, page controls, and the layout books open with. */
+function becomeDocument(opened) {
+  doc = opened;
+  root.classList.add("document");
+  element("pages").hidden = false;
+  element("page-count").textContent = `/ ${doc.canvases.length}`;
+  const stripElement = element("strip");
+  stripElement.hidden = false;
+  strip = new ThumbnailList(stripElement, doc.canvases, { idPrefix: "thumb", onpick: (index) => showCanvas(index) });
+  twoUp = twoUpByDefault();
+  buttons.twoUp.setAttribute("aria-pressed", String(twoUp));
+  element("name").textContent = doc.label || name;
 }
 
 async function open() {
-  document.title = `${name} — Tessera`;
-  document.getElementById("name").textContent = name;
-  canvas.setAttribute("aria-label", name);
-  if (!identifier) return fail("No image named: open /view/ followed by the image's identifier.");
-  const base = `iiif/3/${identifier}`;
-  let info;
-  try {
-    const response = await fetch(`${base}/info.json`);
-    if (!response.ok) return fail(`Could not open ${name}: ${response.status} ${await reason(response)}`.trim());
-    info = await response.json();
-  } catch (error) {
-    return fail(`Could not open ${name}: ${error instanceof SyntaxError ? "the server's description is not JSON" : "the server did not answer"}.`);
-  }
-  try {
-    pyramid = new Pyramid(info, base);
-  } catch (error) {
-    return fail(`Could not open ${name}: ${error.message}.`);
-  }
-  canvas.setAttribute("aria-label", `${name}, ${pyramid.width} × ${pyramid.height} pixels`);
-  const navigatorCanvas = document.getElementById("navigator");
-  minimap = new Minimap(navigatorCanvas, pyramid, cache, (point) => show({ ...stopAnimation(), ...point }));
-  navigatorCanvas.hidden = false;
-  // A stand-in until the first layout() knows the window's size and fits the image to it.
-  view = homeView(0);
   attachControls();
   followFragment();
-  observeSize();
-  const asked = viewFromFragment(location.hash);
-  if (asked) show(asked);
+  const title = name || "Manifest";
+  document.title = `${title} — Tessera`;
+  element("name").textContent = title;
+  const comparing = compareURL ? loadManifest(compareURL).catch(() => null) : Promise.resolve(null);
+  if (identifier) {
+    // The image's own description first (the page shows it as soon as it can), its manifest
+    // beside it: a document's pages come from there.
+    const base = `iiif/3/${identifier}`;
+    const manifest = fetchJSON(`presentation/3/${identifier}/manifest`).then((json) => readManifest(json, new URL(`presentation/3/${identifier}/manifest`, document.baseURI).href)).catch(() => null);
+    const asked = readFragment(location.hash);
+    let pyramid;
+    try {
+      pyramid = new Pyramid(await infoOf(base), base);
+    } catch (error) {
+      return fail(`Could not open ${name || "the image"}: ${error.message}`);
+    }
+    doc = { label: "", paged: false, rightToLeft: false, canvases: [{ label: name, width: pyramid.width, height: pyramid.height, service: base, image: null, thumbnail: null }] };
+    pyramids.set(`${base} default`, pyramid);
+    if (asked.canvas === null || asked.canvas === 1) {
+      main.setScene([{ pyramid, x: 0, y: 0, scale: 1 }], pyramid.width, pyramid.height, asked.view);
+      main.canvas.setAttribute("aria-label", `${name}, ${pyramid.width} × ${pyramid.height} pixels`);
+      adjustments.offer(pyramid.info?.extraQualities ?? []);
+      kept = new Set([pyramid]);
+      shownCanvases = [0];
+    }
+    const pages = await manifest;
+    if (pages && pages.canvases.length > 1) {
+      // Page 1 is this image: the description already here serves it.
+      pages.canvases[0] = { ...pages.canvases[0], service: base };
+      becomeDocument(pages);
+      const shownAlready = (asked.canvas ?? 1) === 1 && !twoUp;
+      if (shownAlready) {
+        updatePages([0]);
+        prefetchAround([0], [pyramid]);
+      }
+      compared = await comparing;
+      applyFragment(asked, { opening: !shownAlready });
+    } else {
+      compared = await comparing;
+      if (compared) applyFragment({ ...asked, compare: asked.compare ?? 1 }, { opening: true });
+    }
+    return;
+  }
+  if (!manifestURL) {
+    return fail("No image named: open /view/ followed by the image's identifier, or /view?manifest= followed by a IIIF manifest's URL.");
+  }
+  let opened;
+  try {
+    opened = await loadManifest(manifestURL);
+  } catch (error) {
+    const why = error instanceof ManifestError ? `it is not a manifest this viewer reads: ${error.message}.` : error.message;
+    return fail(`Could not open the manifest: ${why}`);
+  }
+  if (opened.canvases.length > 1) becomeDocument(opened);
+  else {
+    doc = opened;
+    element("name").textContent = doc.label || doc.canvases[0].label;
+  }
+  compared = await comparing;
+  const asked = readFragment(location.hash);
+  if (isMulti()) applyFragment(asked, { opening: true });
+  else {
+    await showCanvas(0, asked.view);
+    if (compared) applyFragment({ ...asked, compare: asked.compare ?? 1 }, { opening: true });
+  }
 }
 
 // A read-only window for tests and debugging: snapshots, never the live objects.
 window.tesseraViewer = Object.freeze({
   get ready() {
-    return pyramid !== null && size.deviceWidth > 0;
+    return main.ready;
   },
   get error() {
     return message.hidden ? null : message.textContent;
   },
   get image() {
+    const pyramid = main.scene?.items[0].pyramid;
     return pyramid && { width: pyramid.width, height: pyramid.height, levelCount: pyramid.levelCount, tileWidth: pyramid.tileWidth, tileHeight: pyramid.tileHeight };
   },
   get view() {
-    return view && { ...view };
+    return main.view && { ...main.view };
   },
   /** The view's size in CSS pixels (what `view` is centred in). */
   get viewport() {
-    return { width: size.width, height: size.height };
+    const { width, height } = main.size;
+    return { width, height };
   },
   get level() {
-    return pyramid && view && levelFor(view);
+    return main.level;
   },
-  /** The last frame drew the view's own level everywhere, and nothing is moving or waiting to draw. */
+  /** The last frame drew the view's own levels everywhere, and nothing is moving or waiting to
+   * draw (in both views when comparing). */
   get complete() {
-    return lastFrameComplete && !animation && !frameRequested;
+    return main.complete && (!comparison || (second.ready && second.complete));
   },
   get cache() {
     return { bytes: cache.bytes, tiles: cache.size, budget: cache.budget, evictions: cache.evictions };
   },
   get requestsInFlight() {
-    return loader.inFlight;
+    return main.requestsInFlight + second.requestsInFlight;
   },
   get devicePixelRatio() {
-    return size.dpr;
+    return main.size.dpr;
+  },
+  /** The canvases (from 1) the main view shows, left to right, and how many there are. */
+  get shown() {
+    return main.scene ? shownCanvases.map((index) => index + 1) : [];
+  },
+  get canvasCount() {
+    return doc ? doc.canvases.length : 0;
+  },
+  get twoUp() {
+    return twoUp;
+  },
+  get compare() {
+    return comparison && { canvas: comparison.index + 1, synced: comparison.synced, view: second.view && { ...second.view }, ready: second.ready, complete: second.complete, image: second.scene && { width: second.scene.width, height: second.scene.height } };
+  },
+  get filter() {
+    return filter;
+  },
+  get quality() {
+    return quality;
+  },
+  /** The canvases (from 1) whose thumbnails the strip and the gallery have asked for. */
+  get thumbnails() {
+    const numbers = (list) => (list ? [...list.requested].map((i) => i + 1).sort((a, b) => a - b) : []);
+    return { strip: numbers(strip), gallery: numbers(gallery) };
   },
 });
 

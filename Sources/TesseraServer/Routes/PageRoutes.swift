@@ -4,7 +4,9 @@ import NIOCore
 import TesseraCore
 import TesseraIIIF
 
-/// The pages people use: `/` (the listing), `/view/{identifier}` (the deep-zoom viewer),
+/// The pages people use: `/` (the listing), `/view/{identifier}` (the deep-zoom viewer, of an
+/// image or of every page of a document), `/view?manifest=URL` (the same viewer over any IIIF
+/// Presentation 3.0 manifest),
 /// `/grid?dir=…` (a grid of downsampled images), `/trim/{identifier}` (the video trimmer), and
 /// their files under `/web/`, all below where they are mounted. A page is the same file whatever
 /// it shows; its script reads the identifier from the URL, so nothing a client sends is ever
@@ -15,10 +17,13 @@ struct PageRoutes {
     let assets: WebAssets
 
     /// Pages and their scripts load only from this server and run no inline script; framing by
-    /// other sites is refused.
+    /// other sites is refused. The viewer may read another server's manifest, descriptions and
+    /// tiles (`connect-src`) and show its thumbnails (`img-src`): what it fetches is data, never
+    /// script or markup.
     static let securityHeaders: HTTPFields = [
         HTTPField.Name("Content-Security-Policy")!:
-            "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; script-src 'self'; "
+            "default-src 'self'; img-src 'self' blob: data: http: https:; connect-src 'self' http: https:; "
+            + "media-src 'self' blob:; script-src 'self'; "
             + "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
         HTTPField.Name("Referrer-Policy")!: "same-origin",
@@ -29,6 +34,7 @@ struct PageRoutes {
         routes("grid") { $0.get("grid") { request, context in try page("grid.html", request, mount: context.mountPath(less: 1)) } }
         routes("view") {
             $0.get("view/:identifier") { request, context in try page("viewer.html", request, mount: context.mountPath(less: 2)) }
+            $0.get("view") { request, context in try page("viewer.html", request, mount: context.mountPath(less: 1)) }
         }
         routes("trim") {
             $0.get("trim/:identifier") { request, context in try page("trimmer.html", request, mount: context.mountPath(less: 2)) }

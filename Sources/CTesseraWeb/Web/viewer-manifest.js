@@ -1,0 +1,115 @@
+// A IIIF Presentation 3.0 manifest read into what the viewer shows: its canvases, each with the
+// image that paints it (an Image API service, or one image file), its size and a thumbnail. Any
+// server's manifest, not only Tessera's: every member is checked, every URL resolved against the
+// manifest's and kept only if it is http(s), and text is only ever put into the page as text.
+
+/** The largest side of the thumbnails asked of an image service that names none. */
+export const THUMBNAIL_SIDE = 256;
+
+/** A failure to read a manifest, with a sentence for the person who asked for it. */
+export class ManifestError extends Error {}
+
+/** `value` resolved against `base` if it is an http(s) URL; null otherwise (`javascript:`, junk). */
+export function safeURL(value, base) {
+  if (typeof value !== "string" || value === "") return null;
+  try {
+    const url = new URL(value, base);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The text of a language map (`{"en": ["…"]}`) for this browser: its language, then `none`, then
+ * English, then any; several values joined. A plain string (Presentation 2 habits) is itself.
+ */
+export function labelText(map, fallback = "") {
+  if (typeof map === "string") return map;
+  if (!map || typeof map !== "object") return fallback;
+  const languages = [...navigator.languages, navigator.language].map((tag) => tag.toLowerCase());
+  const keys = Object.keys(map);
+  const pick =
+    keys.find((key) => languages.includes(key.toLowerCase())) ??
+    keys.find((key) => languages.some((tag) => tag.split("-")[0] === key.toLowerCase().split("-")[0])) ??
+    (keys.includes("none") ? "none" : null) ??
+    (keys.includes("en") ? "en" : null) ??
+    keys[0];
+  const values = pick === undefined ? [] : [map[pick]].flat().filter((value) => typeof value === "string");
+  return values.length > 0 ? values.join("; ") : fallback;
+}
+
+/** A list member that may be one object or a list of them. */
+function list(value) {
+  return value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+}
+
+function positive(value) {
+  return Number.isFinite(value) && value > 0 ? value : null;
+}
+
+/** The Image API service of a content resource: its base URL (no `/info.json`), or null. */
+function imageService(resource, base) {
+  for (const service of list(resource.service)) {
+    if (!service || typeof service !== "object") continue;
+    const type = service.type ?? service["@type"] ?? "";
+    const profile = String(service.profile ?? "");
+    if (!/^ImageService[23]$/.test(type) && !profile.includes("iiif.io/api/image")) continue;
+    const id = safeURL(String(service.id ?? service["@id"] ?? "").replace(/\/info\.json$/, ""), base);
+    if (id) return id.replace(/\/$/, "");
+  }
+  return null;
+}
+
+/** The image painted on a canvas: the first Image body of its first painting annotation (the first
+ * choice of a Choice). */
+function paintedImage(canvas) {
+  for (const page of list(canvas.items)) {
+    for (const annotation of list(page?.items)) {
+      if (annotation?.motivation !== "painting" && !list(annotation?.motivation).includes("painting")) continue;
+      for (let body of list(annotation.body)) {
+        if (body?.type === "Choice") body = list(body.items)[0];
+        if (body && (body.type === "Image" || body["@type"] === "dctypes:Image")) return body;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The manifest `json` (fetched from `url`) as { label, paged, rightToLeft, canvases }, each canvas
+ * { label, width, height, service, image, thumbnail }: `service` the Image API base URL or null,
+ * `image` the one image file when there is no service. Canvases that paint no image (video,
+ * sound, text) are left out.
+ * @throws ManifestError when it is no Presentation 3.0 manifest or shows no image at all.
+ */
+export function readManifest(json, url) {
+  if (!json || typeof json !== "object") throw new ManifestError("it is not a JSON object");
+  const context = list(json["@context"]).map(String);
+  if (context.some((value) => value.includes("iiif.io/api/presentation/2"))) {
+    throw new ManifestError("it is a Presentation 2 manifest; this viewer reads Presentation 3.0");
+  }
+  if (json.type !== "Manifest") throw new ManifestError("it is not a IIIF Presentation 3.0 Manifest");
+  const behavior = list(json.behavior).map(String);
+  const canvases = [];
+  for (const canvas of list(json.items)) {
+    if (canvas?.type !== "Canvas") continue;
+    const body = paintedImage(canvas);
+    if (!body) continue;
+    const service = imageService(body, url);
+    const image = service ? null : safeURL(body.id ?? body["@id"], url);
+    if (!service && !image) continue;
+    const width = positive(body.width) ?? positive(canvas.width);
+    const height = positive(body.height) ?? positive(canvas.height);
+    const named = list(canvas.thumbnail).map((thumbnail) => safeURL(thumbnail?.id ?? thumbnail?.["@id"], url)).find(Boolean);
+    const thumbnail = named ?? (service ? `${service}/full/!${THUMBNAIL_SIDE},${THUMBNAIL_SIDE}/0/default.jpg` : image);
+    canvases.push({ label: labelText(canvas.label, String(canvases.length + 1)), width, height, service, image, thumbnail });
+  }
+  if (canvases.length === 0) throw new ManifestError("it has no canvas showing an image");
+  return {
+    label: labelText(json.label, ""),
+    paged: behavior.includes("paged"),
+    rightToLeft: json.viewingDirection === "right-to-left",
+    canvases,
+  };
+}
