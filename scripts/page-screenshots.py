@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """`make demo`'s look at the pages: serves generated media with `tessera serve` on 127.0.0.1 and saves
-screenshots of the viewer, the grid and the trimmer taken in headless Chromium.
+screenshots of the viewer (one image; a book of scanned pages, two side by side; two pages
+compared; the gallery; the adjustments), the grid and the trimmer, taken in headless Chromium.
 
 Usage: page-screenshots.py TESSERA_BINARY OUTPUT_DIR
 """
 from __future__ import annotations
 
+import json
+import random
 import shutil
 import signal
 import subprocess
@@ -17,6 +20,7 @@ from pathlib import Path
 repo = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(repo / "Tests" / "Browser"))
 from browser_support import free_port, make_big_image, make_driver, make_photos  # noqa: E402
+from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
@@ -33,6 +37,34 @@ def wait_until_quiet(driver, quiet_seconds: float = 1.5, limit: float = 60) -> N
         time.sleep(0.2)
 
 
+def make_book(directory: Path, pages: int = 12) -> None:
+    """Pages that look like a scanned book: paper, a running head, lines of word-shaped strokes,
+    the page number; and a sidecar that makes the folder a paged book with a title."""
+    directory.mkdir(parents=True, exist_ok=True)
+    font = ImageFont.load_default(size=44)
+    small = ImageFont.load_default(size=30)
+    for number in range(1, pages + 1):
+        rng = random.Random(number)
+        page = Image.new("RGB", (1700, 2200), (238, 230, 212))
+        draw = ImageDraw.Draw(page)
+        draw.text((850, 120), "ON THE MAKING OF MOSAICS", fill=(90, 70, 50), font=small, anchor="mm")
+        y = 260
+        while y < 1980:
+            x = 180
+            indent = 60 if rng.random() < 0.12 else 0
+            x += indent
+            while x < 1460:
+                word = rng.randint(40, 190)
+                draw.rounded_rectangle([x, y, min(x + word, 1520), y + 26], radius=8, fill=(60, 50, 44))
+                x += word + 22
+            y += 56
+        draw.text((850, 2080), str(number), fill=(60, 50, 44), font=font, anchor="mm")
+        page.save(directory / f"page-{number:03d}.jpg", quality=88)
+    (directory / "_folder.iiif.json").write_text(json.dumps(
+        {"label": "On the Making of Mosaics", "behavior": ["paged"],
+         "summary": "Twelve generated pages, served as a book: two side by side, the first alone."}))
+
+
 def main() -> None:
     binary, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
     root = out / "pages-root"
@@ -40,6 +72,8 @@ def main() -> None:
         root.mkdir(parents=True, exist_ok=True)
         make_big_image(root / "big.jpg")
         make_photos(root / "photos")
+    if not (root / "book").exists():
+        make_book(root / "book")
     shutil.copy(repo / "Tests" / "Fixtures" / "video" / "gop1.mp4", root / "clip.mp4")
     port = free_port()
     log = open(out / "pages-serve.log", "w")
@@ -59,6 +93,10 @@ def main() -> None:
                 ("page-index.png", "/"),
                 ("page-viewer.png", "/view/big.jpg"),
                 ("page-viewer-zoomed.png", "/view/big.jpg#x=3072&y=2560&zoom=0.8&rotation=0"),
+                ("page-book.png", "/view?manifest=presentation/3/book/manifest#canvas=4"),
+                ("page-compare.png", "/view?manifest=presentation/3/book/manifest#canvas=2&pages=1&compare=3"),
+                ("page-gallery.png", "/view?manifest=presentation/3/photos/manifest"),
+                ("page-adjust.png", "/view?manifest=presentation/3/book/manifest#canvas=6&pages=1"),
                 ("page-grid.png", "/grid?dir=photos"),
                 ("page-trimmer.png", "/trim/clip.mp4"),
             ]
@@ -70,6 +108,16 @@ def main() -> None:
                     # A selection from 1 s to 3 s, set as a keyboard user would, to show the dimming.
                     driver.find_element(By.CSS_SELECTOR, '[role="slider"][aria-label="Start"]').send_keys(Keys.PAGE_UP)
                     driver.find_element(By.CSS_SELECTOR, '[role="slider"][aria-label="End"]').send_keys(Keys.PAGE_DOWN)
+                    wait_until_quiet(driver, quiet_seconds=0.5)
+                if name == "page-gallery.png":
+                    driver.execute_script("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'g', bubbles: true}))")
+                    wait_until_quiet(driver)
+                if name == "page-adjust.png":
+                    # Faint writing made legible: the panel open, contrast up and the page inverted.
+                    driver.find_element(By.ID, "adjust").click()
+                    driver.execute_script("""const contrast = document.getElementById('contrast');
+                        contrast.value = '160'; contrast.dispatchEvent(new Event('input', {bubbles: true}));""")
+                    driver.find_element(By.ID, "invert").click()
                     wait_until_quiet(driver, quiet_seconds=0.5)
                 driver.save_screenshot(str(out / name))
                 print(f"{out / name}: {base}{path}")

@@ -13,7 +13,7 @@ struct TesseraCommand: ParsableCommand {
         version: tesseraVersion,
         subcommands: [
             InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, RenditionsCommand.self, TileCommand.self, LoadCommand.self,
-            RenderCommand.self, StripCommand.self, TrimmerCommand.self, TrimCommand.self, ServeCommand.self,
+            RenderCommand.self, StripCommand.self, TrimmerCommand.self, TrimCommand.self, ServeCommand.self, ManifestCommand.self,
         ]
     )
 

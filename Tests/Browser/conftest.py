@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.support.wait import WebDriverWait
 
 from browser_support import (  # noqa: F401 (the tests import these from here)
     BIG_SIZE, PHOTO_COUNT, PHOTO_SIZE, free_port, make_big_image, make_driver, make_photos)
@@ -108,6 +109,15 @@ def driver_2x():
     browser = make_driver(device_scale_factor=2)
     yield browser
     browser.quit()
+
+
+def wait_for_hook(driver, script: str, condition, message: str, timeout: float):
+    """Polls a page's read-only hook (`script` returns its state, or null) until `condition(state)`
+    holds; returns that state."""
+    def check(d):
+        current = d.execute_script(script)
+        return current if current and condition(current) else False
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(check, message)
 
 
 def console_errors(driver) -> list[str]:

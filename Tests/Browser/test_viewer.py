@@ -24,7 +24,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.wait import WebDriverWait
 
-from conftest import BIG_SIZE, console_errors, load_rules, network_log
+from conftest import BIG_SIZE, console_errors, load_rules, network_log, wait_for_hook
 
 #: Seconds to wait for a condition: generous, as the first view of big.jpg waits for its pyramid to
 #: be built by a debug server on two CI cores.
@@ -50,10 +50,7 @@ def state(driver):
 
 def wait_for(driver, condition, message):
     """Polls the hook until `condition(state)` holds; returns that state."""
-    def check(d):
-        current = state(d)
-        return current if current and condition(current) else False
-    return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(check, message)
+    return wait_for_hook(driver, STATE, condition, message, WAIT)
 
 
 def settled(current):

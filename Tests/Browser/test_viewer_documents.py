@@ -27,7 +27,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
-from conftest import REPO, console_errors, free_port, network_log, run_server
+from conftest import REPO, console_errors, free_port, network_log, run_server, wait_for_hook
 
 WAIT = 90
 #: The pages' colours, far enough apart that JPEG and PDF rendering cannot confuse two.
@@ -79,10 +79,8 @@ def state(driver):
 
 
 def wait_for(driver, condition, message):
-    def check(d):
-        current = state(d)
-        return current if current and condition(current) else False
-    return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(check, message)
+    """Polls the hook until `condition(state)` holds; returns that state."""
+    return wait_for_hook(driver, STATE, condition, message, WAIT)
 
 
 def settled(current):
@@ -405,6 +403,23 @@ def test_a_manifest_that_is_not_one_is_said_plainly(docs_server, driver):
 
 # ---- Lazy thumbnails ---------------------------------------------------------------------------
 
+def list_settled(driver, name="strip"):
+    """The thumbnails (from 1) the strip or the gallery asked for, once every one asked for has
+    loaded and no more are being asked for (they load a few at a time)."""
+    def loaded(d):
+        asked = state(d)["thumbnails"][name]
+        pending = d.execute_script(f"return [...document.querySelectorAll('#{name} img[src]')].filter((i) => !i.complete).length")
+        return asked if asked and pending == 0 else False
+    first = WebDriverWait(driver, WAIT).until(loaded, f"the {name}'s thumbnails never loaded")
+    # Loaded ones free their slots for more: settled when a poll later asks for no more.
+    while True:
+        time.sleep(0.5)
+        again = WebDriverWait(driver, WAIT).until(loaded, f"the {name}'s thumbnails never loaded")
+        if again == first:
+            return again
+        first = again
+
+
 def thumbnail_requests(driver):
     return [entry for entry in network_log(driver) if "/full/" in entry["url"] and "photo-" in entry["url"]]
 
@@ -414,9 +429,7 @@ def test_only_thumbnails_near_the_visible_part_are_requested(docs_server, driver
     current = wait_shown(driver, [1])
     count = current["count"]
     assert count == 100
-    WebDriverWait(driver, WAIT).until(lambda d: state(d)["thumbnails"]["strip"])
-    time.sleep(1)
-    asked = state(driver)["thumbnails"]["strip"]
+    asked = list_settled(driver)
     assert 1 in asked and len(asked) < count / 2, f"the strip asked for {len(asked)} of {count}"
     assert asked == list(range(1, len(asked) + 1)), "the strip asked for thumbnails out of its order"
     # Each asked once, and answered.
@@ -426,7 +439,7 @@ def test_only_thumbnails_near_the_visible_part_are_requested(docs_server, driver
     # Scrolled to its end, the strip asks for the last ones, not for those it skipped over.
     driver.execute_script("const strip = document.getElementById('strip'); strip.scrollLeft = strip.scrollWidth;")
     WebDriverWait(driver, WAIT).until(lambda d: count in state(d)["thumbnails"]["strip"])
-    asked = state(driver)["thumbnails"]["strip"]
+    asked = list_settled(driver)
     assert len(asked) < count * 0.75, f"scrolling to the end asked for {len(asked)} of {count}"
 
     # The gallery: a grid of all, lazy the same way, opened by key and left by Escape.
@@ -434,9 +447,7 @@ def test_only_thumbnails_near_the_visible_part_are_requested(docs_server, driver
     press(driver, "g")
     gallery = driver.find_element(By.ID, "gallery")
     assert gallery.is_displayed() and gallery.get_attribute("role") == "listbox"
-    WebDriverWait(driver, WAIT).until(lambda d: state(d)["thumbnails"]["gallery"])
-    time.sleep(1)
-    asked = state(driver)["thumbnails"]["gallery"]
+    asked = list_settled(driver, "gallery")
     assert 1 in asked and len(asked) < count / 2, f"the gallery asked for {len(asked)} of {count}"
     # Keys move through the grid; Enter opens the page and closes the gallery.
     gallery.send_keys(Keys.ARROW_DOWN, Keys.ARROW_RIGHT)
@@ -448,3 +459,78 @@ def test_only_thumbnails_near_the_visible_part_are_requested(docs_server, driver
     wait_shown(driver, [columns + 2])
     assert not gallery.is_displayed()
     assert console_errors(driver) == []
+
+
+# ---- Published as static files ----------------------------------------------------------------
+
+def served_path(root: Path, url: str, base: str) -> Path:
+    assert url.startswith(base + "/"), url
+    return root / urllib.parse.unquote(url[len(base) + 1:])
+
+
+def test_tessera_manifest_publishes_a_collection_a_static_host_serves(docs_root, docs_server, driver, tmp_path):
+    """`tessera manifest` writes the documents and level-0 tiles; every URL in them is a file of
+    the output; iiif-prezi3 loads every document; a plain static server (Python's, with CORS) then
+    serves it to the viewer, which pages the book right to left and the PDF's pages."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    out = tmp_path / "published"
+    binary = Path(docs_server.process.args[0])
+    made = subprocess.run([str(binary), "manifest", str(docs_root / "book"), str(docs_root / "doc.pdf"), "--base-url", base,
+                           "--output", str(out), "--tile-size", "256", "--json"], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    summary = json.loads(made.stdout)
+    assert summary["pyramids"] == BOOK_PAGES + len(COLOURS)
+    assert summary["tiles"] > 0 and summary["tileBytes"] > 0 and summary["videos"] == 0
+
+    documents = sorted(out.rglob("*.json"))
+    documents = [path for path in documents if path.name in ("manifest.json", "collection.json")]
+    top = json.loads((out / "collection.json").read_text())
+    assert [item["id"] for item in top["items"]] == [f"{base}/book/collection.json", f"{base}/doc.pdf/manifest.json"]
+    # Every service, painted image and thumbnail a manifest names is a file of the output.
+    for path in documents:
+        document = json.loads(path.read_text())
+        assert document["id"] == f"{base}/{path.relative_to(out).as_posix()}", path
+        if document["type"] != "Manifest":
+            continue
+        for canvas in document["items"]:
+            body = canvas["items"][0]["items"][0]["body"]
+            service = body["service"][0]
+            assert service["profile"] == "level0"
+            info = json.loads((served_path(out, service["id"], base) / "info.json").read_text())
+            assert info["id"] == service["id"] and info["profile"] == "level0"
+            assert (info["width"], info["height"]) == (canvas["width"], canvas["height"])
+            assert served_path(out, body["id"], base).is_file(), body["id"]
+            for thumbnail in canvas["thumbnail"]:
+                assert served_path(out, thumbnail["id"], base).is_file(), thumbnail["id"]
+    book = json.loads((out / "book" / "manifest.json").read_text())
+    assert book["viewingDirection"] == "right-to-left" and len(book["items"]) == BOOK_PAGES
+    pdf = json.loads((out / "doc.pdf" / "manifest.json").read_text())
+    assert len(pdf["items"]) == len(COLOURS) and "rendering" not in pdf, "originals are not published"
+
+    checked = subprocess.run([str(REPO / ".build/presentation-venv/bin/python"), str(REPO / "scripts/check-presentation.py"),
+                              *map(str, documents)], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.count("ok ") == len(documents)
+
+    handler = lambda *arguments: CORSHandler(*arguments, directory=str(out))  # noqa: E731
+    host = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=host.serve_forever, daemon=True).start()
+    try:
+        driver.get(f"{docs_server.url}/view?manifest={urllib.parse.quote(base + '/book/manifest.json', safe='')}")
+        wait_shown(driver, [1])
+        driver.find_element(By.ID, "view").click()
+        press(driver, Keys.PAGE_DOWN)
+        wait_shown(driver, [3, 2])
+        assert pages_drawn(driver, 2) == [3, 2]
+        driver.get(f"{docs_server.url}/view?manifest={urllib.parse.quote(base + '/doc.pdf/manifest.json', safe='')}#canvas=5&pages=1")
+        wait_shown(driver, [5])
+        assert pages_drawn(driver, 1) == [5]
+        driver.find_element(By.ID, "view").click()
+        press(driver, "+")
+        wait_for(driver, lambda s: settled(s) and s["view"]["zoom"] >= 0.99, "the static tiles never drew at 100 %")
+        assert pages_drawn(driver, 1) == [5]
+        assert console_errors(driver) == []
+    finally:
+        host.shutdown()
+        host.server_close()

@@ -21,7 +21,10 @@ export class Adjustments {
     for (const id of [...SLIDERS, ...CHECKS]) {
       const input = document.getElementById(id);
       this.#inputs[id] = input;
-      input.addEventListener("input", () => this.#onchange(this.filter));
+      input.addEventListener("input", () => {
+        this.#showValues();
+        this.#onchange(this.filter);
+      });
     }
     this.#quality = document.getElementById("quality");
     this.#quality.addEventListener("change", () => this.#onquality(this.#quality.value));
@@ -38,6 +41,11 @@ export class Adjustments {
     if (this.#inputs.grayscale.checked) parts.push("grayscale(1)");
     if (this.#inputs.invert.checked) parts.push("invert(1)");
     return parts.length > 0 ? parts.join(" ") : "none";
+  }
+
+  /** Each slider's value beside its name. */
+  #showValues() {
+    for (const id of SLIDERS) document.getElementById(`${id}-value`).textContent = `${this.#inputs[id].value}%`;
   }
 
   get quality() {
@@ -67,6 +75,7 @@ export class Adjustments {
   reset() {
     for (const id of SLIDERS) this.#inputs[id].value = "100";
     for (const id of CHECKS) this.#inputs[id].checked = false;
+    this.#showValues();
     this.#onchange(this.filter);
     if (this.#quality.value !== "default") {
       this.#quality.value = "default";

@@ -5,6 +5,9 @@
 
 /** How far outside the visible part (CSS pixels) a thumbnail is already requested. */
 const MARGIN = 300;
+/** Thumbnails loading at once: fewer than the browser's six connections to a host, so that the
+ * tiles of the page being read are never queued behind a row of thumbnails. */
+const LOADING = 3;
 
 export class ThumbnailList {
   #element;
@@ -13,23 +16,31 @@ export class ThumbnailList {
   #onpick;
   #active = 0;
   #observer;
+  /** Indices of the thumbnails near the visible part now, in the order they came near. */
+  #near = new Set();
+  /** Thumbnails requested and not yet loaded or failed. */
+  #loading = 0;
+  /** While paused, nothing is requested (the page's main image comes first). */
+  #paused;
   /** Indices of every canvas whose thumbnail was ever asked for (what tests check). */
   requested = new Set();
 
   /**
    * Fills `element` (a listbox) with one option per canvas of `canvases` ({ label, width, height,
    * thumbnail }). `grid`: a grid of rows (the gallery) rather than one row (the strip).
-   * `onpick(index)` is called when one is chosen by pointer or key.
+   * `onpick(index)` is called when one is chosen by pointer or key. `paused`: no thumbnail is
+   * requested until `resume()`.
    */
-  constructor(element, canvases, { grid = false, idPrefix, onpick }) {
+  constructor(element, canvases, { grid = false, idPrefix, onpick, paused = false }) {
     this.#element = element;
     this.#grid = grid;
     this.#onpick = onpick;
+    this.#paused = paused;
     element.replaceChildren();
     element.setAttribute("role", "listbox");
     element.setAttribute("aria-orientation", grid ? "vertical" : "horizontal");
     element.tabIndex = 0;
-    this.#observer = new IntersectionObserver((entries) => this.#near(entries), {
+    this.#observer = new IntersectionObserver((entries) => this.#came(entries), {
       root: element,
       rootMargin: grid ? `${MARGIN}px 0px` : `0px ${MARGIN}px`,
     });
@@ -51,7 +62,7 @@ export class ThumbnailList {
       label.textContent = canvas.label;
       option.append(image, label);
       fragment.append(option);
-      this.#items.push({ option, image, url: canvas.thumbnail });
+      this.#items.push({ option, image, url: canvas.thumbnail, pending: null });
       this.#observer.observe(option);
     });
     element.append(fragment);
@@ -63,20 +74,61 @@ export class ThumbnailList {
   }
 
   /** Asks for the thumbnails that came near, and drops those that left before they arrived. */
-  #near(entries) {
+  #came(entries) {
     for (const entry of entries) {
       const index = Number(entry.target.dataset.index);
       const item = this.#items[index];
-      if (!item.url) continue;
       if (entry.isIntersecting) {
-        if (!item.image.getAttribute("src")) {
-          item.image.src = item.url;
-          this.requested.add(index);
+        this.#near.add(index);
+      } else {
+        this.#near.delete(index);
+        if (item.pending) {
+          // Dropped: the browser cancels the request, and its slot goes to one still near.
+          this.#settle(item);
+          item.image.removeAttribute("src");
         }
-      } else if (item.image.getAttribute("src") && !item.image.complete) {
-        item.image.removeAttribute("src");
       }
     }
+    this.#fill();
+  }
+
+  /** Starts the thumbnails near the visible part that are not there yet, `LOADING` at a time. */
+  #fill() {
+    if (this.#paused) return;
+    for (const index of this.#near) {
+      if (this.#loading >= LOADING) return;
+      const item = this.#items[index];
+      if (!item.url || item.image.getAttribute("src")) continue;
+      this.#loading++;
+      item.pending = () => {
+        this.#settle(item);
+        this.#fill();
+      };
+      item.image.addEventListener("load", item.pending);
+      item.image.addEventListener("error", item.pending);
+      item.image.src = item.url;
+      this.requested.add(index);
+    }
+  }
+
+  /** A thumbnail no longer loading (arrived, failed or dropped) frees its slot. */
+  #settle(item) {
+    item.image.removeEventListener("load", item.pending);
+    item.image.removeEventListener("error", item.pending);
+    item.pending = null;
+    this.#loading--;
+  }
+
+  /** Starts no more thumbnails until `resume()` (those loading go on). */
+  pause() {
+    this.#paused = true;
+  }
+
+  /** Requests what is near now, and from now on. */
+  resume() {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#fill();
   }
 
   /** Marks the canvases of `indices` as the ones shown, and brings the first into sight. */

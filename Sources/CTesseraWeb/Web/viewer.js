@@ -21,6 +21,9 @@ const ARROW_STEP = 0.15;
 const FRAGMENT_INTERVAL = 400;
 /** The zoom is announced once it has stayed put this long (ms). */
 const ANNOUNCE_DELAY = 600;
+/** What waits for the main view to be sharp (thumbnails, the neighbours, a document's pages) waits
+ * no longer than this (ms), so a view whose tiles keep failing does not hold the rest back. */
+const SHARP_FALLBACK = 3000;
 
 const element = (id) => document.getElementById(id);
 const root = element("viewer");
@@ -107,6 +110,28 @@ const fragment = { written: location.hash, at: -Infinity, timer: 0 };
 const announcement = { text: "", timer: 0 };
 
 const isMulti = () => doc !== null && doc.canvases.length > 1;
+
+/** Callbacks waiting for the main view to be fully drawn. */
+const sharpWaiters = [];
+
+/**
+ * Resolves once the main view is fully drawn (or after `SHARP_FALLBACK`): the image asked for comes
+ * first, and thumbnails, neighbouring pages and a document's page list do not compete with its
+ * tiles for the browser's six connections and the server's cores.
+ */
+function whenSharp() {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      const index = sharpWaiters.indexOf(done);
+      if (index >= 0) sharpWaiters.splice(index, 1);
+      resolve();
+    };
+    const timer = setTimeout(done, SHARP_FALLBACK);
+    sharpWaiters.push(done);
+    main.requestFrame();
+  });
+}
 
 // ---- Fetching ---------------------------------------------------------------------------------
 
@@ -213,6 +238,8 @@ async function showCanvas(index, asked = null) {
   current = spread[0];
   const mine = ++generation;
   updatePages(spread);
+  // The page turned to comes before thumbnails: none starts until it is sharp.
+  strip?.pause();
   let shown;
   try {
     shown = await Promise.all(spread.map((i) => pyramidOf(doc.canvases[i])));
@@ -229,7 +256,11 @@ async function showCanvas(index, asked = null) {
   main.canvas.setAttribute("aria-label", `${titleOf(spread)}, ${first.width} × ${first.height} pixels`);
   adjustments.offer(first.info?.extraQualities ?? []);
   updateDownload();
-  prefetchAround(spread, shown);
+  whenSharp().then(() => {
+    if (mine !== generation) return;
+    strip?.resume();
+    prefetchAround(spread, shown);
+  });
 }
 
 /** The neighbouring spreads' descriptions and coarsest tiles, at low priority: paging is instant. */
@@ -366,6 +397,7 @@ function follow(source, target, destination, { animate, home }) {
 function afterFrame(now) {
   updateControls();
   writeFragment(now);
+  if (sharpWaiters.length > 0 && main.complete) for (const done of [...sharpWaiters]) done();
 }
 
 /** The zoom as a percentage to three significant digits: 12.5%, 6.25%, 100%. */
@@ -720,7 +752,8 @@ function becomeDocument(opened) {
   element("page-count").textContent = `/ ${doc.canvases.length}`;
   const stripElement = element("strip");
   stripElement.hidden = false;
-  strip = new ThumbnailList(stripElement, doc.canvases, { idPrefix: "thumb", onpick: (index) => showCanvas(index) });
+  strip = new ThumbnailList(stripElement, doc.canvases, { idPrefix: "thumb", onpick: (index) => showCanvas(index), paused: true });
+  whenSharp().then(() => strip.resume());
   twoUp = twoUpByDefault();
   buttons.twoUp.setAttribute("aria-pressed", String(twoUp));
   element("name").textContent = doc.label || name;
@@ -734,11 +767,13 @@ async function open() {
   element("name").textContent = title;
   const comparing = compareURL ? loadManifest(compareURL).catch(() => null) : Promise.resolve(null);
   if (identifier) {
-    // The image's own description first (the page shows it as soon as it can), its manifest
-    // beside it: a document's pages come from there.
+    // The image's own description first, and the image shown as soon as it can be; its manifest
+    // (a document's pages) once it is sharp, unless a link asks for a later page.
     const base = `iiif/3/${identifier}`;
-    const manifest = fetchJSON(`presentation/3/${identifier}/manifest`).then((json) => readManifest(json, new URL(`presentation/3/${identifier}/manifest`, document.baseURI).href)).catch(() => null);
+    const manifestPath = `presentation/3/${identifier}/manifest`;
+    const loadPages = () => loadManifest(new URL(manifestPath, document.baseURI).href).catch(() => null);
     const asked = readFragment(location.hash);
+    const early = asked.canvas !== null && asked.canvas > 1 ? loadPages() : null;
     let pyramid;
     try {
       pyramid = new Pyramid(await infoOf(base), base);
@@ -754,7 +789,7 @@ async function open() {
       kept = new Set([pyramid]);
       shownCanvases = [0];
     }
-    const pages = await manifest;
+    const pages = await (early ?? whenSharp().then(loadPages));
     if (pages && pages.canvases.length > 1) {
       // Page 1 is this image: the description already here serves it.
       pages.canvases[0] = { ...pages.canvases[0], service: base };

@@ -130,14 +130,14 @@ struct PresentationService: Sendable {
                 let page = sizes.count > 1 ? ";\(index + 1)" : ""
                 return Self.imageCanvas(
                     id: id + "/canvas/\(index + 1)", service: urls.imageService(encoded + page), size: size,
-                    label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil)
+                    label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil, urls: urls)
             }
             description.metadata = Self.imageMetadata(properties)
             if properties.pageCount > 1 {
                 description.behavior = ["paged"]
                 description.metadata.insert(Self.entry("Pages", String(properties.pageCount)), at: 1)
             }
-            description.rendering = [Self.original(properties.format, encoded: encoded, bytes: properties.fileByteCount, urls: urls)]
+            description.rendering = Self.original(properties.format, encoded: encoded, bytes: properties.fileByteCount, urls: urls).map { [$0] } ?? []
         } catch let error as ImageDecodingError where error == .unknownFormat {
             let asset = try await videos.asset(source)
             let video = VideoProperties(asset)
@@ -177,7 +177,7 @@ struct PresentationService: Sendable {
                 canvases.append(
                     Self.imageCanvas(
                         id: canvasID, service: urls.imageService(entry.id), size: PixelSize(width: width, height: height),
-                        label: LanguageMap([entry.name])))
+                        label: LanguageMap([entry.name]), urls: urls))
             case .video:
                 let content = ContentResource(
                     id: urls.video(entry.id), type: "Video", format: VideoService.mediaType(of: entry.name), width: width, height: height,
@@ -210,7 +210,9 @@ struct PresentationService: Sendable {
             case .image, .video:
                 var thumbnail: [ContentResource] = []
                 if entry.kind == .image, let width = entry.width, let height = entry.height, width > 0, height > 0 {
-                    thumbnail = [Self.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height))]
+                    thumbnail = [
+                        urls.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), side: Self.thumbnailSide)
+                    ]
                 }
                 return ResourceReference(id: urls.manifest(entry.id), type: "Manifest", label: LanguageMap([entry.name]), thumbnail: thumbnail)
             }
@@ -224,21 +226,15 @@ struct PresentationService: Sendable {
 
     // MARK: Pieces
 
-    /// A canvas of `size` painted with the image its service serves, with a thumbnail.
-    static func imageCanvas(id: String, service: String, size: PixelSize, label: LanguageMap?) -> IIIFCanvas {
-        let image = ContentResource(
-            id: service + "/full/max/0/default.jpg", type: "Image", format: "image/jpeg", width: size.width, height: size.height,
-            service: [ImageServiceReference(id: service)])
-        return IIIFCanvas(id: id, content: image, label: label, thumbnail: [thumbnail(service: service, size: size)])
-    }
-
-    /// An image of at most ``thumbnailSide`` pixels a side (never enlarged), from its service.
-    static func thumbnail(service: String, size: PixelSize) -> ContentResource {
-        let scale = min(1, Double(thumbnailSide) / Double(max(size.width, size.height)))
-        let width = max(1, Int((Double(size.width) * scale).rounded())), height = max(1, Int((Double(size.height) * scale).rounded()))
-        return ContentResource(
-            id: service + "/full/\(width),\(height)/0/default.jpg", type: "Image", format: "image/jpeg", width: width, height: height,
-            service: [ImageServiceReference(id: service)])
+    /// A canvas of `size` painted with the image its service serves, with a thumbnail. The canvas
+    /// is the image's full size even where the painted file is smaller (a static host's coarsest
+    /// level): viewers draw the service's tiles on it.
+    static func imageCanvas(id: String, service: String, size: PixelSize, label: LanguageMap?, urls: PresentationURLs) -> IIIFCanvas {
+        var canvas = IIIFCanvas(
+            id: id, content: urls.paintedImage(service: service, size: size), label: label,
+            thumbnail: [urls.thumbnail(service: service, size: size, side: thumbnailSide)])
+        (canvas.width, canvas.height) = (size.width, size.height)
+        return canvas
     }
 
     static func videoCanvas(id: String, video: VideoProperties, encoded: String, path: String, urls: PresentationURLs) -> IIIFCanvas {
@@ -246,14 +242,15 @@ struct PresentationService: Sendable {
             id: urls.video(encoded), type: "Video", format: VideoService.mediaType(of: path), width: video.displayWidth,
             height: video.displayHeight, duration: video.duration)
         // One frame from the frame-strip code, 144 pixels high.
-        let still = ContentResource(id: urls.video(encoded) + "/sprite.jpg?frames=1&height=144&mode=fast", type: "Image", format: "image/jpeg")
-        return IIIFCanvas(id: id, content: content, thumbnail: [still])
+        let still = urls.videoStill(encoded).map { ContentResource(id: $0, type: "Image", format: "image/jpeg") }
+        return IIIFCanvas(id: id, content: content, thumbnail: still.map { [$0] } ?? [])
     }
 
-    /// The file as it is stored, offered for download.
-    static func original(_ format: ImageFormat, encoded: String, bytes: Int, urls: PresentationURLs) -> ContentResource {
-        ContentResource(
-            id: urls.file(encoded), type: format == .pdf ? "Text" : "Image", format: format.mediaType,
+    /// The file as it is stored, offered for download where it is served.
+    static func original(_ format: ImageFormat, encoded: String, bytes: Int, urls: PresentationURLs) -> ContentResource? {
+        guard let url = urls.file(encoded) else { return nil }
+        return ContentResource(
+            id: url, type: format == .pdf ? "Text" : "Image", format: format.mediaType,
             label: LanguageMap.text("Original file (\(format.rawValue.uppercased()), \(byteText(bytes)))", language: "en"))
     }
 
