@@ -253,6 +253,7 @@ def test_compare_moves_both_views_together_or_apart(docs_server, driver):
     assert pages_drawn(driver, 1, "view-2") == [9]
 
     # The link restores the comparison, unsynchronised.
+    wait_fragment(driver, compare="9", sync="0")
     link = driver.current_url
     driver.get("about:blank")
     driver.get(link)

@@ -162,7 +162,7 @@ struct CLITests {
         #expect(try CLI.run(["info", "--json", directory + "/p/jpeg-baseline.png"]).stdout.contains("\"colorModel\":\"palette\""))
     }
 
-    @Test("PDF: info gives the page count and size in points, --page picks the page, a missing page is bad input")
+    @Test("PDF: info gives the page count and size in points, --page picks the page, a missing page is not found")
     func pdfPages() throws {
         let pdf = CLI.fixture("pdf/two-pages.pdf")
         let info = try CLI.run(["info", "--json", pdf])
@@ -175,7 +175,7 @@ struct CLITests {
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try CLI.run(["info", "--json", output]).stdout.contains("\"width\":150"))
         let missing = try CLI.run(["convert", pdf, output, "--page", "3"])
-        #expect(missing.status == 65 && missing.stderr.contains("no page 3"), "\(missing.stderr)")
+        #expect(missing.status == 66 && missing.stderr.contains("there is no page 3"), "\(missing.stderr)")
         #expect(try CLI.run(["convert", pdf, output, "--page", "0"]).status == 64)
     }
 

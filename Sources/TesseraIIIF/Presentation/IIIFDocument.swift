@@ -56,4 +56,26 @@ public struct IIIFDocument<Item: PresentationItem>: Sendable, Hashable, Encodabl
 
     /// The JSON document (UTF-8, compact, keys sorted: `@context` first).
     public func json() throws -> Data { try PresentationJSON.encode(self) }
+
+    /// The document's JSON around its items, to write a document of any length a piece at a time
+    /// in bounded memory: `head` ends with `"items":[` and `tail` starts with `]`; between them go
+    /// the items' ``json(of:)``, separated by commas. Together they are the bytes ``json()`` gives
+    /// for the document with those items. This document's own items are left out.
+    public func envelope() throws -> (head: Data, tail: Data) {
+        var empty = self
+        empty.items = []
+        let whole = try empty.json()
+        // Keys are sorted and nested members come after `items` or hold no `items` of their own;
+        // inside a string every quote is escaped. The first `"items":[]` is the document's.
+        let marker = Array(#""items":[]"#.utf8)
+        let bytes = Array(whole)
+        guard let start = bytes.indices.first(where: { bytes[$0...].starts(with: marker) }) else {
+            throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "no items member"))
+        }
+        let open = start + marker.count - 1
+        return (Data(bytes[..<open]), Data(bytes[open...]))
+    }
+
+    /// One item's JSON, as it appears in ``json()``.
+    public static func json(of item: Item) throws -> Data { try PresentationJSON.encode(item) }
 }

@@ -30,6 +30,13 @@ struct CacheableResponse {
         return Response(status: head.status, headers: head.headerFields, body: sent)
     }
 
+    /// The response to `request` as ``response(to:)`` gives it, with `body` written as it is made
+    /// (a document too long to hold whole) instead of ``body``.
+    func response(to request: Request, streaming body: ResponseBody) -> Response {
+        if isNotModified(request.headers) { return Response(status: .notModified, headers: validatorFields()) }
+        return Response(status: .ok, headers: fullFields(), body: body)
+    }
+
     /// The response head and body for `request`: `304 Not Modified` with an empty body when the
     /// client's copy is current, else `200 OK` with ``body``.
     func parts(for request: HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer) {

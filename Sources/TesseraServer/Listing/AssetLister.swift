@@ -48,28 +48,40 @@ final class AssetLister: Sendable {
         return AssetListing(dir: dir, parent: parent, entries: entries, next: next, skipped: skipped)
     }
 
-    /// Every entry of `snapshot` (of `dir`) in the listing's order, up to `limit` (what a
-    /// Presentation collection lists); and whether there were more. Files are probed a thousand at
-    /// a time, a batch per core at once, so a cancelled request stops between batches.
-    func all(_ snapshot: Snapshot, dir: String, limit: Int) async throws -> (entries: [AssetListing.Entry], isCut: Bool) {
-        let positions = snapshot.positions
-        let listed = Array(positions.prefix(limit))
-        let batches = stride(from: 0, to: listed.count, by: 1000).map { listed[$0..<min($0 + 1000, listed.count)] }
-        var results = [[AssetListing.Entry]](repeating: [], count: batches.count)
+    /// The entries of one batch of ``forEachBatch(_:dir:limit:_:)``.
+    static let batchSize = 1000
+
+    /// Every entry of `snapshot` (of `dir`) up to `limit`, in the listing's order (what a
+    /// Presentation collection lists), handed to `body` a thousand at a time. Files are probed a
+    /// batch per core at once, ahead of the batch `body` has, so memory holds a few batches rather
+    /// than the folder, and a cancelled request stops between batches.
+    func forEachBatch(
+        _ snapshot: Snapshot, dir: String, limit: Int, _ body: ([AssetListing.Entry]) async throws -> Void
+    ) async throws {
+        let listed = snapshot.positions.prefix(limit)
+        let starts = Array(stride(from: listed.startIndex, to: listed.endIndex, by: Self.batchSize))
         try await withThrowingTaskGroup(of: (Int, [AssetListing.Entry]).self) { group in
             var next = 0
+            var delivered = 0
+            var ready: [Int: [AssetListing.Entry]] = [:]
             func add() {
                 let index = next
                 next += 1
-                group.addTask { (index, try await self.entries(batches[index], dir: dir).entries) }
+                let batch = listed[starts[index]..<min(starts[index] + Self.batchSize, listed.endIndex)]
+                group.addTask { (index, try await self.entries(batch, dir: dir).entries) }
             }
-            for _ in 0..<min(activeProcessorCount(), batches.count) { add() }
+            for _ in 0..<min(activeProcessorCount(), starts.count) { add() }
             while let (index, entries) = try await group.next() {
-                results[index] = entries
-                if next < batches.count { add() }
+                ready[index] = entries
+                // In order: a batch probed early waits for those before it, and no new one starts
+                // until one is handed on, which bounds what is held.
+                while let batch = ready.removeValue(forKey: delivered) {
+                    try await body(batch)
+                    delivered += 1
+                    if next < starts.count { add() }
+                }
             }
         }
-        return (results.flatMap { $0 }, positions.count > limit)
     }
 
     /// A directory as read once: its entries sorted, and a name for this version of it.

@@ -17,9 +17,12 @@ struct PresentationService: Sendable {
     let images: ImageService
     let videos: VideoService
     let lister: AssetLister
-    /// Folders' documents by what they were made from (the listing's fingerprint, the folder's
-    /// sidecar, the URLs): a folder unchanged since is answered without probing a file again.
+    /// Small folders' documents by what they were made from (the listing's fingerprint, the
+    /// folder's sidecar, the URLs): a folder unchanged since is answered without probing a file
+    /// again. A larger one is made again as it is sent (its probes are kept by the lister).
     let folderDocuments = Locked(LRUCache<String, Data>(costLimit: 64 << 20))
+    /// The largest folder document kept whole, in bytes (about 1,000 canvases).
+    static let keptDocumentBytes = 1 << 20
 
     init(images: ImageService, videos: VideoService, lister: AssetLister) {
         self.images = images
@@ -28,31 +31,41 @@ struct PresentationService: Sendable {
     }
 
     /// What a folder is described as.
-    enum FolderDocument: String {
-        /// Its subfolders and files (``collection(_:_:sidecar:urls:)``).
+    enum FolderDocument: String, Sendable {
+        /// Its subfolders and files.
         case collection
-        /// One manifest of its images and videos (``folderManifest(_:_:sidecar:urls:)``).
+        /// One manifest of its images and videos.
         case manifest
     }
 
-    /// The JSON of `directory`'s `kind` of document (relative to the root, decoded; "" for the
-    /// root), unless this version of it (the directory read once, its sidecar's version) was made
-    /// already; the sidecar is read only to make it.
-    func folderDocument(_ kind: FolderDocument, of directory: String, urls: PresentationURLs, logger: Logger) async throws -> Data {
+    /// A folder's document as an answer: a version from what it is made of (so an unchanged folder
+    /// costs a 304 without a file probed), and its bytes written as they are made.
+    struct FolderAnswer: Sendable {
+        /// The same folder listing, sidecar and URLs always make the same bytes: an entity tag
+        /// made from it is strong.
+        let version: String
+        /// Writes the document to `write` a piece at a time; what is held at once is a batch of
+        /// entries, not the folder.
+        let send: @Sendable (_ write: (Data) async throws -> Void) async throws -> Void
+    }
+
+    /// `directory`'s `kind` of document (relative to the root, decoded; "" for the root). The
+    /// directory is read once; its sidecar is read only when the document is made.
+    func folderAnswer(_ kind: FolderDocument, of directory: String, urls: PresentationURLs, logger: Logger) throws -> FolderAnswer {
         let snapshot = try lister.snapshot(directory)
         let sidecarFile = self.sidecarFile(directory.isEmpty ? Self.folderSidecarName : directory + "/" + Self.folderSidecarName)
         let key = [
             kind.rawValue, directory, snapshot.fingerprint, sidecarFile?.version ?? "none", urls.presentation, urls.iiif, urls.media,
         ].joined(separator: "\u{0}")
-        if let known = folderDocuments.withLock({ $0.value(for: key) }) { return known }
-        let sidecar = read(sidecarFile, logger: logger)
-        let document =
-            switch kind {
-            case .collection: try await collection(directory, snapshot, sidecar: sidecar, urls: urls).json()
-            case .manifest: try await folderManifest(directory, snapshot, sidecar: sidecar, urls: urls).json()
+        return FolderAnswer(version: key) { write in
+            if let known = folderDocuments.withLock({ $0.value(for: key) }) { return try await write(known) }
+            var kept: Data? = Data()
+            try await writeFolderDocument(kind, of: directory, snapshot, sidecar: read(sidecarFile, logger: logger), urls: urls) { piece in
+                if kept != nil, kept!.count + piece.count <= Self.keptDocumentBytes { kept!.append(piece) } else { kept = nil }
+                try await write(piece)
             }
-        folderDocuments.withLock { _ = $0.insert(document, for: key, cost: document.count) }
-        return document
+            if let kept { folderDocuments.withLock { _ = $0.insert(kept, for: key, cost: kept.count) } }
+        }
     }
 
     /// The most entries a collection or folder manifest lists (a folder of more is cut there,
@@ -157,69 +170,111 @@ struct PresentationService: Sendable {
         }
     }
 
-    /// A manifest of the images and videos directly in `directory` (relative to the root,
-    /// decoded; `snapshot` its listing), one canvas each in the listing's order: a book or a
-    /// gallery kept as one file per page. A document adds its first page.
-    func folderManifest(
-        _ directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?, urls: PresentationURLs
-    ) async throws -> IIIFManifest {
+    /// Writes `directory`'s `kind` of document (relative to the root, decoded; `snapshot` its
+    /// listing) to `write` a piece at a time, in the listing's order, and returns how many items it
+    /// has. A collection: the subfolders as collections, then the images, documents and videos as
+    /// manifests. A manifest: a canvas per image and video (a book or a gallery kept as one file
+    /// per page; a document adds its first page). Memory holds a batch of entries, not the folder;
+    /// the bytes are those of the whole document encoded at once.
+    @discardableResult
+    func writeFolderDocument(
+        _ kind: FolderDocument, of directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?,
+        urls: PresentationURLs, to write: (Data) async throws -> Void
+    ) async throws -> Int {
         let (parent, name) = Self.split(directory)
-        let id = urls.manifest(PercentEncoding.encode(directory))
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
-        description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
-        let (entries, isCut) = try await lister.all(snapshot, dir: directory, limit: Self.maximumEntries)
-        var canvases: [IIIFCanvas] = []
-        for entry in entries {
-            guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { continue }
-            let canvasID = id + "/canvas/\(canvases.count + 1)"
-            switch entry.kind {
-            case .image:
-                canvases.append(
-                    Self.imageCanvas(
-                        id: canvasID, service: urls.imageService(entry.id), size: PixelSize(width: width, height: height),
-                        label: LanguageMap([entry.name]), urls: urls))
-            case .video:
-                let content = ContentResource(
-                    id: urls.video(entry.id), type: "Video", format: VideoService.mediaType(of: entry.name), width: width, height: height,
-                    duration: entry.duration)
-                canvases.append(IIIFCanvas(id: canvasID, content: content, label: LanguageMap([entry.name])))
-            case .directory:
-                continue
+        if snapshot.positions.count > Self.maximumEntries { description.summary = Self.cutSummary }
+        switch kind {
+        case .collection:
+            if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
+            let document = IIIFCollection(id: urls.collection(directory), description: description, items: [])
+            return try await stream(document, of: directory, snapshot, sidecar: sidecar, to: write) { entries, _ in
+                entries.map { Self.collectionItem($0, urls: urls) }
+            }
+        case .manifest:
+            description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
+            let id = urls.manifest(PercentEncoding.encode(directory))
+            let document = IIIFManifest(id: id, description: description, items: [])
+            return try await stream(document, of: directory, snapshot, sidecar: sidecar, thumbnail: \.thumbnail, to: write) { entries, start in
+                var canvases: [IIIFCanvas] = []
+                for entry in entries {
+                    if let canvas = Self.folderCanvas(entry, id: id + "/canvas/\(start + canvases.count + 1)", urls: urls) {
+                        canvases.append(canvas)
+                    }
+                }
+                return canvases
             }
         }
-        description.thumbnail = canvases.first?.thumbnail ?? []
-        if isCut { description.summary = Self.cutSummary }
-        sidecar?.apply(to: &description)
-        return IIIFManifest(id: id, description: description, items: canvases)
     }
 
-    /// The collection of `directory` (relative to the root, decoded; "" for the root; `snapshot`
-    /// its listing): its subfolders as collections, then its images, documents and videos as
-    /// manifests.
-    func collection(
-        _ directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?, urls: PresentationURLs
-    ) async throws -> IIIFCollection {
-        let (parent, name) = Self.split(directory)
-        var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
-        if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
-        let (entries, isCut) = try await lister.all(snapshot, dir: directory, limit: Self.maximumEntries)
-        let items = entries.map { entry -> ResourceReference in
-            switch entry.kind {
-            case .directory:
-                return ResourceReference(id: urls.collection(entry.path), type: "Collection", label: LanguageMap([entry.name]))
-            case .image, .video:
-                var thumbnail: [ContentResource] = []
-                if entry.kind == .image, let width = entry.width, let height = entry.height, width > 0, height > 0 {
-                    thumbnail = [
-                        urls.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), side: Self.thumbnailSide)
-                    ]
-                }
-                return ResourceReference(id: urls.manifest(entry.id), type: "Manifest", label: LanguageMap([entry.name]), thumbnail: thumbnail)
-            }
+    /// Writes `document` with the items `items` makes of each batch of the listing (given how many
+    /// came before): its head once the first item is known (a manifest's thumbnail is its first
+    /// canvas's), the items, then its tail.
+    private func stream<Item: PresentationItem>(
+        _ document: IIIFDocument<Item>, of directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?,
+        thumbnail: ((Item) -> [ContentResource])? = nil, to write: (Data) async throws -> Void,
+        items: ([AssetListing.Entry], Int) -> [Item]
+    ) async throws -> Int {
+        var document = document
+        var tail: Data?
+        var count = 0
+        func begin(_ first: Item?) async throws {
+            if let thumbnail, let first { document.description.thumbnail = thumbnail(first) }
+            sidecar?.apply(to: &document.description)
+            let (head, rest) = try document.envelope()
+            try await write(head)
+            tail = rest
         }
-        if isCut { description.summary = Self.cutSummary }
-        sidecar?.apply(to: &description)
-        return IIIFCollection(id: urls.collection(directory), description: description, items: items)
+        try await lister.forEachBatch(snapshot, dir: directory, limit: Self.maximumEntries) { entries in
+            let batch = items(entries, count)
+            guard let first = batch.first else { return }
+            if tail == nil { try await begin(first) }
+            var piece = Data()
+            for item in batch {
+                if count > 0 { piece.append(UInt8(ascii: ",")) }
+                piece.append(try IIIFDocument<Item>.json(of: item))
+                count += 1
+            }
+            try await write(piece)
+        }
+        if tail == nil { try await begin(nil) }
+        try await write(tail ?? Data())
+        return count
+    }
+
+    /// A folder manifest's canvas of an image or video entry; nil for a folder or a file without a size.
+    private static func folderCanvas(_ entry: AssetListing.Entry, id: String, urls: PresentationURLs) -> IIIFCanvas? {
+        guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { return nil }
+        switch entry.kind {
+        case .image:
+            return imageCanvas(
+                id: id, service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), label: LanguageMap([entry.name]),
+                urls: urls)
+        case .video:
+            let content = ContentResource(
+                id: urls.video(entry.id), type: "Video", format: VideoService.mediaType(of: entry.name), width: width, height: height,
+                duration: entry.duration)
+            return IIIFCanvas(id: id, content: content, label: LanguageMap([entry.name]))
+        case .directory:
+            return nil
+        }
+    }
+
+    /// A collection's item for an entry: a subfolder's collection, or a file's manifest (an image's
+    /// with a thumbnail).
+    private static func collectionItem(_ entry: AssetListing.Entry, urls: PresentationURLs) -> ResourceReference {
+        switch entry.kind {
+        case .directory:
+            return ResourceReference(id: urls.collection(entry.path), type: "Collection", label: LanguageMap([entry.name]))
+        case .image, .video:
+            var thumbnail: [ContentResource] = []
+            if entry.kind == .image, let width = entry.width, let height = entry.height, width > 0, height > 0 {
+                thumbnail = [
+                    urls.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), side: thumbnailSide)
+                ]
+            }
+            return ResourceReference(id: urls.manifest(entry.id), type: "Manifest", label: LanguageMap([entry.name]), thumbnail: thumbnail)
+        }
     }
 
     private static let cutSummary = LanguageMap(["This folder has more entries than are listed (\(maximumEntries) at most)."], language: "en")

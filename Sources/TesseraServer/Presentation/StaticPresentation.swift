@@ -5,6 +5,10 @@ import TesseraCore
 import TesseraIIIF
 import TesseraTiles
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `tessera manifest`: the IIIF Presentation 3.0 documents `tessera serve` makes (a manifest per
 /// image, document and video; a collection and a manifest per folder; sidecars merged) written as
 /// static files for a static host, with level-0 IIIF tiles beside them, the tiles
@@ -142,16 +146,17 @@ private struct Publisher {
                     directory.isEmpty ? PresentationService.folderSidecarName : directory + "/" + PresentationService.folderSidecarName),
                 logger: logger)
             let folder = output + (directory.isEmpty ? "" : "/" + directory)
-            try Self.store(
-                try await presentation.collection(directory, snapshot, sidecar: sidecar, urls: urls).json(), at: folder + "/collection.json")
-            let manifest = try await presentation.folderManifest(directory, snapshot, sidecar: sidecar, urls: urls)
-            summary.documents += 1
-            if !manifest.items.isEmpty {
-                try Self.store(try manifest.json(), at: folder + "/manifest.json")
-                summary.documents += 1
+            for kind in [PresentationService.FolderDocument.collection, .manifest] {
+                let path = folder + "/" + kind.rawValue + ".json"
+                let items = try await Self.streaming(to: path) { write in
+                    try await presentation.writeFolderDocument(kind, of: directory, snapshot, sidecar: sidecar, urls: urls, to: write)
+                }
+                // A folder with no image or video is a collection only.
+                if kind == .manifest && items == 0 { try FileManager.default.removeItem(atPath: path) } else { summary.documents += 1 }
             }
-            let (entries, _) = try await lister.all(snapshot, dir: directory, limit: PresentationService.maximumEntries)
-            for entry in entries {
+            var found: [AssetListing.Entry] = []
+            try await lister.forEachBatch(snapshot, dir: directory, limit: PresentationService.maximumEntries) { found += $0 }
+            for entry in found {
                 switch entry.kind {
                 case .directory: pending.append(entry.path)
                 case .image, .video: try await file(entry.id, summary: &summary, report: report)
@@ -218,6 +223,36 @@ private struct Publisher {
     }
 
     typealias Summary = StaticPresentation.Summary
+
+    /// What `make` writes, written to `path` as it comes (its folders made, replaced whole at the
+    /// end); `make`'s result.
+    static func streaming<T>(to path: String, _ make: ((Data) async throws -> Void) async throws -> T) async throws -> T {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let partial = path + ".partial"
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [:]) }
+        do {
+            let result = try await make { piece in
+                try piece.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                        guard written > 0 else { throw CocoaError(.fileWriteOutOfSpace, userInfo: [:]) }
+                        offset += written
+                    }
+                }
+            }
+            close(descriptor)
+            _ = try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.moveItem(atPath: partial, toPath: path)
+            return result
+        } catch {
+            close(descriptor)
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
+        }
+    }
 
     /// `data` at `path`, its folders made, replaced whole.
     static func store(_ data: Data, at path: String) throws {

@@ -22,14 +22,12 @@ struct PresentationRoutes {
         routes("presentation_collection") {
             $0.get("collection") { request, context in
                 let urls = urls(request, mount: context.mountPath(less: 1))
-                let json = try await service.folderDocument(.collection, of: "", urls: urls, logger: context.logger)
-                return try await respond(request, json)
+                return respond(request, try service.folderAnswer(.collection, of: "", urls: urls, logger: context.logger))
             }
             $0.get("collection/:folder") { request, context in
                 let folder = try IdentifierResolver.relativePath(of: try context.parameters.require("folder"))
                 let urls = urls(request, mount: context.mountPath(less: 2))
-                let json = try await service.folderDocument(.collection, of: folder, urls: urls, logger: context.logger)
-                return try await respond(request, json)
+                return respond(request, try service.folderAnswer(.collection, of: folder, urls: urls, logger: context.logger))
             }
         }
         routes("presentation_manifest") {
@@ -43,8 +41,7 @@ struct PresentationRoutes {
                     // Not a file: a folder, as one manifest of its images.
                     let folder = try IdentifierResolver.relativePath(of: identifier)
                     guard let resolver = service.lister.resolver, (try? resolver.resolveDirectory(folder)) != nil else { throw error }
-                    let json = try await service.folderDocument(.manifest, of: folder, urls: urls, logger: context.logger)
-                    return try await respond(request, json)
+                    return respond(request, try service.folderAnswer(.manifest, of: folder, urls: urls, logger: context.logger))
                 }
                 let (body, version) = try await service.manifest(of: source, urls: urls, logger: context.logger)
                 let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
@@ -64,13 +61,18 @@ struct PresentationRoutes {
     }
 
     /// A folder's document (checked against the folder on each request, since a folder changes
-    /// without any one file changing): its entity tag is its content's, so an unchanged folder
-    /// costs the client a 304.
-    private func respond(_ request: Request, _ json: Data) async throws -> Response {
+    /// without any one file changing): its entity tag is its version's, so an unchanged folder
+    /// costs the client a 304 and the server one `stat` per entry; otherwise it is written as it is
+    /// made, a batch of entries at a time.
+    private func respond(_ request: Request, _ answer: PresentationService.FolderAnswer) -> Response {
         let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
+        let body = ResponseBody { writer in
+            try await answer.send { piece in try await writer.write(ByteBuffer(bytes: piece)) }
+            try await writer.finish(nil)
+        }
         return CacheableResponse(
-            body: ByteBuffer(bytes: json), contentType: contentType, entityTag: EntityTag.make(json + Array(contentType.utf8)),
+            body: ByteBuffer(), contentType: contentType, entityTag: EntityTag.make((answer.version + "\u{0}" + contentType).utf8),
             lastModified: nil, maxAge: nil, vary: "Accept"
-        ).response(to: request)
+        ).response(to: request, streaming: body)
     }
 }
