@@ -24,6 +24,9 @@ python3 scripts/bench/jp2_bench.py "$tessera" bench-out/inputs --runs 3 --json b
 # IIIF Presentation: manifests of a 2,000-page PDF and TIFF and a 10,000-file folder's collection and
 # manifest, cold and warm, beside the header reads they cannot avoid (pdfinfo, Pillow, vipsheader).
 python3 scripts/bench/presentation_bench.py "$tessera" --runs 3 --json bench-out/presentation.json
+# The viewer over many images, in headless Chromium: page 1 of an unseen 2,000-page PDF beside the
+# same page alone, paging, and the thumbnails a 10,000-image gallery asks for.
+.build/browser-venv/bin/python scripts/bench/viewer_pages_bench.py "$tessera" --runs 3 --json bench-out/viewer-pages.json
 # Scale-out: sources and pyramids in SeaweedFS, one to three `tessera serve` behind nginx.
 python3 scripts/bench/scaleout_bench.py "$tessera" bench-out/inputs --json bench-out/scaleout.json
 

@@ -535,3 +535,80 @@ def test_tessera_manifest_publishes_a_collection_a_static_host_serves(docs_root,
     finally:
         host.shutdown()
         host.server_close()
+
+
+# ---- The manifest reader under hostile input ---------------------------------------------------
+
+FUZZ = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const { readManifest, ManifestError } = await import(new URL("web/viewer-manifest.js", document.baseURI).href);
+  const seeds = await Promise.all(arguments[0].map(async (url) => (await fetch(url)).json()));
+  // A small seeded generator (mulberry32), so a failure is the same on every run.
+  let state = arguments[1];
+  const random = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const nasty = () => pick([null, undefined, 0, -1, 1e308, NaN, "", "javascript:alert(1)", "data:text/html,<b>",
+    "<img src=x onerror=alert(1)>", "x".repeat(5000), [], {}, [[[]]], {type: "Canvas"}, {type: "Choice", items: []},
+    {id: "//evil.example/x", type: "ImageService3"}, true, "ImageService2", "painting", {"@id": 5}]);
+  const mutate = (value, depth) => {
+    if (depth > 14 || random() < 0.015) return nasty();
+    if (Array.isArray(value)) {
+      const copy = value.map((item) => mutate(item, depth + 1));
+      if (random() < 0.1) copy.push(nasty());
+      if (random() < 0.1) copy.reverse();
+      return copy;
+    }
+    if (value && typeof value === "object") {
+      const copy = {};
+      for (const [key, member] of Object.entries(value)) {
+        if (random() < 0.02) continue;
+        copy[random() < 0.01 ? pick(["items", "body", "service", "label", "id", "type"]) : key] = mutate(member, depth + 1);
+      }
+      return copy;
+    }
+    return random() < 0.02 ? nasty() : value;
+  };
+  const failures = [];
+  let read = 0, refused = 0;
+  for (let i = 0; i < arguments[2]; i++) {
+    const seed = seeds[i % seeds.length];
+    const input = mutate(seed, 0);
+    try {
+      const result = readManifest(input, "http://127.0.0.1/manifest.json");
+      read++;
+      for (const canvas of result.canvases) {
+        const urls = [canvas.service, canvas.image, canvas.thumbnail].filter((url) => url !== null && url !== undefined);
+        if (urls.some((url) => !/^https?:\\/\\//.test(url))) failures.push(`a URL that is not http(s): ${JSON.stringify(urls)}`);
+        if (typeof canvas.label !== "string") failures.push(`a label that is not text: ${typeof canvas.label}`);
+        if (!canvas.service && !canvas.image) failures.push("a canvas with nothing to show");
+      }
+      if (typeof result.label !== "string") failures.push("a manifest label that is not text");
+    } catch (error) {
+      if (error instanceof ManifestError) refused++;
+      else failures.push(`${error?.name}: ${error?.message}`);
+    }
+    if (failures.length >= 5) break;
+  }
+  done({ read, refused, failures });
+})().catch((error) => done({ read: 0, refused: 0, failures: [String(error)] }));
+"""
+
+
+def test_the_manifest_reader_survives_mutated_manifests(docs_server, driver):
+    """A fuzz harness for the viewer's manifest reader (viewer-manifest.js): 4,000 seeded mutations
+    of real manifests (Tessera's document, folder and collection) with hostile values spliced in.
+    Each is read or refused with a ManifestError, never anything else, and what is read has only
+    http(s) URLs, text labels and something to show on every canvas."""
+    driver.get(f"{docs_server.url}/view/doc.pdf")
+    wait_shown(driver, [1])
+    seeds = [f"{docs_server.url}/presentation/3/{path}" for path in ("doc.pdf/manifest", "book/manifest", "photos/manifest")]
+    driver.set_script_timeout(300)
+    result = driver.execute_async_script(FUZZ, seeds, 20261126, 4000)
+    assert result["failures"] == [], result
+    assert result["read"] > 100 and result["refused"] > 100, result

@@ -76,6 +76,10 @@ public struct IIIFDocument<Item: PresentationItem>: Sendable, Hashable, Encodabl
         return (Data(bytes[..<open]), Data(bytes[open...]))
     }
 
-    /// One item's JSON, as it appears in ``json()``.
-    public static func json(of item: Item) throws -> Data { try PresentationJSON.encode(item) }
+    /// Items' JSON as they appear in ``json()``, separated by commas (one encoding for the lot).
+    public static func json(of items: [Item]) throws -> Data {
+        let list = try PresentationJSON.encode(items)
+        // `[…]` less its brackets.
+        return list.count > 2 ? list.dropFirst().dropLast() : Data()
+    }
 }

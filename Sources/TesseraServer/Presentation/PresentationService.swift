@@ -21,8 +21,9 @@ struct PresentationService: Sendable {
     /// folder's sidecar, the URLs): a folder unchanged since is answered without probing a file
     /// again. A larger one is made again as it is sent (its probes are kept by the lister).
     let folderDocuments = Locked(LRUCache<String, Data>(costLimit: 64 << 20))
-    /// The largest folder document kept whole, in bytes (about 1,000 canvases).
-    static let keptDocumentBytes = 1 << 20
+    /// The largest folder document kept whole, in bytes (a quarter of the cache: about 16,000
+    /// canvases); a larger one is made again for each request, in bounded memory.
+    static let keptDocumentBytes = 16 << 20
 
     init(images: ImageService, videos: VideoService, lister: AssetLister) {
         self.images = images
@@ -229,12 +230,9 @@ struct PresentationService: Sendable {
             let batch = items(entries, count)
             guard let first = batch.first else { return }
             if tail == nil { try await begin(first) }
-            var piece = Data()
-            for item in batch {
-                if count > 0 { piece.append(UInt8(ascii: ",")) }
-                piece.append(try IIIFDocument<Item>.json(of: item))
-                count += 1
-            }
+            var piece = count > 0 ? Data([UInt8(ascii: ",")]) : Data()
+            piece.append(try IIIFDocument<Item>.json(of: batch))
+            count += batch.count
             try await write(piece)
         }
         if tail == nil { try await begin(nil) }
