@@ -83,8 +83,13 @@ echo
 kill -TERM $server; wait $server
 echo "server stopped (exit status $?)"
 
-section "The pages: viewer, grid and trimmer in headless Chromium (screenshots in $out/page-*.png)"
+section "The pages: viewer (an image, a book two pages at a time, two pages compared, the gallery, adjustments), grid and trimmer in headless Chromium (screenshots in $out/page-*.png)"
 .build/browser-venv/bin/python scripts/page-screenshots.py "$tessera" "$out"
+
+section "tessera manifest: the book published as static IIIF (manifests, collections, level-0 tiles) for any web host"
+rm -rf "$out/published"
+"$tessera" manifest "$out/pages-root/book" --base-url http://127.0.0.1:8000 --output "$out/published"
+echo "(serve it with: python3 -m http.server 8000 --directory $out/published; open $out/published/book/manifest.json in any IIIF viewer)"
 
 section "JSON lines, for scripts"
 "$tessera" info --json "$samples"/jpeg-orientation-6.jpg "$samples"/webp-animated.webp

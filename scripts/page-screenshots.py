@@ -4,6 +4,8 @@ screenshots of the viewer (one image; a book of scanned pages, two side by side;
 compared; the gallery; the adjustments), the grid and the trimmer, taken in headless Chromium.
 
 Usage: page-screenshots.py TESSERA_BINARY OUTPUT_DIR
+
+The ones the documentation shows are also written to docs/screenshots as JPEG.
 """
 from __future__ import annotations
 
@@ -35,6 +37,10 @@ def wait_until_quiet(driver, quiet_seconds: float = 1.5, limit: float = 60) -> N
         elif time.monotonic() - since >= quiet_seconds:
             return
         time.sleep(0.2)
+
+
+#: The screenshots docs/ shows (README.md, docs/pages.md), refreshed by every `make demo`.
+DOCUMENTED = {"page-viewer.png", "page-book.png", "page-compare.png", "page-grid.png", "page-trimmer.png"}
 
 
 def make_book(directory: Path, pages: int = 12) -> None:
@@ -121,6 +127,9 @@ def main() -> None:
                     wait_until_quiet(driver, quiet_seconds=0.5)
                 driver.save_screenshot(str(out / name))
                 print(f"{out / name}: {base}{path}")
+                if name in DOCUMENTED:
+                    Image.open(out / name).convert("RGB").save(repo / "docs" / "screenshots" / name.replace(".png", ".jpg"),
+                                                               quality=82, optimize=True)
         finally:
             driver.quit()
     finally:

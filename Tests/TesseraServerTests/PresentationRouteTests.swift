@@ -184,11 +184,22 @@ struct PresentationRouteTests {
             #expect((docs["partOf"] as? [[String: Any]])?.first?["id"] as? String == "http://localhost/presentation/3/collection")
             #expect((docs["items"] as? [[String: Any]])?.count == 3)
             // A folder as one manifest of its images, one canvas each.
-            let folder = try Self.json(try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get))
+            let answer = try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get)
+            let folder = try Self.json(answer)
             #expect(Self.canvases(folder).count == 1 && folder["id"] as? String == "http://localhost/presentation/3/sub%20dir/manifest")
+            // Validators from the folder's version: the same folder is a 304, by tag or by date.
+            let tag = try #require(answer.headers[.eTag])
+            let modified = try #require(answer.headers[.lastModified])
+            let unchanged = try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(unchanged.status == .notModified && unchanged.body.readableBytes == 0)
+            let sinceThen = try await client.execute(
+                uri: "/presentation/3/sub%20dir/manifest", method: .get, headers: [.ifModifiedSince: modified])
+            #expect(sinceThen.status == .notModified)
             // A folder's documents follow it: a file added, or one replaced, is in the next answer.
             try FileManager.default.copyItem(atPath: sandbox.root + "/photo-400x300.png", toPath: sandbox.root + "/sub dir/zz-added.png")
-            let grown = try Self.json(try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get))
+            let grownAnswer = try await client.execute(uri: "/presentation/3/sub%20dir/manifest", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(grownAnswer.status == .ok && grownAnswer.headers[.eTag] != tag)
+            let grown = try Self.json(grownAnswer)
             #expect(Self.canvases(grown).count == 2)
             try FileManager.default.removeItem(atPath: sandbox.root + "/sub dir/zz-added.png")
             try ImageEncoder.encode(ServerSandbox.pattern(width: 64, height: 32), as: .png()).write(

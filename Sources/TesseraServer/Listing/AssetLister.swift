@@ -91,6 +91,9 @@ final class AssetLister: Sendable {
         /// Changes when an entry is added, removed, renamed or changed (each entry's inode, size
         /// and modification time), without reading a file.
         let fingerprint: String
+        /// The latest modification of the directory (an entry added, removed or renamed) and of
+        /// its entries, in seconds since 1970: the listing's `Last-Modified`.
+        let lastModified: Int64
     }
 
     /// The directories and regular files of `dir` (relative to the root, decoded), sorted, and the
@@ -99,6 +102,8 @@ final class AssetLister: Sendable {
         guard let resolver else { throw ServerError(.unsupported, "a root in object storage is not listed") }
         let directory = try resolver.resolveDirectory(dir)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var own = stat()
+        var lastModified = stat(directory, &own) == 0 ? Int64(own.st_mtim.tv_sec) : 0
         var positions: [Position] = []
         var versions: [(name: String, version: String)] = []
         for name in names where !name.hasPrefix(".") {
@@ -110,11 +115,12 @@ final class AssetLister: Sendable {
             default: continue
             }
             versions.append((name, "\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"))
+            lastModified = max(lastModified, Int64(info.st_mtim.tv_sec))
         }
         positions.sort()
         // In name order, so the same listing hashes the same whatever order readdir gave.
         let fingerprint = EntityTag.hash(versions.sorted { $0.name < $1.name }.map { $0.name + "\u{0}" + $0.version + "\u{0}" }.joined().utf8)
-        return Snapshot(positions: positions, fingerprint: String(fingerprint, radix: 16))
+        return Snapshot(positions: positions, fingerprint: String(fingerprint, radix: 16), lastModified: lastModified)
     }
 
     /// The entries of `page` (positions in `dir`), files probed; and how many files were neither an

@@ -45,6 +45,8 @@ struct PresentationService: Sendable {
         /// The same folder listing, sidecar and URLs always make the same bytes: an entity tag
         /// made from it is strong.
         let version: String
+        /// The folder's and its entries' latest modification, in seconds since 1970.
+        let lastModified: Int64
         /// Writes the document to `write` a piece at a time; what is held at once is a batch of
         /// entries, not the folder.
         let send: @Sendable (_ write: (Data) async throws -> Void) async throws -> Void
@@ -58,7 +60,7 @@ struct PresentationService: Sendable {
         let key = [
             kind.rawValue, directory, snapshot.fingerprint, sidecarFile?.version ?? "none", urls.presentation, urls.iiif, urls.media,
         ].joined(separator: "\u{0}")
-        return FolderAnswer(version: key) { write in
+        return FolderAnswer(version: key, lastModified: snapshot.lastModified) { write in
             if let known = folderDocuments.withLock({ $0.value(for: key) }) { return try await write(known) }
             var kept: Data? = Data()
             try await writeFolderDocument(kind, of: directory, snapshot, sidecar: read(sidecarFile, logger: logger), urls: urls) { piece in
@@ -85,7 +87,9 @@ struct PresentationService: Sendable {
         let sidecarFile = self.sidecarFile(source.relativePath + ".iiif.json")
         let version = "manifest|" + (sidecarFile?.version ?? "none") + "|" + urls.presentation + "|" + urls.iiif + "|" + urls.media
         let body = try await images.answer(version, source: source) {
-            ByteBuffer(bytes: try await makeManifest(of: source, urls: urls, sidecar: read(sidecarFile, logger: logger)).json())
+            var body = ByteBuffer()
+            try await writeManifest(of: source, urls: urls, sidecar: read(sidecarFile, logger: logger)) { body.writeBytes($0) }
+            return body
         }
         return (body, version)
     }
@@ -127,19 +131,25 @@ struct PresentationService: Sendable {
     /// A folder's sidecar's file name.
     static let folderSidecarName = "_folder.iiif.json"
 
-    func makeManifest(of source: ResolvedSource, urls: PresentationURLs, sidecar: PresentationSidecar?) async throws -> IIIFManifest {
+    /// Writes the manifest of the image, document or video `source` to `write` a piece at a time:
+    /// a document's canvases are made and encoded a thousand pages at a time, so a 10,000-page PDF
+    /// holds its page sizes and one batch, not 10,000 canvases.
+    func writeManifest(
+        of source: ResolvedSource, urls: PresentationURLs, sidecar: PresentationSidecar?, to write: (Data) async throws -> Void
+    ) async throws {
         let (directory, name) = Self.split(source.relativePath)
         let encoded = PercentEncoding.encode(source.relativePath)
         let id = urls.manifest(encoded)
         var description = ResourceDescription(label: LanguageMap([name]))
         description.partOf = [Self.folderReference(directory, urls: urls)]
-        let canvases: [IIIFCanvas]
+        let count: Int
+        let canvas: (Int) -> IIIFCanvas?
         do {
             let properties = try await images.properties(of: source)
-            let sizes =
-                properties.pageCount > 1
-                ? try await pageSizes(of: source) : [properties.displaySize]
-            canvases = sizes.enumerated().compactMap { index, size in
+            let sizes = properties.pageCount > 1 ? try await pageSizes(of: source) : [properties.displaySize]
+            count = sizes.count
+            canvas = { index in
+                let size = sizes[index]
                 guard size.width > 0, size.height > 0 else { return nil }
                 let page = sizes.count > 1 ? ";\(index + 1)" : ""
                 return Self.imageCanvas(
@@ -155,12 +165,25 @@ struct PresentationService: Sendable {
         } catch let error as ImageDecodingError where error == .unknownFormat {
             let asset = try await videos.asset(source)
             let video = VideoProperties(asset)
-            canvases = [Self.videoCanvas(id: id + "/canvas/1", video: video, encoded: encoded, path: source.path ?? "", urls: urls)]
+            let only = Self.videoCanvas(id: id + "/canvas/1", video: video, encoded: encoded, path: source.path ?? "", urls: urls)
+            (count, canvas) = (1, { _ in only })
             description.metadata = Self.videoMetadata(video, bytes: source.identity.byteCount)
         }
-        description.thumbnail = canvases.first?.thumbnail ?? []
+        description.thumbnail = (0..<count).lazy.compactMap(canvas).first?.thumbnail ?? []
         sidecar?.apply(to: &description)
-        return IIIFManifest(id: id, description: description, items: canvases)
+        let (head, tail) = try IIIFManifest(id: id, description: description, items: []).envelope()
+        try await write(head)
+        var written = 0
+        for start in stride(from: 0, to: count, by: AssetLister.batchSize) {
+            try Task.checkCancellation()
+            let batch = (start..<min(start + AssetLister.batchSize, count)).compactMap(canvas)
+            guard !batch.isEmpty else { continue }
+            var piece = written > 0 ? Data([UInt8(ascii: ",")]) : Data()
+            piece.append(try IIIFManifest.json(of: batch))
+            written += batch.count
+            try await write(piece)
+        }
+        try await write(tail)
     }
 
     /// Every page's upright size, from the headers in one pass.

@@ -171,11 +171,16 @@ private struct Publisher {
         let source = try await images.resolve(encodedIdentifier)
         let relativePath = source.relativePath
         do {
-            let manifest = try await presentation.makeManifest(
-                of: source, urls: urls, sidecar: presentation.read(presentation.sidecarFile(relativePath + ".iiif.json"), logger: logger))
             let (folder, name) = PresentationService.split(relativePath)
             let directory = output + (folder.isEmpty ? "" : "/" + folder)
-            if let properties = try? await images.properties(of: source) {
+            // An image's failure is its own; a file that is no image may be a video.
+            let properties: ImageProperties?
+            do {
+                properties = try await images.properties(of: source)
+            } catch let error as ImageDecodingError where error == .unknownFormat {
+                properties = nil
+            }
+            if let properties {
                 for page in 0..<properties.pageCount {
                     try Task.checkCancellation()
                     let service = name + (properties.pageCount > 1 ? ";\(page + 1)" : "")
@@ -185,6 +190,8 @@ private struct Publisher {
                     summary.tileBytes += built.bytes
                 }
             } else if let path = source.path {
+                // Not an image Tessera reads: a video, or an error saying what it is.
+                _ = try await presentation.videos.asset(source)
                 try FileManager.default.createDirectory(atPath: output + "/" + relativePath, withIntermediateDirectories: true)
                 let copy = output + "/" + relativePath + "/" + name
                 try? FileManager.default.removeItem(atPath: copy)
@@ -192,7 +199,10 @@ private struct Publisher {
                 summary.videos += 1
             }
             // After the pyramid, whose directory replaces any of the same name.
-            try Self.store(try manifest.json(), at: output + "/" + relativePath + "/manifest.json")
+            let sidecar = presentation.read(presentation.sidecarFile(relativePath + ".iiif.json"), logger: logger)
+            try await Self.streaming(to: output + "/" + relativePath + "/manifest.json") { write in
+                try await presentation.writeManifest(of: source, urls: urls, sidecar: sidecar, to: write)
+            }
             summary.documents += 1
             report(relativePath, nil)
         } catch let error as CancellationError {

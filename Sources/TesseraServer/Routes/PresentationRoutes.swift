@@ -72,7 +72,7 @@ struct PresentationRoutes {
         }
         return CacheableResponse(
             body: ByteBuffer(), contentType: contentType, entityTag: EntityTag.make((answer.version + "\u{0}" + contentType).utf8),
-            lastModified: nil, maxAge: nil, vary: "Accept"
+            lastModified: answer.lastModified, maxAge: nil, vary: "Accept"
         ).response(to: request, streaming: body)
     }
 }
