@@ -6,6 +6,7 @@ high-water mark of the process that forked across exec, so every child of this P
 would be reported at Python's own ~14 MB or more, hiding anything lighter. GNU time's own ~1 MB is
 the floor instead. Runs are interleaved round-robin, so load on the shared machine falls on all
 tools alike, and only ratios measured within one run are compared."""
+import argparse
 import os
 import socket
 import statistics
@@ -19,6 +20,20 @@ TIME = "/usr/bin/time"  # GNU time, installed by scripts/bootstrap.sh --bench
 
 def say(*parts):
     print(*parts, flush=True)
+
+
+def work_arguments(description, work):
+    """The arguments of a bench that makes its inputs in a work directory: TESSERA, --runs (3),
+    --work (`work`), --json PATH; and the work directory's `root`, made."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("tessera")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--work", default=work)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    root = os.path.join(args.work, "root")
+    os.makedirs(root, exist_ok=True)
+    return args, root
 
 
 def free_port():

@@ -18,7 +18,6 @@ Medians over --runs; peak RSS of the server (VmHWM) after its requests.
 
     presentation_bench.py TESSERA [--runs 3] [--work /dev/shm/tessera-presentation] [--json PATH]
 """
-import argparse
 import json
 import os
 import shutil
@@ -30,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from measure import free_port, say  # noqa: E402
+from measure import free_port, say, work_arguments  # noqa: E402
 from serving_bench import Server, get, memory_kib, tail, wait_for_port  # noqa: E402
 
 PAGES = 2000
@@ -98,14 +97,8 @@ def floor(argv):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("tessera")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--work", default="/dev/shm/tessera-presentation")
-    parser.add_argument("--json")
-    args = parser.parse_args()
-    work = Path(args.work)
-    root = work / "root"
+    args, root = work_arguments(__doc__, "/dev/shm/tessera-presentation")
+    work, root = Path(args.work), Path(root)
     (root / "docs").mkdir(parents=True, exist_ok=True)
     pdf, tif, folder = root / "docs" / "pages-2000.pdf", root / "docs" / "pages-2000.tif", root / "folder"
     if not pdf.exists():

@@ -20,7 +20,6 @@ names) on one server process. Run with the browser tests' venv (selenium):
 
     .build/browser-venv/bin/python scripts/bench/viewer_pages_bench.py TESSERA [--runs 3] [--json PATH]
 """
-import argparse
 import json
 import os
 import shutil
@@ -35,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent.parent / "Tests" / "Browser"))
-from measure import free_port, say  # noqa: E402
+from measure import free_port, say, work_arguments  # noqa: E402
 from browser_support import make_driver  # noqa: E402
 from presentation_bench import make_folder, make_pdf  # noqa: E402
 
@@ -120,15 +119,8 @@ def thumbnail_requests(driver):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("tessera")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--work", default="/dev/shm/tessera-viewer-pages")
-    parser.add_argument("--json")
-    args = parser.parse_args()
-    work = Path(args.work)
-    root = work / "root"
-    root.mkdir(parents=True, exist_ok=True)
+    args, root = work_arguments(__doc__, "/dev/shm/tessera-viewer-pages")
+    work, root = Path(args.work), Path(root)
     source = work / "pages-2000.pdf"
     if not source.exists():
         make_pdf(source, PAGES)
