@@ -46,7 +46,6 @@ export class Pyramid {
     /** The description it was made from (limits, qualities), as parsed. */
     this.info = info;
     this.quality = quality;
-    this.format = "jpg";
     /** What this pyramid's tile keys start with. */
     this.id = `${base} ${quality}`;
     /** The whole image as one file (a manifest's image without a service): its only tile's URL. */
@@ -58,11 +57,6 @@ export class Pyramid {
     const pyramid = new Pyramid({ width, height }, url);
     pyramid.staticURL = url;
     return pyramid;
-  }
-
-  /** This pyramid with its tiles in `quality` instead. */
-  withQuality(quality, info) {
-    return new Pyramid(info, this.base, quality);
   }
 
   get levelCount() {
@@ -82,7 +76,7 @@ export class Pyramid {
     const x = column * this.tileWidth * scale, y = row * this.tileHeight * scale;
     const w = Math.min(this.tileWidth * scale, this.width - x), h = Math.min(this.tileHeight * scale, this.height - y);
     const width = Math.ceil(w / scale), height = Math.ceil(h / scale);
-    const url = this.staticURL ?? `${this.base}/${x},${y},${w},${h}/${width},${height}/0/${this.quality}.${this.format}`;
+    const url = this.staticURL ?? `${this.base}/${x},${y},${w},${h}/${width},${height}/0/${this.quality}.jpg`;
     return new Tile(this, level, column, row, { x0: x, y0: y, x1: x + w, y1: y + h }, width, height, url);
   }
 

@@ -171,7 +171,8 @@ function infoOf(service, options) {
   return promise;
 }
 
-/** The pyramid of a canvas in the current quality (a canvas without a service is one tile). */
+/** The pyramid of a canvas in the current quality (a canvas without a service is one tile), made
+ * once: a canvas's service is its key, so page 1 opened by identifier serves the manifest's too. */
 const pyramids = new Map();
 async function pyramidOf(canvas, options) {
   const key = `${canvas.service ?? canvas.image} ${canvas.service ? quality : "default"}`;
@@ -774,21 +775,14 @@ async function open() {
     const loadPages = () => loadManifest(new URL(manifestPath, document.baseURI).href).catch(() => null);
     const asked = readFragment(location.hash);
     const early = asked.canvas !== null && asked.canvas > 1 ? loadPages() : null;
+    doc = { label: "", paged: false, rightToLeft: false, canvases: [{ label: name, width: null, height: null, service: base, image: null, thumbnail: null }] };
     let pyramid;
     try {
-      pyramid = new Pyramid(await infoOf(base), base);
+      pyramid = await pyramidOf(doc.canvases[0]);
     } catch (error) {
       return fail(`Could not open ${name || "the image"}: ${error.message}`);
     }
-    doc = { label: "", paged: false, rightToLeft: false, canvases: [{ label: name, width: pyramid.width, height: pyramid.height, service: base, image: null, thumbnail: null }] };
-    pyramids.set(`${base} default`, pyramid);
-    if (asked.canvas === null || asked.canvas === 1) {
-      main.setScene([{ pyramid, x: 0, y: 0, scale: 1 }], pyramid.width, pyramid.height, asked.view);
-      main.canvas.setAttribute("aria-label", `${name}, ${pyramid.width} × ${pyramid.height} pixels`);
-      adjustments.offer(pyramid.info?.extraQualities ?? []);
-      kept = new Set([pyramid]);
-      shownCanvases = [0];
-    }
+    if (asked.canvas === null || asked.canvas === 1) await showCanvas(0, asked.view);
     const pages = await (early ?? whenSharp().then(loadPages));
     if (pages && pages.canvases.length > 1) {
       // Page 1 is this image: the description already here serves it.

@@ -62,12 +62,15 @@ struct PresentationService: Sendable {
         ].joined(separator: "\u{0}")
         return FolderAnswer(version: key, lastModified: snapshot.lastModified) { write in
             if let known = folderDocuments.withLock({ $0.value(for: key) }) { return try await write(known) }
-            var kept: Data? = Data()
+            // Copied as it is written while it stays small enough to keep.
+            var kept = Data()
+            var keeps = true
             try await writeFolderDocument(kind, of: directory, snapshot, sidecar: read(sidecarFile, logger: logger), urls: urls) { piece in
-                if kept != nil, kept!.count + piece.count <= Self.keptDocumentBytes { kept!.append(piece) } else { kept = nil }
+                keeps = keeps && kept.count + piece.count <= Self.keptDocumentBytes
+                if keeps { kept.append(piece) }
                 try await write(piece)
             }
-            if let kept { folderDocuments.withLock { _ = $0.insert(kept, for: key, cost: kept.count) } }
+            if keeps { folderDocuments.withLock { _ = $0.insert(kept, for: key, cost: kept.count) } }
         }
     }
 
@@ -200,10 +203,13 @@ struct PresentationService: Sendable {
     /// manifests. A manifest: a canvas per image and video (a book or a gallery kept as one file
     /// per page; a document adds its first page). Memory holds a batch of entries, not the folder;
     /// the bytes are those of the whole document encoded at once.
+    ///
+    /// `seen` gets each batch of entries as it is listed (what a caller walking the folder needs,
+    /// without listing it again).
     @discardableResult
     func writeFolderDocument(
         _ kind: FolderDocument, of directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?,
-        urls: PresentationURLs, to write: (Data) async throws -> Void
+        urls: PresentationURLs, seen: ([AssetListing.Entry]) -> Void = { _ in }, to write: (Data) async throws -> Void
     ) async throws -> Int {
         let (parent, name) = Self.split(directory)
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
@@ -213,13 +219,15 @@ struct PresentationService: Sendable {
             if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
             let document = IIIFCollection(id: urls.collection(directory), description: description, items: [])
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, to: write) { entries, _ in
-                entries.map { Self.collectionItem($0, urls: urls) }
+                seen(entries)
+                return entries.map { Self.collectionItem($0, urls: urls) }
             }
         case .manifest:
             description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
             let id = urls.manifest(PercentEncoding.encode(directory))
             let document = IIIFManifest(id: id, description: description, items: [])
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, thumbnail: \.thumbnail, to: write) { entries, start in
+                seen(entries)
                 var canvases: [IIIFCanvas] = []
                 for entry in entries {
                     if let canvas = Self.folderCanvas(entry, id: id + "/canvas/\(start + canvases.count + 1)", urls: urls) {

@@ -18,19 +18,6 @@ struct PresentationURLs: Sendable, Hashable {
     /// `{folder}/collection.json`, and the image service `{path}` with its `info.json` and tiles.
     var staticTileSize: Int? = nil
 
-    /// The server's URLs under `presentation`, `iiif` and `media`.
-    init(presentation: String, iiif: String, media: String) {
-        self.presentation = presentation
-        self.iiif = iiif
-        self.media = media
-    }
-
-    /// The files of a static host under `base`, with level-0 tiles of `tileSize` pixels.
-    init(staticBase base: String, tileSize: Int) {
-        self.init(presentation: base, iiif: base, media: base)
-        staticTileSize = tileSize
-    }
-
     /// A percent-encoded identifier's path on a static host: its folders as folders.
     private static func staticPath(_ encodedIdentifier: String) -> String { encodedIdentifier.replacing("%2F", with: "/") }
 
@@ -104,5 +91,12 @@ struct PresentationURLs: Sendable, Hashable {
         let layout = IIIFLayout(imageSize: size, name: "", tileSize: tileSize)
         let level = layout.levelSize(reduction: layout.levelCount - 1)
         return ("full/\(level.width),\(level.height)", level)
+    }
+}
+
+extension PresentationURLs {
+    /// The files of a static host under `base`, with level-0 tiles of `tileSize` pixels.
+    init(staticBase base: String, tileSize: Int) {
+        self.init(presentation: base, iiif: base, media: base, staticTileSize: tileSize)
     }
 }

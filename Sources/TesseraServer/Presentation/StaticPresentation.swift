@@ -102,9 +102,8 @@ public struct StaticPresentation: Sendable {
             }
         }
         let top = PresentationURLs(staticBase: baseURL, tileSize: tileSize)
-        try Publisher.store(
-            IIIFCollection(id: top.collection(""), description: ResourceDescription(label: LanguageMap(["/"])), items: items).json(),
-            at: outputDirectory + "/collection.json")
+        let collection = IIIFCollection(id: top.collection(""), description: ResourceDescription(label: LanguageMap(["/"])), items: items)
+        try await Publisher.streaming(to: outputDirectory + "/collection.json") { write in try await write(try collection.json()) }
         summary.documents += 1
         return summary
     }
@@ -146,16 +145,18 @@ private struct Publisher {
                     directory.isEmpty ? PresentationService.folderSidecarName : directory + "/" + PresentationService.folderSidecarName),
                 logger: logger)
             let folder = output + (directory.isEmpty ? "" : "/" + directory)
+            // The collection's pass lists the folder; its entries are walked after.
+            var found: [AssetListing.Entry] = []
             for kind in [PresentationService.FolderDocument.collection, .manifest] {
                 let path = folder + "/" + kind.rawValue + ".json"
                 let items = try await Self.streaming(to: path) { write in
-                    try await presentation.writeFolderDocument(kind, of: directory, snapshot, sidecar: sidecar, urls: urls, to: write)
+                    try await presentation.writeFolderDocument(
+                        kind, of: directory, snapshot, sidecar: sidecar, urls: urls, seen: { if kind == .collection { found += $0 } },
+                        to: write)
                 }
                 // A folder with no image or video is a collection only.
                 if kind == .manifest && items == 0 { try FileManager.default.removeItem(atPath: path) } else { summary.documents += 1 }
             }
-            var found: [AssetListing.Entry] = []
-            try await lister.forEachBatch(snapshot, dir: directory, limit: PresentationService.maximumEntries) { found += $0 }
             for entry in found {
                 switch entry.kind {
                 case .directory: pending.append(entry.path)
@@ -262,12 +263,5 @@ private struct Publisher {
             try? FileManager.default.removeItem(atPath: partial)
             throw error
         }
-    }
-
-    /// `data` at `path`, its folders made, replaced whole.
-    static func store(_ data: Data, at path: String) throws {
-        try FileManager.default.createDirectory(
-            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }
