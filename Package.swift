@@ -118,8 +118,9 @@ let package = Package(
             name: "TesseraServer",
             dependencies: [
                 "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "TesseraIIIF",
-                "CTesseraProcess", "CTesseraWeb",
+                "CTesseraProcess", "CTesseraWeb", "CTesseraCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -16,20 +16,37 @@ import TesseraTiles
 extension ImageService {
 
     /// The info.json body for `source`, whose service `id` is `id`.
-    /// - Parameter partOf: the manifest that shows the image, when the Presentation routes are mounted.
-    func info(for source: ResolvedSource, id: String, partOf: ResourceReference? = nil) async throws -> ByteBuffer {
-        try await answer("info|" + id + "|" + (partOf?.id ?? ""), source: source) {
+    /// - Parameters:
+    ///   - partOf: the manifest that shows the image, when the Presentation routes are mounted.
+    ///   - grant: what the requester may see: a substitute's info.json promises no more than it
+    ///     (`maxWidth`/`maxHeight`, its sizes and scale factors).
+    ///   - auth: the probe service of an image not everyone may see whole.
+    func info(
+        for source: ResolvedSource, id: String, partOf: ResourceReference? = nil, grant: AccessControl.Grant = .open,
+        auth: IIIFAuthService? = nil
+    ) async throws -> ByteBuffer {
+        try await answer(grant.cacheKeyPrefix + "info|" + id + "|" + (partOf?.id ?? "") + "|" + (auth?.id ?? ""), source: source) {
             let properties = try await self.properties(of: source)
             let tiling = try await self.tiling(of: source, properties: properties)
+            let full = properties.displaySize
+            var limits = self.configuration.limits
+            var (levelSizes, scaleFactors) = (tiling.levelSizes, tiling.scaleFactors)
+            var coarsest = tiling.levelSizes.last
+            if case .substitute(let substitute) = grant {
+                let fitted = substitute.fittedSize(of: full)
+                coarsest = fitted
+                (limits.maxWidth, limits.maxHeight) = (fitted.width, fitted.height)
+                levelSizes = levelSizes.filter { $0.width <= fitted.width && $0.height <= fitted.height }
+                scaleFactors = scaleFactors.filter { substitute.allows(scaleFactor: $0, full: full) }
+            }
             // Sizes a client may ask for whole (thumbnails, overviews): the levels from about 64 px
             // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
-            var sizes = Array(tiling.levelSizes.filter { $0.longestSide <= 2048 }.reversed())
-            if sizes.isEmpty, let coarsest = tiling.levelSizes.last { sizes = [coarsest] }
-            var info = IIIFImageInfo(
-                id: id, size: properties.displaySize,
-                tiles: [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: tiling.scaleFactors)],
-                sizes: sizes, limits: self.configuration.limits)
+            var sizes = Array(levelSizes.filter { $0.longestSide <= 2048 }.reversed())
+            if sizes.isEmpty, let coarsest = levelSizes.last ?? coarsest { sizes = [coarsest] }
+            let tiles = scaleFactors.isEmpty ? [] : [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: scaleFactors)]
+            var info = IIIFImageInfo(id: id, size: full, tiles: tiles, sizes: sizes, limits: limits)
             info.partOf = partOf.map { [$0] } ?? []
+            info.service = auth.map { [$0] } ?? []
             return ByteBuffer(string: info.json())
         }
     }
@@ -84,13 +101,26 @@ extension ImageService {
     }
 
     /// The encoded image an IIIF request asks for, and the request resolved (for its canonical form).
-    func image(for source: ResolvedSource, request: IIIFImageRequest) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
+    /// - Parameter grant: what the requester may see; a substitute's requests are held to its size
+    ///   (``AccessDenied`` for a finer one) and `max` is its largest.
+    func image(
+        for source: ResolvedSource, request: IIIFImageRequest, grant: AccessControl.Grant = .open
+    ) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
         let properties = try await properties(of: source)
-        let resolved = try request.resolved(imageSize: properties.displaySize, limits: configuration.limits)
+        var limits = configuration.limits
+        let full = properties.displaySize
+        if case .substitute(let substitute) = grant {
+            let fitted = substitute.fittedSize(of: full)
+            (limits.maxWidth, limits.maxHeight) = (fitted.width, fitted.height)
+        }
+        let resolved = try request.resolved(imageSize: full, limits: limits)
+        if case .substitute(let substitute) = grant, !substitute.allows(region: resolved.region, scaledTo: resolved.scaledSize, full: full) {
+            throw AccessDenied.beyond(substitute)
+        }
         if let path = storedTilePath(resolved, of: source, properties: properties), let stored = try? Self.readFile(path) {
             return (stored, resolved)
         }
-        let body = try await answer("iiif|" + resolved.canonicalPath, source: source) {
+        let body = try await answer(grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath, source: source) {
             if Self.answersAnimated(resolved, properties: properties) {
                 return try await self.renderAnimation(resolved, of: source, properties: properties)
             }

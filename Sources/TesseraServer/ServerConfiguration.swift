@@ -83,6 +83,8 @@ public struct ServerConfiguration: Sendable {
     /// A directory to read the pages' files from on every request instead of the built-in copies
     /// (to customise or develop them); nil for the built-in ones.
     public var pagesDirectory: String?
+    /// Who may see which images (`--access FILE`); nil: every image is public.
+    public var access: AccessControl?
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
 

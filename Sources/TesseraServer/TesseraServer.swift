@@ -13,7 +13,7 @@ import UnixSignals
 /// demand; a video API for trimming; and the pages people use (listing, viewer, grid, trimmer).
 ///
 /// Run it as an application (``run(logger:onListening:)``), or mount its route collections in an
-/// app of your own, each at any path and with your own request context (``iiifRoutes(presentationPath:_:)``,
+/// app of your own, each at any path and with your own request context (``iiifRoutes(presentationPath:authPath:_:)``,
 /// ``routes(_:)``, docs/embedding.md). Routes live in `Routes/`; errors become statuses in one
 /// place (``TesseraMiddleware``), around Tessera's routes only.
 public struct TesseraServer: Sendable {
@@ -67,22 +67,40 @@ public struct TesseraServer: Sendable {
     /// - Parameters:
     ///   - presentationPath: where the app mounted ``presentationRoutes(iiifPath:mediaPath:_:)``,
     ///     if it did: each info.json then names its manifest (`partOf`).
+    ///   - authPath: where the app mounted ``authRoutes(iiifPath:_:)``, if it did: the info.json of
+    ///     an image not everyone may see then names its probe service.
     ///   - context: the app's request context (inferred from where the collection is added).
     public func iiifRoutes<Context: RequestContext>(
-        presentationPath: String? = nil, _ context: Context.Type = Context.self
+        presentationPath: String? = nil, authPath: String? = nil, _ context: Context.Type = Context.self
     ) -> RouteCollection<Context> {
-        collection { IIIFRoutes(service: service, manifests: presentationPath.map { .path($0) }).add(to: $0) }
+        collection {
+            IIIFRoutes(service: service, manifests: presentationPath.map { .path($0) }, auth: authPath.map { .path($0) }).add(to: $0)
+        }
+    }
+
+    /// The IIIF Authorization Flow 2.0 services of ``ServerConfiguration/access``: `probe/{identifier}`,
+    /// `login` (the access service), `token` and `logout`; empty without a policy. Mount them where
+    /// the IIIF routes' info.json should name them (`authPath` of ``iiifRoutes(presentationPath:authPath:_:)``).
+    /// `tessera serve` has them at `/auth`.
+    ///
+    /// - Parameters:
+    ///   - iiifPath: where the app mounted ``iiifRoutes(presentationPath:authPath:_:)`` (probe results name substitutes there).
+    ///   - context: the app's request context (inferred from where the collection is added).
+    public func authRoutes<Context: RequestContext>(iiifPath: String, _ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { routes in
+            if let access = configuration.access { AuthRoutes(service: service, access: access, iiif: .path(iiifPath)).add(to: routes) }
+        }
     }
 
     /// IIIF Presentation API 3.0: `collection` (the root), `collection/{folder}`, and
     /// `{identifier}/manifest` (an image, a document as a canvas per page, a video, or a folder as
     /// one manifest of its images). Mount it where its URLs should be; `iiifPath` is where the app
-    /// mounted ``iiifRoutes(presentationPath:_:)`` (the manifests' image services), `mediaPath`
+    /// mounted ``iiifRoutes(presentationPath:authPath:_:)`` (the manifests' image services), `mediaPath`
     /// where ``videoRoutes(_:)`` and ``fileRoutes(_:)`` are. `tessera serve` has it at
     /// `/presentation/3`.
     ///
     /// - Parameters:
-    ///   - iiifPath: where the app mounted ``iiifRoutes(presentationPath:_:)``: `/images/iiif/3`.
+    ///   - iiifPath: where the app mounted ``iiifRoutes(presentationPath:authPath:_:)``: `/images/iiif/3`.
     ///   - mediaPath: where the app mounted ``videoRoutes(_:)`` and ``fileRoutes(_:)`` ("" for the root).
     ///   - context: the app's request context (inferred from where the collection is added).
     public func presentationRoutes<Context: RequestContext>(
@@ -112,7 +130,7 @@ public struct TesseraServer: Sendable {
 
     /// `api/assets`: the folders, images and videos under the root, a page at a time, as JSON.
     public func assetRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
-        collection { AssetRoutes(lister: lister).add(to: $0) }
+        collection { AssetRoutes(lister: lister, access: configuration.access).add(to: $0) }
     }
 
     /// The pages: the listing (`/`), `grid`, `view/{identifier}`, `trim/{identifier}`, and their
@@ -132,8 +150,12 @@ public struct TesseraServer: Sendable {
     /// at `/tessera/view/{identifier}` and its tiles at `/tessera/iiif/3/…`.
     public func routes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
         let all = RouteCollection(context: Context.self)
+        let auth: MountLocation? = configuration.access == nil ? nil : .beside("auth", depth: 2)
         all.addRoutes(
-            collection { IIIFRoutes(service: service, manifests: .beside("presentation/3", depth: 2)).add(to: $0) }, atPath: "iiif/3")
+            collection { IIIFRoutes(service: service, manifests: .beside("presentation/3", depth: 2), auth: auth).add(to: $0) }, atPath: "iiif/3")
+        if let access = configuration.access {
+            all.addRoutes(collection { AuthRoutes(service: service, access: access, iiif: .beside("iiif/3", depth: 1)).add(to: $0) }, atPath: "auth")
+        }
         all.addRoutes(
             collection {
                 PresentationRoutes(service: presentation, iiif: .beside("iiif/3", depth: 2), media: .beside("", depth: 2)).add(to: $0)
@@ -163,7 +185,7 @@ public struct TesseraServer: Sendable {
     /// - Important: a tile answered on the event loop passes through none of the app's middleware.
     ///   Use this only when nothing of the app's (authentication, logging) must see every IIIF
     ///   request; otherwise keep Hummingbird's `.http1()`, which still serves every route.
-    /// - Parameter iiifPath: where the app mounted ``iiifRoutes(presentationPath:_:)``.
+    /// - Parameter iiifPath: where the app mounted ``iiifRoutes(presentationPath:authPath:_:)``.
     public func httpServer(iiifPath: String) -> HTTPServerBuilder {
         let (idle, answer) = (configuration.idleTimeout, immediateAnswer(iiifPath: iiifPath))
         return HTTPServerBuilder { responder in ServerChannel(responder: responder, idleTimeout: idle, answer: answer) }

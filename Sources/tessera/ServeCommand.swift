@@ -103,6 +103,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Read the web pages' files from this directory on every request instead of the built-in ones (to customise or develop them).")
     var pages: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A JSON access policy: which images are public, degraded or restricted, and who may see them (docs/security.md).",
+            discussion: "Images not everyone may see get IIIF Authorization Flow 2.0 services at /auth (login, token, probe, logout)."))
+    var access: String?
+
     @OptionGroup var color: ColorOption
 
     func validate() throws {
@@ -137,6 +143,15 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if let cache {
                 configuration.sharedCache = try S3ObjectStore(S3Configuration(location: cache, environment: environment))
+            }
+            if let access {
+                do {
+                    configuration.access = try AccessControl(policy: AccessPolicy(contentsOf: access))
+                } catch {
+                    let failures = FailureLog()
+                    failures.report(access, error)
+                    try failures.exit()
+                }
             }
             server = try TesseraServer(configuration: configuration)
         } catch {

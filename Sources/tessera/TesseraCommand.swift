@@ -14,6 +14,7 @@ struct TesseraCommand: ParsableCommand {
         subcommands: [
             InfoCommand.self, ConvertCommand.self, ThumbnailCommand.self, RenditionsCommand.self, TileCommand.self, LoadCommand.self,
             RenderCommand.self, StripCommand.self, TrimmerCommand.self, TrimCommand.self, ServeCommand.self, ManifestCommand.self,
+            SignCommand.self, UserCommand.self,
         ]
     )
 

@@ -5,7 +5,7 @@ public import TesseraCore
 ///
 /// ``json()`` writes the keys in a fixed order: `@context` first, as §5.2 asks, then `id`, `type`,
 /// `protocol`, `profile`, `width`, `height`, the limits that are set, `sizes`, `tiles`,
-/// `extraFormats`, `extraQualities`, `extraFeatures`, `partOf`. An empty list is left out.
+/// `extraFormats`, `extraQualities`, `extraFeatures`, `partOf`, `service`. An empty list is left out.
 public struct IIIFImageInfo: Sendable, Hashable {
     /// One entry of `tiles` (§5.4): tiles `width` × `height` output pixels, offered at each of
     /// `scaleFactors`. A tile at scale factor `s` covers `width·s` × `height·s` full-resolution
@@ -51,6 +51,9 @@ public struct IIIFImageInfo: Sendable, Hashable {
     public var extraFeatures: [String]
     /// The resources that use this image (§5.8 `partOf`): the manifest that shows it.
     public var partOf: [ResourceReference] = []
+    /// Services of the image (§5.8 `service`): the IIIF Authorization Flow's probe service of an
+    /// image not everyone may see whole.
+    public var service: [IIIFAuthService] = []
 
     /// Formats Tessera produces beyond level 2's: `webp`.
     public static let defaultExtraFormats = ["webp", "avif", "jxl"]
@@ -132,13 +135,16 @@ public struct IIIFImageInfo: Sendable, Hashable {
         if !partOf.isEmpty {
             members.append("\"partOf\": [" + partOf.map(PresentationJSON.compact).joined(separator: ", ") + "]")
         }
+        if !service.isEmpty {
+            members.append("\"service\": [" + service.map(PresentationJSON.compact).joined(separator: ", ") + "]")
+        }
         return "{\n" + members.map { "  " + $0 }.joined(separator: ",\n") + "\n}\n"
     }
 
     /// `text` as a JSON string literal (RFC 8259 §7): quote, backslash and control characters
     /// escaped, plus U+2028 and U+2029, which JSON allows raw but JavaScript string literals did
     /// not (so the document can also be pasted into a script).
-    static func jsonString(_ text: String) -> String {
+    package static func jsonString(_ text: String) -> String {
         var escaped = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -56,7 +56,13 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
     static func errorResponse(_ error: any Error, request: Request, logger: Logger) -> Response {
         let status: HTTPResponse.Status
         let message: String
-        if let error = error as? any HTTPResponseError {
+        if let denied = error as? AccessDenied {
+            // Never stored: the same URL may be answered once its requester has logged in.
+            let body = request.method == .head ? ByteBuffer() : ByteBuffer(string: denied.message + "\n")
+            return Response(
+                status: denied.status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: body))
+        } else if let error = error as? any HTTPResponseError {
             // Hummingbird's own (no route: 404, wrong method: 405).
             status = error.status
             message = status.reasonPhrase

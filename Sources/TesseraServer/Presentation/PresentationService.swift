@@ -220,7 +220,7 @@ struct PresentationService: Sendable {
             let document = IIIFCollection(id: urls.collection(directory), description: description, items: [])
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, to: write) { entries, _ in
                 seen(entries)
-                return entries.map { Self.collectionItem($0, urls: urls) }
+                return entries.filter(isListed).map { Self.collectionItem($0, urls: urls) }
             }
         case .manifest:
             description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
@@ -229,7 +229,7 @@ struct PresentationService: Sendable {
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, thumbnail: \.thumbnail, to: write) { entries, start in
                 seen(entries)
                 var canvases: [IIIFCanvas] = []
-                for entry in entries {
+                for entry in entries where isListed(entry) {
                     if let canvas = Self.folderCanvas(entry, id: id + "/canvas/\(start + canvases.count + 1)", urls: urls) {
                         canvases.append(canvas)
                     }
@@ -304,6 +304,16 @@ struct PresentationService: Sendable {
             }
             return ResourceReference(id: urls.manifest(entry.id), type: "Manifest", label: LanguageMap([entry.name]), thumbnail: thumbnail)
         }
+    }
+
+    /// Whether a folder's documents list `entry`: folders, and images and videos of which everyone
+    /// may see something (a substitute at least). The documents are the same for every requester
+    /// (one cached copy, validators by the folder's version), so an image only some may see is
+    /// left out for all; its own manifest answers those who may see it.
+    private func isListed(_ entry: AssetListing.Entry) -> Bool {
+        guard entry.kind != .directory, let access = images.configuration.access else { return true }
+        let rule = access.policy.rule(for: entry.path)
+        return rule.tier == .public || rule.substitute != nil
     }
 
     private static let cutSummary = LanguageMap(["This folder has more entries than are listed (\(maximumEntries) at most)."], language: "en")

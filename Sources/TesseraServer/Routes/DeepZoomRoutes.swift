@@ -1,7 +1,9 @@
 import HTTPTypes
 import Hummingbird
+import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
+import TesseraTiles
 
 /// Deep Zoom, mounted anywhere (`/dzi` by `tessera serve`): `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg`,
 /// tiled as `vips dzsave` tiles (254 px, overlap 1, JPEG), so OpenSeadragon opens it directly.
@@ -13,9 +15,10 @@ struct DeepZoomRoutes {
             $0.get(":name") { request, context in
                 let name = try context.parameters.require("name")
                 guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
-                let source = try await service.resolve(String(name.dropLast(4)))
+                // A substitute may have the descriptor: its tiles beyond the substitute's size are refused.
+                let (source, grant) = try await service.resolve(String(name.dropLast(4)), for: request)
                 let body = try await service.deepZoomDescriptor(for: source)
-                return response(body, "application/xml", key: "dzi", source: source, request: request)
+                return response(body, "application/xml", key: "dzi", source: source, request: request, grant: grant)
             }
         }
         routes("dzi_tile") {
@@ -27,17 +30,29 @@ struct DeepZoomRoutes {
                     case let parts = tile.dropLast(5).split(separator: "_", omittingEmptySubsequences: false), parts.count == 2,
                     let column = Int(parts[0]), let row = Int(parts[1])
                 else { throw ServerError(.notFound, "not a Deep Zoom tile path") }
-                let source = try await service.resolve(String(files.dropLast(6)))
+                let (source, grant) = try await service.resolve(String(files.dropLast(6)), for: request)
+                if case .substitute(let substitute) = grant {
+                    // Level L of a Deep Zoom pyramid is the image divided by 2^(top − L).
+                    let full = try await service.properties(of: source).displaySize
+                    let top = DeepZoomLayout(imageSize: full, name: "dzi").maxLevel
+                    guard level <= top, substitute.allows(scaleFactor: 1 << (top - level), full: full) else {
+                        throw AccessDenied.beyond(substitute)
+                    }
+                }
                 let body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
-                return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request)
+                return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request, grant: grant)
             }
         }
     }
 
-    private func response(_ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request) -> Response {
-        CacheableResponse(
+    private func response(
+        _ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request, grant: AccessControl.Grant
+    ) -> Response {
+        var response = CacheableResponse(
             body: body, contentType: type, entityTag: service.entityTag(source, key),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge
         ).response(to: request)
+        service.configuration.access?.apply(grant, to: &response, maxAge: service.configuration.cacheMaxAge)
+        return response
     }
 }

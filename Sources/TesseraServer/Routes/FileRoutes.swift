@@ -12,7 +12,9 @@ struct FileRoutes {
     func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
         routes("files") {
             $0.get("files/:identifier") { request, context in
-                let source = try await images.resolve(try context.parameters.require("identifier"))
+                // The stored file is the whole image: a substitute grant does not reach it.
+                let (source, grant) = try await images.resolve(try context.parameters.require("identifier"), for: request)
+                try ImageService.requireWhole(grant)
                 guard source.page == nil, let path = source.path else {
                     throw ServerError(.notFound, "no file with that identifier")
                 }
@@ -24,6 +26,7 @@ struct FileRoutes {
                     let name = PresentationService.split(source.relativePath).name
                     response.headers[.contentDisposition] = "inline; filename*=UTF-8''" + PercentEncoding.encode(name)
                 }
+                images.configuration.access?.apply(grant, to: &response, maxAge: images.configuration.cacheMaxAge)
                 return response
             }
         }

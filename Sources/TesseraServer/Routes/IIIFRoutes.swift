@@ -11,6 +11,9 @@ struct IIIFRoutes {
     let service: ImageService
     /// Where the Presentation routes are, for info.json's `partOf`; nil when they are not mounted.
     var manifests: MountLocation? = nil
+    /// Where the access routes are (``AuthRoutes``), for the probe services of images not everyone
+    /// may see whole; nil when they are not mounted.
+    var auth: MountLocation? = nil
 
     static let profileLink = "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
     static let jsonLDType = "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\""
@@ -19,7 +22,7 @@ struct IIIFRoutes {
         routes("iiif_base") {
             $0.get(":identifier") { request, context in
                 let identifier = try context.parameters.require("identifier")
-                _ = try await service.resolve(identifier)
+                _ = try await service.resolve(identifier, for: request)
                 let location =
                     service.configuration.baseURL(authority: request.head.authority) + context.mountPath(less: 1) + "/" + identifier + "/info.json"
                 return Response(status: .seeOther, headers: [.location: location])
@@ -27,24 +30,27 @@ struct IIIFRoutes {
         }
         routes("iiif_info") {
             $0.get(":identifier/info.json") { request, context in
-                let source = try await service.resolve(try context.parameters.require("identifier"))
-                let id = imageBase(authority: request.head.authority, mount: context.mountPath(less: 2), source: source)
-                let contentType = Self.infoContentType(accept: request.headers[values: .accept])
+                let (source, grant) = try await service.resolve(try context.parameters.require("identifier"), for: request)
                 let mount = context.mountPath(less: 2)
+                let base = service.configuration.baseURL(authority: request.head.authority)
+                let id = imageBase(authority: request.head.authority, mount: mount, source: source)
+                let contentType = Self.infoContentType(accept: request.headers[values: .accept])
                 let partOf = manifests.map { location in
                     ResourceReference(
-                        id: PresentationURLs.manifest(
-                            PercentEncoding.encode(source.relativePath),
-                            presentation: service.configuration.baseURL(authority: request.head.authority) + location.resolved(from: mount)),
+                        id: PresentationURLs.manifest(PercentEncoding.encode(source.relativePath), presentation: base + location.resolved(from: mount)),
                         type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
                 }
-                let body = try await service.info(for: source, id: id, partOf: partOf)
-                return CacheableResponse(
+                let probe = authService(for: source, base: base, mount: mount)
+                let body = try await service.info(for: source, id: id, partOf: partOf, grant: grant, auth: probe)
+                var response = CacheableResponse(
                     body: body, contentType: contentType,
-                    entityTag: service.entityTag(source, "info|" + id + "|" + (partOf?.id ?? "") + "|" + contentType),
+                    entityTag: service.entityTag(
+                        source, grant.cacheKeyPrefix + "info|" + id + "|" + (partOf?.id ?? "") + "|" + (probe?.id ?? "") + "|" + contentType),
                     lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
                     links: [Self.profileLink], vary: "Accept"
                 ).response(to: request)
+                service.configuration.access?.apply(grant, to: &response, maxAge: service.configuration.cacheMaxAge)
+                return response
             }
         }
         routes("iiif_image") {
@@ -57,11 +63,13 @@ struct IIIFRoutes {
                 if imageRequest.negotiatesFormat {
                     imageRequest.format = .negotiated(accept: request.headers[values: .accept])
                 }
-                let source = try await service.resolve(try parameters.require("identifier"))
-                let (body, resolved) = try await service.image(for: source, request: imageRequest)
+                let (source, grant) = try await service.resolve(try parameters.require("identifier"), for: request)
+                let (body, resolved) = try await service.image(for: source, request: imageRequest, grant: grant)
                 let base = imageBase(authority: request.head.authority, mount: context.mountPath(less: 5), source: source)
-                return imageResponse(body, source: source, request: imageRequest, resolved: resolved, imageBase: base)
+                var response = imageResponse(body, source: source, request: imageRequest, resolved: resolved, imageBase: base, grant: grant)
                     .response(to: request)
+                service.configuration.access?.apply(grant, to: &response, maxAge: service.configuration.cacheMaxAge)
+                return response
             }
         }
     }
@@ -71,13 +79,25 @@ struct IIIFRoutes {
         service.configuration.baseURL(authority: authority) + mount + "/" + source.encodedIdentifier
     }
 
+    /// The probe service of `source` when access control is on and not everyone may see it whole.
+    private func authService(for source: ResolvedSource, base: String, mount: String) -> IIIFAuthService? {
+        guard let access = service.configuration.access, let auth, !access.isOpen(source.relativePath) else { return nil }
+        let authBase = base + auth.resolved(from: mount)
+        let texts = access.policy.texts
+        return .probe(
+            authBase + "/probe/" + source.encodedIdentifier, access: authBase + "/login", token: authBase + "/token",
+            logout: authBase + "/logout", label: texts.label, heading: texts.heading, note: texts.note, confirmLabel: texts.confirmLabel,
+            logoutLabel: texts.logoutLabel)
+    }
+
     /// The response to an image request, from its body and the request resolved.
     private func imageResponse(
-        _ body: ByteBuffer, source: ResolvedSource, request: IIIFImageRequest, resolved: ResolvedIIIFRequest, imageBase: String
+        _ body: ByteBuffer, source: ResolvedSource, request: IIIFImageRequest, resolved: ResolvedIIIFRequest, imageBase: String,
+        grant: AccessControl.Grant = .open
     ) -> CacheableResponse {
         CacheableResponse(
             body: body, contentType: resolved.format.mediaType,
-            entityTag: service.entityTag(source, "iiif|" + resolved.canonicalPath),
+            entityTag: service.entityTag(source, grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
             links: [Self.profileLink, "<\(Self.linkTarget(imageBase))/\(resolved.canonicalPath)>;rel=\"canonical\""],
             vary: request.negotiatesFormat ? "Accept" : nil)
@@ -100,7 +120,10 @@ struct IIIFRoutes {
             let request = try? IIIFImageRequest(
                 region: String(parts[1]), size: String(parts[2]), rotation: String(parts[3]), qualityAndFormat: String(parts[4])),
             !request.negotiatesFormat,
-            let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request)
+            let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request),
+            // Only what everyone may see is answered without the router (whose routes ask access
+            // control); so only such tiles are ever remembered, and a remembered one is public.
+            service.isOpen(source)
         else { return nil }
         let base = imageBase(authority: head.authority, mount: mount, source: source)
         let response = imageResponse(body, source: source, request: request, resolved: resolved, imageBase: base)

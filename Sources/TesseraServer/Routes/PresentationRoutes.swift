@@ -35,8 +35,10 @@ struct PresentationRoutes {
                 let identifier = try context.parameters.require("identifier")
                 let urls = urls(request, mount: context.mountPath(less: 2))
                 let source: ResolvedSource
+                let grant: AccessControl.Grant
                 do {
-                    source = try await service.images.resolve(identifier)
+                    // A substitute grant may have the manifest: its image service then answers with the substitute.
+                    (source, grant) = try await service.images.resolve(identifier, for: request)
                 } catch let error as IdentifierError where error.reason == .notFound {
                     // Not a file: a folder, as one manifest of its images.
                     let folder = try IdentifierResolver.relativePath(of: identifier)
@@ -45,11 +47,13 @@ struct PresentationRoutes {
                 }
                 let (body, version) = try await service.manifest(of: source, urls: urls, logger: context.logger)
                 let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
-                return CacheableResponse(
+                var response = CacheableResponse(
                     body: body, contentType: contentType,
                     entityTag: service.images.entityTag(source, version + "|" + contentType),
                     lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge, vary: "Accept"
                 ).response(to: request)
+                configuration.access?.apply(grant, to: &response, maxAge: configuration.cacheMaxAge)
+                return response
             }
         }
     }

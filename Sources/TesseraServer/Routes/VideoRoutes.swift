@@ -18,44 +18,43 @@ struct VideoRoutes {
     func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
         routes("video") {
             $0.get("video/:identifier") { request, context in
-                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 // Only videos Tessera reads are served: /video/ is not a way to fetch any file under the root.
                 _ = try await videos.asset(source)
-                return try await file(source, request: request, context: context)
+                return answer(try await file(source, request: request, context: context), grant)
             }
             $0.get("video/:identifier/info.json") { request, context in
-                let identifier = try context.parameters.require("identifier")
-                let source = try await videos.images.resolve(identifier)
+                let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let id = PercentEncoding.encode(source.relativePath)
-                return CacheableResponse(
+                return answer(CacheableResponse(
                     body: try await videos.info(source, id: id), contentType: "application/json",
                     entityTag: videos.images.entityTag(source, "video-info|" + id),
                     lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                ).response(to: request)
+                ).response(to: request), grant)
             }
             $0.get("video/:identifier/sprite.jpg") { request, context in
-                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let sprite = try spriteRequest(request)
-                return CacheableResponse(
+                return answer(CacheableResponse(
                     body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
                     entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
                     lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                ).response(to: request)
+                ).response(to: request), grant)
             }
             $0.get("video/:identifier/thumbnails.vtt") { request, context in
-                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let sprite = try spriteRequest(request)
                 let spriteURL =
                     context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath)
                     + "/sprite.jpg?" + sprite.query
-                return CacheableResponse(
+                return answer(CacheableResponse(
                     body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
                     entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
                     lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                ).response(to: request)
+                ).response(to: request), grant)
             }
             $0.post("video/:identifier/trim") { request, context in
-                let source = try await videos.images.resolve(try context.parameters.require("identifier"))
+                let (source, _) = try await whole(try context.parameters.require("identifier"), request)
                 let body = try await request.body.collect(upTo: 4096)
                 guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
                     throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
@@ -69,9 +68,10 @@ struct VideoRoutes {
             }
         }
         routes("jobs") {
-            $0.get("jobs/:id") { _, context in
+            $0.get("jobs/:id") { request, context in
                 let id = try context.parameters.require("id")
                 guard TrimJobs.isValidID(id), let status = jobs.status(id) else { throw ServerError(.notFound, "no such job") }
+                try await checkJob(id, request)
                 return Response(
                     status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: try JSONBody.encode(status)))
@@ -79,6 +79,7 @@ struct VideoRoutes {
             $0.get("jobs/:id/result") { request, context in
                 let id = try context.parameters.require("id")
                 guard TrimJobs.isValidID(id) else { throw ServerError(.notFound, "no such job") }
+                try await checkJob(id, request)
                 switch jobs.clip(id) {
                 case .failure(.unknown): throw ServerError(.notFound, "no such job")
                 case .failure(let reason):
@@ -98,6 +99,28 @@ struct VideoRoutes {
                 }
             }
         }
+    }
+
+    /// The video `identifier` names and `request`'s grant, when it may see it whole (a video has
+    /// no substitute).
+    private func whole(_ identifier: String, _ request: Request) async throws -> (ResolvedSource, AccessControl.Grant) {
+        let (source, grant) = try await videos.images.resolve(identifier, for: request)
+        try ImageService.requireWhole(grant)
+        return (source, grant)
+    }
+
+    /// `response` with the caching headers `grant` calls for.
+    private func answer(_ response: Response, _ grant: AccessControl.Grant) -> Response {
+        var response = response
+        configuration.access?.apply(grant, to: &response, maxAge: configuration.cacheMaxAge)
+        return response
+    }
+
+    /// Whether `request` may see the video job `id` exports from, asked again on every request
+    /// (a job id passed on does not pass on its starter's authorisation).
+    private func checkJob(_ id: String, _ request: Request) async throws {
+        guard let access = configuration.access, let path = jobs.identifier(of: id) else { return }
+        try ImageService.requireWhole(try await access.grant(forPath: path, request: request))
     }
 
     private func spriteRequest(_ request: Request) throws -> SpriteRequest {

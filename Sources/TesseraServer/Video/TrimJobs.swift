@@ -42,6 +42,8 @@ final class TrimJobs: Sendable {
     }
 
     private struct Job {
+        /// The video's identifier (decoded), for access control's questions.
+        var identifier: String
         var source: String
         var output: String
         var fileName: String
@@ -87,7 +89,7 @@ final class TrimJobs: Sendable {
         let fileName = (stem.isEmpty ? name : stem) + "-trim." + fileExtension
         let progress = WorkProgress { [weak self] _ in self?.jobs.withLock { $0[id]?.isRunning = true } }
         let job = Job(
-            source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension, fileName: fileName,
+            identifier: source.relativePath, source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension, fileName: fileName,
             progress: progress, started: .now)
         try jobs.withLock { jobs throws(ServerError) in
             sweep(&jobs)
@@ -115,6 +117,11 @@ final class TrimJobs: Sendable {
             }
         }
         return id
+    }
+
+    /// The identifier of the video job `id` exports from, or nil when there is no such job.
+    func identifier(of id: String) -> String? {
+        jobs.withLock { $0[id]?.identifier }
     }
 
     /// The job's status, or nil when there is no such job (never was, or expired).

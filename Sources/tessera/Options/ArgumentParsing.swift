@@ -6,6 +6,16 @@ import Tessera
 /// says the accepted form and range; ArgumentParser puts the option's name and the value in front,
 /// and `TesseraCommand.main` prints it as one line with exit status 64.
 enum Parse {
+    /// A duration in whole seconds: `90`, `90s`, `15m`, `1h` or `7d`, from 1 s to a year.
+    static func duration(_ text: String) throws -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let unit = text.last.flatMap { units[$0] }
+        guard let count = Int(unit == nil ? text : String(text.dropLast())), count > 0,
+            case let seconds = count.multipliedReportingOverflow(by: unit ?? 1), !seconds.overflow, seconds.partialValue <= 366 * 86_400
+        else { throw ValidationError("expected a duration such as 3600, 15m, 1h or 7d (at most a year), not \(text)") }
+        return seconds.partialValue
+    }
+
     /// A whole number ≥ `minimum` (and ≤ `maximum`).
     static func integer(_ minimum: Int, _ maximum: Int = .max) -> @Sendable (String) throws -> Int {
         { text in

@@ -1,0 +1,203 @@
+import FoundationEssentials
+import HTTPTypes
+import Hummingbird
+import TesseraIIIF
+
+/// The one place that decides what a request may see of an image (``grant(for:request:)``), from
+/// an ``AccessPolicy``, the signing keys, the users file and the external check. Every route that
+/// names an identifier asks it before looking the identifier up, so a request that may not see an
+/// image cannot learn whether it exists either.
+///
+/// Credentials, in order: a signed URL (it grants exactly its request), the access cookie
+/// ``cookieName`` (set by the login page), and then the external check with the request's
+/// `Cookie` and `Authorization` headers. A bad or expired token is as no token (the request is
+/// anonymous); a bad signature is 403.
+public final class AccessControl: Sendable {
+    /// What one request may see of one image.
+    public enum Grant: Sendable, Hashable {
+        /// Everything, as anyone: a public image. Answers are public and may be shared.
+        case open
+        /// Everything, for this requester only: answers are `private` and vary by cookie.
+        case personal
+        /// The substitute only: answers are the same for every unauthorised requester (public),
+        /// and vary by cookie (an authorised one gets more).
+        case substitute(AccessPolicy.Substitute)
+
+        /// The stricter of two grants (for an identifier matched under two names).
+        func narrowed(to other: Grant) -> Grant {
+            switch (self, other) {
+            case (.substitute(let a), .substitute(let b)): .substitute(a.maxSize <= b.maxSize ? a : b)
+            case (.substitute, _): self
+            case (_, .substitute): other
+            case (.personal, _), (_, .personal): .personal
+            default: .open
+            }
+        }
+    }
+
+    /// The policy it applies.
+    public let policy: AccessPolicy
+    let keys: SigningKeys
+    let users: UserFile
+    let external: ExternalAuthorizer?
+    let failedLogins = LoginThrottle()
+
+    /// The access cookie's name.
+    public static let cookieName = "tessera_access"
+
+    /// Access control by `policy`, with the files it names read now.
+    ///
+    /// - Throws: ``AccessPolicyError`` for a users or keys file that cannot be read or is malformed.
+    public convenience init(policy: AccessPolicy) throws {
+        let keys = try policy.signingKeysFile.map(SigningKeys.init(contentsOf:)) ?? SigningKeys.ephemeral()
+        let users = try policy.usersFile.map(UserFile.init(contentsOf:)) ?? UserFile()
+        self.init(policy: policy, keys: keys, users: users)
+    }
+
+    /// Access control by `policy` with these keys and users (tests, and apps that keep them elsewhere).
+    ///
+    /// - Parameters:
+    ///   - policy: the rules.
+    ///   - keys: what signs and verifies URLs and tokens.
+    ///   - users: who may log in at Tessera.
+    public init(policy: AccessPolicy, keys: SigningKeys, users: UserFile) {
+        self.policy = policy
+        self.keys = keys
+        self.users = users
+        external = policy.authorizeURL.map { ExternalAuthorizer(url: $0) }
+    }
+
+    /// Whether everyone sees `identifier` whole, judged from the policy alone: what the event
+    /// loop's shortcut for stored tiles asks before answering without the router.
+    func isOpen(_ relativePath: String) -> Bool { policy.rule(for: relativePath).tier == .public }
+
+    /// What `request` may see of the image `identifier` (as in the URL, percent-encoded), decided
+    /// before the identifier is looked up.
+    ///
+    /// - Throws: ``AccessDenied`` (401 without credentials, 403 with credentials that do not
+    ///   suffice or a bad signature) when it may see nothing; ``ServerError`` (503) when the
+    ///   external check does not answer.
+    func grant(for identifier: String, request: Request) async throws -> Grant {
+        // An identifier that does not decode is refused by the lookup after this, whatever it names.
+        guard let path = try? IdentifierResolver.relativePath(of: identifier) else { return .open }
+        return try await grant(forPath: path, request: request)
+    }
+
+    /// What `request` may see of the image at `relativePath` (decoded); `probing` when it is a
+    /// probe, whose requester is named by a probe token as well (``prober(of:)``) and which
+    /// carries no signature.
+    func grant(forPath relativePath: String, request: Request, probing: Bool = false) async throws -> Grant {
+        let rule = policy.rule(for: relativePath)
+        guard rule.tier != .public else { return .open }
+        if !probing {
+            switch URLSignature.verify(request.uri.description, keys: keys, now: Self.now) {
+            case .valid: return .personal
+            case .invalid(let why): throw AccessDenied(.forbidden, "signed URL refused: " + why)
+            case .unsigned: break
+            }
+        }
+        let who = try await probing ? prober(of: request) : principal(of: request)
+        if let who, rule.groups.isEmpty || !Set(rule.groups).isDisjoint(with: who.groups) { return .personal }
+        if let substitute = rule.substitute { return .substitute(substitute) }
+        throw who == nil ? AccessDenied(.unauthorized, "authorization required") : AccessDenied(.forbidden, "not authorised for this image")
+    }
+
+    /// Who `request` comes from: the user its access cookie names, else the one the external
+    /// check answers for its headers; nil for nobody.
+    func principal(of request: Request) async throws -> AccessToken? {
+        let cookies = request.headers[values: .cookie]
+        if let value = Self.cookie(Self.cookieName, in: cookies), let token = AccessToken(value, kind: .access, keys: keys, now: Self.now) {
+            return token
+        }
+        guard let external else { return nil }
+        let cookie = cookies.isEmpty ? nil : cookies.joined(separator: "; ")
+        guard case .allowed(let user, let groups)? = try await external.answer(cookie: cookie, authorization: request.headers[.authorization])
+        else { return nil }
+        return AccessToken(kind: .access, user: user, groups: groups, expires: Self.now + 10)
+    }
+
+    /// Who the probe token in `request`'s `Authorization: Bearer` header names, else who its
+    /// cookie or the external check names (a probe from the server's own pages sends the cookie).
+    func prober(of request: Request) async throws -> AccessToken? {
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            let token = AccessToken(header.dropFirst(7), kind: .probe, keys: keys, now: Self.now)
+        {
+            return token
+        }
+        return try await principal(of: request)
+    }
+
+    /// The headers an answer made under `grant` carries: authorised answers are private (or not
+    /// stored at all, by the policy) and every answer about a non-public image varies by cookie.
+    func cacheHeaders(for grant: Grant, maxAge: Int) -> HTTPFields {
+        switch grant {
+        case .open: [:]
+        case .personal:
+            [
+                .cacheControl: policy.authorisedCaching == "no-store" ? "no-store" : "private, max-age=\(maxAge)",
+                .vary: "Cookie, Authorization",
+            ]
+        case .substitute: [.vary: "Cookie, Authorization"]
+        }
+    }
+
+    /// The value of the cookie `name` among `Cookie` header values.
+    static func cookie(_ name: String, in headers: [String]) -> Substring? {
+        for header in headers {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " }
+                if trimmed.hasPrefix(name + "=") { return trimmed.dropFirst(name.count + 1) }
+            }
+        }
+        return nil
+    }
+
+    /// Seconds since 1970.
+    static var now: Int { Int(Date.now.timeIntervalSince1970) }
+}
+
+/// A request that may not see what it asked for: 401 when it carried no credentials, 403 when
+/// they do not suffice or a signature is bad. The body is one line naming no image or path.
+struct AccessDenied: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// A request for more of an image than its substitute gives.
+    static func beyond(_ substitute: AccessPolicy.Substitute) -> AccessDenied {
+        AccessDenied(.unauthorized, "authorization required for more than \(substitute.maxSize) pixels")
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+extension AccessControl.Grant {
+    /// What keys a cached answer made under this grant apart: a substitute's answers are other
+    /// bytes (`max` is smaller, info.json promises less) than the whole image's, which everyone
+    /// who may see it whole shares.
+    var cacheKeyPrefix: String {
+        if case .substitute(let substitute) = self { return "substitute \(substitute.maxSize)|" }
+        return ""
+    }
+}
+
+extension AccessControl {
+    /// Adds ``cacheHeaders(for:maxAge:)`` to `response` (a `Vary` already there is kept).
+    func apply(_ grant: Grant, to response: inout Response, maxAge: Int) {
+        for field in cacheHeaders(for: grant, maxAge: maxAge) {
+            if field.name == .vary, let vary = response.headers[.vary] {
+                response.headers[.vary] = vary + ", " + field.value
+            } else {
+                response.headers[field.name] = field.value
+            }
+        }
+    }
+}
