@@ -43,7 +43,9 @@ extension ImageService {
             // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
             var sizes = Array(levelSizes.filter { $0.longestSide <= 2048 }.reversed())
             if sizes.isEmpty, let coarsest = levelSizes.last ?? coarsest { sizes = [coarsest] }
-            let tiles = scaleFactors.isEmpty ? [] : [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: scaleFactors)]
+            let tiles =
+                scaleFactors.isEmpty
+                ? [] : [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: scaleFactors)]
             var info = IIIFImageInfo(id: id, size: full, tiles: tiles, sizes: sizes, limits: limits)
             info.partOf = partOf.map { [$0] } ?? []
             info.service = auth.map { [$0] } ?? []

@@ -41,7 +41,8 @@ public struct IIIFAuthService: Sendable, Hashable, Encodable {
         let logoutService = IIIFAuthService(id: logout, type: "AuthLogoutService2", label: LanguageMap([logoutLabel], language: "en"))
         let accessService = IIIFAuthService(
             id: access, type: "AuthAccessService2", profile: "active", label: LanguageMap([label], language: "en"),
-            heading: LanguageMap([heading], language: "en"), note: LanguageMap([note], language: "en"), confirmLabel: LanguageMap([confirmLabel], language: "en"),
+            heading: LanguageMap([heading], language: "en"), note: LanguageMap([note], language: "en"),
+            confirmLabel: LanguageMap([confirmLabel], language: "en"),
             service: [tokenService, logoutService])
         return IIIFAuthService(id: probe, type: "AuthProbeService2", service: [accessService])
     }

@@ -158,6 +158,7 @@ public struct AccessPolicy: Sendable {
 
     private static func describe(_ error: any Error) -> String {
         switch error as? DecodingError {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: return "not JSON"
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
             let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
             return path.isEmpty ? "not a JSON object" : "at \(path)"
@@ -203,7 +204,10 @@ public struct AccessPolicyError: TesseraError {
 /// A glob over identifiers: `*` matches within one path segment, `**` across segments, `?` one
 /// character other than `/`; everything else matches itself.
 public struct IdentifierGlob: Sendable, Hashable {
-    private enum Token: Hashable { case literal(UInt8), one, segment, any }
+    private enum Token: Hashable {
+        case literal(UInt8)
+        case one, segment, any
+    }
     private let tokens: [Token]
 
     /// The glob `pattern`; nil when it is empty.

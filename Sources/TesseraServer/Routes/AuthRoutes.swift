@@ -63,7 +63,8 @@ struct AuthRoutes {
                 let name = form["username"] ?? "", password = form["password"] ?? "", origin = form["origin"] ?? ""
                 let address = Self.clientAddress(context)
                 guard access.failedLogins.allows(user: name, address: address) else {
-                    var response = page(title: "Too many attempts", body: "<p>Too many failed sign-ins. Try again in a few minutes.</p>", status: .tooManyRequests)
+                    var response = page(
+                        title: "Too many attempts", body: "<p>Too many failed sign-ins. Try again in a few minutes.</p>", status: .tooManyRequests)
                     response.headers[.retryAfter] = "900"
                     return response
                 }
@@ -76,10 +77,13 @@ struct AuthRoutes {
                         status: .unauthorized)
                 }
                 let token = AccessToken(
-                    kind: .access, user: user.name, groups: user.groups, expires: AccessControl.now + Int(access.policy.tokenLifetime.components.seconds))
+                    kind: .access, user: user.name, groups: user.groups,
+                    expires: AccessControl.now + Int(access.policy.tokenLifetime.components.seconds))
                 var response = page(
-                    title: "Signed in", body: "<p>Signed in as \(Self.escape(user.name)). This window closes by itself.</p>", script: "window.close();")
-                response.headers[.setCookie] = cookie(try token.encoded(keys: access.keys), maxAge: Int(access.policy.tokenLifetime.components.seconds))
+                    title: "Signed in", body: "<p>Signed in as \(Self.escape(user.name)). This window closes by itself.</p>",
+                    script: "window.close();")
+                response.headers[.setCookie] = cookie(
+                    try token.encoded(keys: access.keys), maxAge: Int(access.policy.tokenLifetime.components.seconds))
                 return response
             }
         }
@@ -104,7 +108,9 @@ struct AuthRoutes {
                     message["expiresIn"] = .number(probe.expires - AccessControl.now)
                 } else {
                     message["type"] = .string("AuthAccessTokenError2")
-                    message["profile"] = .string(AccessControl.cookie(AccessControl.cookieName, in: request.headers[values: .cookie]) == nil ? "missingAspect" : "invalidAspect")
+                    message["profile"] = .string(
+                        AccessControl.cookie(AccessControl.cookieName, in: request.headers[values: .cookie]) == nil
+                            ? "missingAspect" : "invalidAspect")
                 }
                 // An origin that is not a URL's origin cannot be a postMessage target; "*" never is one here.
                 let target = origin.hasPrefix("http://") || origin.hasPrefix("https://") ? origin : own
@@ -118,7 +124,8 @@ struct AuthRoutes {
         }
         routes("auth_logout") {
             $0.get("logout") { _, _ in
-                var response = page(title: access.policy.texts.logoutLabel, body: "<p>Signed out. This window closes by itself.</p>", script: "window.close();")
+                var response = page(
+                    title: access.policy.texts.logoutLabel, body: "<p>Signed out. This window closes by itself.</p>", script: "window.close();")
                 response.headers[.setCookie] = cookie("", maxAge: 0)
                 return response
             }

@@ -37,7 +37,8 @@ struct IIIFRoutes {
                 let contentType = Self.infoContentType(accept: request.headers[values: .accept])
                 let partOf = manifests.map { location in
                     ResourceReference(
-                        id: PresentationURLs.manifest(PercentEncoding.encode(source.relativePath), presentation: base + location.resolved(from: mount)),
+                        id: PresentationURLs.manifest(
+                            PercentEncoding.encode(source.relativePath), presentation: base + location.resolved(from: mount)),
                         type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
                 }
                 let probe = authService(for: source, base: base, mount: mount)

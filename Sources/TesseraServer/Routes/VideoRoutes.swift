@@ -26,20 +26,22 @@ struct VideoRoutes {
             $0.get("video/:identifier/info.json") { request, context in
                 let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let id = PercentEncoding.encode(source.relativePath)
-                return answer(CacheableResponse(
-                    body: try await videos.info(source, id: id), contentType: "application/json",
-                    entityTag: videos.images.entityTag(source, "video-info|" + id),
-                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                ).response(to: request), grant)
+                return answer(
+                    CacheableResponse(
+                        body: try await videos.info(source, id: id), contentType: "application/json",
+                        entityTag: videos.images.entityTag(source, "video-info|" + id),
+                        lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+                    ).response(to: request), grant)
             }
             $0.get("video/:identifier/sprite.jpg") { request, context in
                 let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let sprite = try spriteRequest(request)
-                return answer(CacheableResponse(
-                    body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
-                    entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
-                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                ).response(to: request), grant)
+                return answer(
+                    CacheableResponse(
+                        body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
+                        entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
+                        lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+                    ).response(to: request), grant)
             }
             $0.get("video/:identifier/thumbnails.vtt") { request, context in
                 let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
@@ -47,11 +49,12 @@ struct VideoRoutes {
                 let spriteURL =
                     context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath)
                     + "/sprite.jpg?" + sprite.query
-                return answer(CacheableResponse(
-                    body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
-                    entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
-                    lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                ).response(to: request), grant)
+                return answer(
+                    CacheableResponse(
+                        body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
+                        entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
+                        lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+                    ).response(to: request), grant)
             }
             $0.post("video/:identifier/trim") { request, context in
                 let (source, _) = try await whole(try context.parameters.require("identifier"), request)

@@ -89,7 +89,8 @@ final class TrimJobs: Sendable {
         let fileName = (stem.isEmpty ? name : stem) + "-trim." + fileExtension
         let progress = WorkProgress { [weak self] _ in self?.jobs.withLock { $0[id]?.isRunning = true } }
         let job = Job(
-            identifier: source.relativePath, source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension, fileName: fileName,
+            identifier: source.relativePath, source: try VideoService.filePath(of: source), output: directory + "/" + id + "." + fileExtension,
+            fileName: fileName,
             progress: progress, started: .now)
         try jobs.withLock { jobs throws(ServerError) in
             sweep(&jobs)
