@@ -61,6 +61,9 @@ static const unsigned char trimmer_js[] = {
 static const unsigned char viewer_adjust_js[] = {
 #embed "Web/viewer-adjust.js"
 };
+static const unsigned char viewer_auth_js[] = {
+#embed "Web/viewer-auth.js"
+};
 static const unsigned char viewer_cache_js[] = {
 #embed "Web/viewer-cache.js"
 };
@@ -120,6 +123,7 @@ static const struct tessera_web_file files[] = {
     WEB_FILE(trimmer_html, "trimmer.html"),
     WEB_FILE(trimmer_js, "trimmer.js"),
     WEB_FILE(viewer_adjust_js, "viewer-adjust.js"),
+    WEB_FILE(viewer_auth_js, "viewer-auth.js"),
     WEB_FILE(viewer_cache_js, "viewer-cache.js"),
     WEB_FILE(viewer_geometry_js, "viewer-geometry.js"),
     WEB_FILE(viewer_input_js, "viewer-input.js"),

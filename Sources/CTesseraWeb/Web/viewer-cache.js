@@ -83,6 +83,11 @@ export class TileCache {
     this.#evict();
   }
 
+  /** Drops every tile: after a login or logout the server answers this visitor otherwise. */
+  clear() {
+    for (const key of [...this.#entries.keys()]) this.#remove(key);
+  }
+
   #remove(key) {
     const entry = this.#entries.get(key);
     if (!entry) return;

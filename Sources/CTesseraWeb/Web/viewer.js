@@ -12,6 +12,7 @@ import { ImageView, MIN_BUDGET } from "./viewer-view.js";
 import { ManifestError, readManifest, safeURL } from "./viewer-manifest.js";
 import { ThumbnailList } from "./viewer-thumbnails.js";
 import { Adjustments } from "./viewer-adjust.js";
+import { AuthClient, authServicesOf } from "./viewer-auth.js";
 import { pagePath } from "./page-path.js";
 
 /** Arrow keys move the view by this fraction of its width or height. */
@@ -135,22 +136,36 @@ function whenSharp() {
 
 // ---- Fetching ---------------------------------------------------------------------------------
 
-/** The server's one-line reason for a failed request, if it gave a short plain one. */
-async function reason(response) {
-  const body = await response.text().catch(() => "");
-  const line = body.trim().split("\n")[0];
-  return line.length > 0 && line.length <= 200 && !line.startsWith("<") ? line : response.statusText;
+/** The server's one-line reason for a failed request (its body's first line), if short and plain. */
+function reason(text, response) {
+  const line = text.trim().split("\n")[0];
+  return line.length > 0 && line.length <= 200 && !line.startsWith("<") && !line.startsWith("{") ? line : response.statusText;
 }
 
-/** The JSON at `url`, or an Error whose message says what went wrong for a person. */
+/** After a login or logout the same URLs answer otherwise: descriptions are revalidated from then on. */
+let revalidate = false;
+
+/**
+ * The JSON at `url`, or an Error whose message says what went wrong for a person; a refusal's
+ * JSON body (an image's access services in place of its description) is the error's `description`.
+ */
 async function fetchJSON(url, { low = false } = {}) {
   let response;
   try {
-    response = await fetch(url, low ? { priority: "low" } : {});
+    response = await fetch(url, { ...(low ? { priority: "low" } : {}), ...(revalidate ? { cache: "no-cache" } : {}) });
   } catch {
     throw new Error("the server did not answer.");
   }
-  if (!response.ok) throw new Error(`${response.status} ${await reason(response)}`.trim());
+  if (!response.ok) {
+    const text = await response.text().catch(() => "");
+    const error = new Error(`${response.status} ${reason(text, response)}`.trim());
+    try {
+      error.description = JSON.parse(text);
+    } catch {
+      // Not JSON: a plain reason.
+    }
+    throw error;
+  }
   try {
     return await response.json();
   } catch {
@@ -194,6 +209,67 @@ async function pyramidOf(canvas, options) {
   }
   pyramids.set(key, pyramid);
   return pyramid;
+}
+
+// ---- Access (IIIF Authorization Flow 2.0) -------------------------------------------------------
+
+const auth = new AuthClient();
+const accessPanel = element("access");
+const accessAction = element("access-action");
+/** The access services of the image shown, and what its probe said (200: seen whole). */
+let access = { services: null, status: null };
+
+/** Probes the image `description` names (an info.json, or the refusal in its place) and offers a
+ * login (or a logout) when it has access services; hides the offer when it has none. */
+async function checkAccess(description) {
+  const services = authServicesOf(description);
+  access = { services, status: null };
+  if (!services) {
+    accessPanel.hidden = true;
+    return;
+  }
+  let result;
+  try {
+    result = await auth.probe(services);
+  } catch {
+    result = { status: 401, heading: services.heading, note: services.note };
+  }
+  if (access.services !== services) return;
+  access.status = result.status;
+  const whole = result.status === 200;
+  accessPanel.classList.toggle("granted", whole);
+  element("access-heading").textContent = whole ? "" : result.heading;
+  element("access-note").textContent = whole ? "" : result.note;
+  accessAction.textContent = whole ? services.logoutLabel : services.confirmLabel;
+  accessPanel.hidden = false;
+}
+
+/** The login (or logout) window, from the user's click; then every description and tile again,
+ * as the server now answers this visitor. */
+async function changeAccess() {
+  const { services, status } = access;
+  if (!services) return;
+  const view = readFragment(location.hash).view;
+  const shown = Boolean(main.scene);
+  // Logging out: the view stops asking for tiles (its ring, its prefetch) the server is about to refuse.
+  if (status === 200) main.clear();
+  accessAction.disabled = true;
+  try {
+    if (status === 200) await auth.logOut(services);
+    else await auth.logIn(services);
+  } catch (error) {
+    showProblem(`Could not ${status === 200 ? "sign out" : "sign in"}: ${error.message}`);
+  } finally {
+    accessAction.disabled = false;
+  }
+  revalidate = true;
+  // Nothing was shown (the description itself was refused): start again, now with the cookie.
+  if (!shown) return location.reload();
+  main.clear();
+  infos.clear();
+  pyramids.clear();
+  cache.clear();
+  await showCanvas(current, view);
 }
 
 // ---- Pages and spreads ------------------------------------------------------------------------
@@ -245,11 +321,15 @@ async function showCanvas(index, asked = null) {
   try {
     shown = await Promise.all(spread.map((i) => pyramidOf(doc.canvases[i])));
   } catch (error) {
-    if (mine === generation) showProblem(`Could not open page ${current + 1}: ${error.message}`);
+    if (mine === generation) {
+      showProblem(`Could not open page ${current + 1}: ${error.message}`);
+      checkAccess(error.description);
+    }
     return;
   }
   if (mine !== generation) return;
   hideProblem();
+  checkAccess(shown[0].info);
   const scene = spreadScene(shown);
   shownCanvases = doc.rightToLeft ? [...spread].reverse() : spread;
   main.setScene(scene.items, scene.width, scene.height, asked);
@@ -643,6 +723,7 @@ function pressed(button, action) {
 const typing = (target) => target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
 
 function attachControls() {
+  accessAction.addEventListener("click", changeAccess);
   pressed(buttons.zoomIn, () => active.zoomStep(1));
   pressed(buttons.zoomOut, () => active.zoomStep(-1));
   pressed(buttons.home, () => active.goHome());
@@ -780,6 +861,8 @@ async function open() {
     try {
       pyramid = await pyramidOf(doc.canvases[0]);
     } catch (error) {
+      // An image the visitor may not see: say so, and offer its login when it names one.
+      if (authServicesOf(error.description)) checkAccess(error.description);
       return fail(`Could not open ${name || "the image"}: ${error.message}`);
     }
     if (asked.canvas === null || asked.canvas === 1) await showCanvas(0, asked.view);
@@ -880,6 +963,10 @@ window.tesseraViewer = Object.freeze({
   },
   get quality() {
     return quality;
+  },
+  /** The image's access services and its probe's status (200: seen whole), or null without. */
+  get access() {
+    return access.services && { status: access.status, heading: element("access-heading").textContent, action: accessAction.textContent };
   },
   /** The canvases (from 1) whose thumbnails the strip and the gallery have asked for. */
   get thumbnails() {

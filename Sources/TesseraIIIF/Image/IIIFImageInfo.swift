@@ -141,6 +141,18 @@ public struct IIIFImageInfo: Sendable, Hashable {
         return "{\n" + members.map { "  " + $0 }.joined(separator: ",\n") + "\n}\n"
     }
 
+    /// The description given to a requester who may not see the image: the service's identity and
+    /// its IIIF Authorization Flow services, nothing about the image (no size), so a client can
+    /// offer to log in. Sent with status 401 or 403.
+    ///
+    /// - Parameters:
+    ///   - id: the service's base URI.
+    ///   - service: the probe service.
+    public static func withheld(id: String, service: IIIFAuthService) -> String {
+        "{\n  \"@context\": \"http://iiif.io/api/image/3/context.json\",\n  \"id\": \(jsonString(id)),\n  \"type\": \"ImageService3\",\n"
+            + "  \"protocol\": \"http://iiif.io/api/image\",\n  \"profile\": \"level2\",\n  \"service\": [\(PresentationJSON.compact(service))]\n}\n"
+    }
+
     /// `text` as a JSON string literal (RFC 8259 §7): quote, backslash and control characters
     /// escaped, plus U+2028 and U+2029, which JSON allows raw but JavaScript string literals did
     /// not (so the document can also be pasted into a script).

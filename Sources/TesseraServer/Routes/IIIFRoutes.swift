@@ -30,9 +30,15 @@ struct IIIFRoutes {
         }
         routes("iiif_info") {
             $0.get(":identifier/info.json") { request, context in
-                let (source, grant) = try await service.resolve(try context.parameters.require("identifier"), for: request)
+                let identifier = try context.parameters.require("identifier")
                 let mount = context.mountPath(less: 2)
                 let base = service.configuration.baseURL(authority: request.head.authority)
+                let source: ResolvedSource, grant: AccessControl.Grant
+                do {
+                    (source, grant) = try await service.resolve(identifier, for: request)
+                } catch let denied as AccessDenied {
+                    return try withheld(identifier, denied: denied, base: base, mount: mount) ?? { throw denied }()
+                }
                 let id = imageBase(authority: request.head.authority, mount: mount, source: source)
                 let contentType = Self.infoContentType(accept: request.headers[values: .accept])
                 let partOf = manifests.map { location in
@@ -41,7 +47,7 @@ struct IIIFRoutes {
                             PercentEncoding.encode(source.relativePath), presentation: base + location.resolved(from: mount)),
                         type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
                 }
-                let probe = authService(for: source, base: base, mount: mount)
+                let probe = authService(for: source.relativePath, encodedIdentifier: source.encodedIdentifier, base: base, mount: mount)
                 let body = try await service.info(for: source, id: id, partOf: partOf, grant: grant, auth: probe)
                 var response = CacheableResponse(
                     body: body, contentType: contentType,
@@ -80,13 +86,27 @@ struct IIIFRoutes {
         service.configuration.baseURL(authority: authority) + mount + "/" + source.encodedIdentifier
     }
 
-    /// The probe service of `source` when access control is on and not everyone may see it whole.
-    private func authService(for source: ResolvedSource, base: String, mount: String) -> IIIFAuthService? {
-        guard let access = service.configuration.access, let auth, !access.isOpen(source.relativePath) else { return nil }
+    /// The answer to an info.json request `denied` refused: its status, and the Authorization
+    /// Flow services (no size, nothing of the image) so that a viewer can offer to log in; nil when
+    /// the auth routes are not mounted.
+    private func withheld(_ identifier: String, denied: AccessDenied, base: String, mount: String) throws -> Response? {
+        let relativePath = try IdentifierResolver.relativePath(of: identifier)
+        let encoded = PercentEncoding.encode(relativePath)
+        guard let probe = authService(for: relativePath, encodedIdentifier: encoded, base: base, mount: mount) else { return nil }
+        let body = IIIFImageInfo.withheld(id: base + mount + "/" + encoded, service: probe)
+        return Response(
+            status: denied.status, headers: [.contentType: "application/json", .cacheControl: "no-store", .vary: "Cookie, Authorization"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// The probe service of the image at `relativePath` when access control is on and not everyone
+    /// may see it whole.
+    private func authService(for relativePath: String, encodedIdentifier: String, base: String, mount: String) -> IIIFAuthService? {
+        guard let access = service.configuration.access, let auth, !access.isOpen(relativePath) else { return nil }
         let authBase = base + auth.resolved(from: mount)
         let texts = access.policy.texts
         return .probe(
-            authBase + "/probe/" + source.encodedIdentifier, access: authBase + "/login", token: authBase + "/token",
+            authBase + "/probe/" + encodedIdentifier, access: authBase + "/login", token: authBase + "/token",
             logout: authBase + "/logout", label: texts.label, heading: texts.heading, note: texts.note, confirmLabel: texts.confirmLabel,
             logoutLabel: texts.logoutLabel)
     }
