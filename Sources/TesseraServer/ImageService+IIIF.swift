@@ -123,6 +123,10 @@ extension ImageService {
             return (stored, resolved)
         }
         let body = try await answer(grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath, source: source) {
+            // What a render costs its client (per-client limits): the region's pixels at the level that serves it.
+            let shrink = max(1, resolved.region.width / max(resolved.scaledSize.width, 1))
+            let reduction = 1 << (Int.bitWidth - 1 - shrink.leadingZeroBitCount)
+            ClientLimits.charge(pixels: resolved.region.width / reduction * (resolved.region.height / reduction))
             if Self.answersAnimated(resolved, properties: properties) {
                 return try await self.renderAnimation(resolved, of: source, properties: properties)
             }

@@ -85,6 +85,9 @@ public struct ServerConfiguration: Sendable {
     public var pagesDirectory: String?
     /// Who may see which images (`--access FILE`); nil: every image is public.
     public var access: AccessControl?
+    /// Requests and decoded pixels per client per second (`--rate-limit`, `--pixel-rate`,
+    /// `--trusted-proxy`); nil: no per-client limit.
+    public var clientLimits: ClientLimits?
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
 

@@ -49,11 +49,13 @@ public struct TesseraServer: Sendable {
     /// `tessera serve`'s router: ``routes(_:)`` under ``ServerConfiguration/basePath``, and a
     /// request no route matches answered and counted as Tessera answers (also what
     /// HummingbirdTesting drives).
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router(options: .autoGenerateHeadEndpoints)
+    public func makeRouter() -> Router<TesseraRequestContext> {
+        let router = Router(context: TesseraRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.addRoutes(routes(), atPath: RouterPath(configuration.basePath))
         // Added after the routes, so it wraps only the router's answer to what no route matched.
-        router.add(middleware: TesseraMiddleware(metrics: service.metrics, route: "unmatched"))
+        router.add(
+            middleware: TesseraMiddleware(
+                metrics: service.metrics, route: "unmatched", limits: configuration.clientLimits, access: configuration.access))
         return router
     }
 
@@ -171,7 +173,7 @@ public struct TesseraServer: Sendable {
 
     private func collection<Context: RequestContext>(_ add: (LabelledRoutes<Context>) -> Void) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
-        add(LabelledRoutes(collection: routes, metrics: service.metrics))
+        add(LabelledRoutes(collection: routes, metrics: service.metrics, limits: configuration.clientLimits, access: configuration.access))
         return routes
     }
 
@@ -218,9 +220,17 @@ public struct TesseraServer: Sendable {
         let metrics = service.metrics
         let date = DateHeader()
         let shortcuts = self.shortcuts
-        return { request in
+        let limits = configuration.clientLimits
+        return { request, peer in
             let start = ContinuousClock.now
             guard case (var head, let body)? = iiif.immediateTileResponse(to: request, mount: mount, shortcuts: shortcuts) else { return nil }
+            // A client over its limit, or one the router would limit as a user, is left to the
+            // router (which refuses the first, and counts the second under its user).
+            if let limits {
+                guard AccessControl.cookie(AccessControl.cookieName, in: request.headerFields[values: .cookie]) == nil,
+                    limits.admit(limits.client(peer: peer, forwardedFor: request.headerFields[values: ClientLimits.forwardedFor])) == nil
+                else { return nil }
+            }
             head.headerFields[.date] = date.now
             metrics.recordRequest(route: "iiif_image", status: head.status.code, duration: ContinuousClock.now - start)
             return (head, body)

@@ -109,9 +109,25 @@ struct ServeCommand: AsyncParsableCommand {
             discussion: "Images not everyone may see get IIIF Authorization Flow 2.0 services at /auth (login, token, probe, logout)."))
     var access: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Requests per second each client may make, sustained (a second's worth at once); beyond it 429 with Retry-After.",
+            discussion: "A client is its address, or its user when logged in; cheap stored tiles count as requests only."),
+        transform: Parse.integer(1))
+    var rateLimit: Int?
+
+    @Option(help: "Megapixels each client may have decoded per second, sustained (needs --rate-limit).", transform: Parse.integer(1))
+    var pixelRate: Int?
+
+    @Option(help: "A proxy whose X-Forwarded-For names the client (repeatable; otherwise the header is ignored).")
+    var trustedProxy: [String] = []
+
     @OptionGroup var color: ColorOption
 
     func validate() throws {
+        if rateLimit == nil && (pixelRate != nil || !trustedProxy.isEmpty) {
+            throw ValidationError("--pixel-rate and --trusted-proxy limit clients: give --rate-limit too")
+        }
         if let cache, !S3Configuration.isS3Location(cache) {
             throw ValidationError("--cache takes an s3:// location (a directory is --cache-dir)")
         }
@@ -135,6 +151,11 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.colorManagement = color.management
         configuration.leaseDuration = .seconds(leaseSeconds)
         configuration.requestTimeout = .seconds(requestTimeout)
+        if let rateLimit {
+            configuration.clientLimits = ClientLimits(
+                requestsPerSecond: Double(rateLimit), pixelsPerSecond: pixelRate.map { Double($0) * 1_000_000 },
+                trustedProxies: Set(trustedProxy))
+        }
         let server: TesseraServer
         do {
             let environment = ProcessInfo.processInfo.environment

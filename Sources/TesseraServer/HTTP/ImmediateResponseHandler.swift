@@ -23,7 +23,7 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
 
     /// The whole response to a request head, or nil to pass the request on. Called on the event
     /// loop: it must not wait for anything but a small local read.
-    typealias Answer = @Sendable (HTTPRequest) -> (head: HTTPResponse, body: ByteBuffer)?
+    typealias Answer = @Sendable (HTTPRequest, SocketAddress?) -> (head: HTTPResponse, body: ByteBuffer)?
 
     private let answer: Answer
     /// Requests passed on whose responses are not yet written in full.
@@ -39,7 +39,8 @@ final class ImmediateResponseHandler: ChannelDuplexHandler, RemovableChannelHand
         switch unwrapInboundIn(data) {
         case .head(let request):
             answeredCurrent = false
-            if pending == 0, context.channel.isWritable, !Self.asksToClose(request), let (head, body) = answer(request) {
+            if pending == 0, context.channel.isWritable, !Self.asksToClose(request), let (head, body) = answer(request, context.channel.remoteAddress)
+            {
                 answeredCurrent = true
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }

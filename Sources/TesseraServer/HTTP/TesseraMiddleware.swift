@@ -19,6 +19,8 @@ let commonResponseFields: HTTPFields = [.accessControlAllowOrigin: "*"]
 public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
     let route: String
+    var limits: ClientLimits? = nil
+    var access: AccessControl? = nil
 
     /// - Parameters:
     ///   - server: whose metrics count the requests.
@@ -27,9 +29,11 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
         self.init(metrics: server.service.metrics, route: route)
     }
 
-    init(metrics: ServerMetrics, route: String) {
+    init(metrics: ServerMetrics, route: String, limits: ClientLimits? = nil, access: AccessControl? = nil) {
         self.metrics = metrics
         self.route = route
+        self.limits = limits
+        self.access = access
     }
 
     /// `next`'s response with the common headers, or the response for its error; counted.
@@ -37,7 +41,17 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         var response: Response
         do {
-            response = try await next(request, context)
+            if let limits {
+                let client = limits.key(request, context: context, access: access)
+                if let wait = limits.admit(client) {
+                    let (head, body) = ClientLimits.refusal(retryAfter: wait, head: request.method == .head)
+                    response = Response(status: head.status, headers: head.headerFields, body: ResponseBody(byteBuffer: body))
+                } else {
+                    response = try await ClientLimits.$current.withValue((limits, client)) { try await next(request, context) }
+                }
+            } else {
+                response = try await next(request, context)
+            }
         } catch  where Task.isCancelled {
             // The client went away (``ServerChannel``) and its work was stopped: nobody reads this
             // answer. Counted as nginx logs it, 499, and not reported as a server error.

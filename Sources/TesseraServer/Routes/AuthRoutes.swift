@@ -61,7 +61,10 @@ struct AuthRoutes {
             $0.post("login") { request, context in
                 let form = Self.form(try await request.body.collect(upTo: 8192))
                 let name = form["username"] ?? "", password = form["password"] ?? "", origin = form["origin"] ?? ""
-                let address = Self.clientAddress(context)
+                let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress
+                let address =
+                    service.configuration.clientLimits?.client(peer: peer, forwardedFor: request.headers[values: ClientLimits.forwardedFor])
+                    ?? peer?.ipAddress ?? "unknown"
                 guard access.failedLogins.allows(user: name, address: address) else {
                     var response = page(
                         title: "Too many attempts", body: "<p>Too many failed sign-ins. Try again in a few minutes.</p>", status: .tooManyRequests)
@@ -202,10 +205,6 @@ struct AuthRoutes {
         return fields
     }
 
-    /// The client's address, for counting failed logins: the connection's peer.
-    static func clientAddress(_ context: some RequestContext) -> String {
-        (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress ?? "unknown"
-    }
 }
 
 /// A JSON value of the few kinds the token page writes, written with full escaping (and `<` as

@@ -5,10 +5,14 @@ import Hummingbird
 struct LabelledRoutes<Context: RequestContext> {
     let collection: RouteCollection<Context>
     let metrics: ServerMetrics
+    /// Per-client limits applied to every request of these routes, if any.
+    var limits: ClientLimits? = nil
+    /// Who may see what: a request with a valid access cookie is limited as its user.
+    var access: AccessControl? = nil
 
     func callAsFunction(_ label: String, _ add: (RouteCollection<Context>) -> Void) {
         let routes = RouteCollection(context: Context.self)
-        routes.add(middleware: TesseraMiddleware(metrics: metrics, route: label))
+        routes.add(middleware: TesseraMiddleware(metrics: metrics, route: label, limits: limits, access: access))
         add(routes)
         collection.addRoutes(routes)
     }
