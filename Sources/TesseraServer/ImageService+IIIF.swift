@@ -43,10 +43,11 @@ extension ImageService {
             // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
             var sizes = Array(levelSizes.filter { $0.longestSide <= 2048 }.reversed())
             if sizes.isEmpty, let coarsest = levelSizes.last ?? coarsest { sizes = [coarsest] }
+            let qualities = grant.marks?.grayOnly == true ? ["gray", "bitonal"] : IIIFImageInfo.defaultExtraQualities
             let tiles =
                 scaleFactors.isEmpty
                 ? [] : [IIIFImageInfo.Tile(width: tiling.tileSize.width, height: tiling.tileSize.height, scaleFactors: scaleFactors)]
-            var info = IIIFImageInfo(id: id, size: full, tiles: tiles, sizes: sizes, limits: limits)
+            var info = IIIFImageInfo(id: id, size: full, tiles: tiles, sizes: sizes, limits: limits, extraQualities: qualities)
             info.partOf = partOf.map { [$0] } ?? []
             info.service = auth.map { [$0] } ?? []
             return ByteBuffer(string: info.json())
@@ -116,10 +117,13 @@ extension ImageService {
             (limits.maxWidth, limits.maxHeight) = (fitted.width, fitted.height)
         }
         let resolved = try request.resolved(imageSize: full, limits: limits)
-        if case .substitute(let substitute) = grant, !substitute.allows(region: resolved.region, scaledTo: resolved.scaledSize, full: full) {
-            throw AccessDenied.beyond(substitute)
+        if case .substitute(let substitute) = grant {
+            guard substitute.allows(region: resolved.region, scaledTo: resolved.scaledSize, full: full) else { throw AccessDenied.beyond(substitute) }
+            if substitute.grayOnly && resolved.quality == .color { throw AccessDenied.colour }
         }
-        if let path = storedTilePath(resolved, of: source, properties: properties), let stored = try? Self.readFile(path) {
+        // A marked substitute's tiles are not the stored ones.
+        let marks = grant.marks
+        if marks == nil, let path = storedTilePath(resolved, of: source, properties: properties), let stored = try? Self.readFile(path) {
             return (stored, resolved)
         }
         let body = try await answer(grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath, source: source) {
@@ -127,10 +131,12 @@ extension ImageService {
             let shrink = max(1, resolved.region.width / max(resolved.scaledSize.width, 1))
             let reduction = 1 << (Int.bitWidth - 1 - shrink.leadingZeroBitCount)
             ClientLimits.charge(pixels: resolved.region.width / reduction * (resolved.region.height / reduction))
-            if Self.answersAnimated(resolved, properties: properties) {
-                return try await self.renderAnimation(resolved, of: source, properties: properties)
-            }
-            return try await self.render(resolved, of: source, properties: properties)
+            let body =
+                try await Self.answersAnimated(resolved, properties: properties)
+                ? self.renderAnimation(resolved, of: source, properties: properties) : self.render(resolved, of: source, properties: properties)
+            guard let marks else { return body }
+            let quality = self.configuration.jpegQuality
+            return try await self.executor.run { _ in try SubstituteMarking.apply(marks, to: body, format: resolved.format, jpegQuality: quality) }
         }
         return (body, resolved)
     }

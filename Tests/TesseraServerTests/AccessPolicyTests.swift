@@ -1,4 +1,6 @@
 import Foundation
+import TesseraCodecs
+import TesseraCore
 import Testing
 
 @testable import TesseraServer
@@ -198,5 +200,29 @@ struct AccessPolicyTests {
         let expired = LoginThrottle(perUser: 1, perAddress: 1, window: .zero)
         expired.fail(user: "a", address: "b")
         #expect(expired.allows(user: "a", address: "b"))
+    }
+}
+
+@Suite("Watermarks")
+struct WatermarkTests {
+    @Test func textIsDrawnIntoThePixelsInTheirFormat() throws {
+        for format in [PixelFormat.rgb8, .rgba8, .gray8, .grayAlpha8] {
+            let black = PixelBuffer(
+                width: 300, height: 120, format: format, bytes: [UInt8](repeating: format.hasAlpha ? 0 : 0, count: 300 * 120 * format.bytesPerPixel))
+            var opaque = black
+            if let alpha = format.alphaChannelIndex {
+                for index in stride(from: alpha, to: opaque.bytes.count, by: format.bytesPerPixel) { opaque.bytes[index] = 255 }
+            }
+            let marked = try Watermark.draw("Preview", on: opaque)
+            #expect(marked.format == format && marked.size == opaque.size)
+            let colour = format.hasAlpha ? format.bytesPerPixel - 1 : format.bytesPerPixel
+            let lit = (0..<(300 * 120)).filter { marked.bytes[$0 * format.bytesPerPixel] > 60 }.count
+            // The text covers a good part of the image, not all of it.
+            #expect(lit > 300 * 120 / 50 && lit < 300 * 120 / 2, "\(format): \(lit)")
+            if colour == 3 {
+                // White text: the channels move together.
+                #expect((0..<(300 * 120)).allSatisfy { marked.bytes[$0 * format.bytesPerPixel] == marked.bytes[$0 * format.bytesPerPixel + 2] })
+            }
+        }
     }
 }

@@ -439,4 +439,47 @@ struct AccessRouteTests {
             }
         }
     }
+
+    /// A gray, watermarked substitute: every way to the image answers the unauthorised with gray,
+    /// marked pixels (regions, tiles, Deep Zoom), colour is refused, and the authorised get the
+    /// image as it is.
+    @Test func markedSubstitutesAreGrayAndWatermarkedEverywhere() async throws {
+        let marked = Self.policyJSON.replacing(#""maxSize": 400}"#, with: #""maxSize": 400, "grayOnly": true, "watermark": "Preview"}"#)
+        let plain = Self.policyJSON.replacing(#""maxSize": 400}"#, with: #""maxSize": 400, "grayOnly": true}"#)
+        var answers: [String: [String: PixelBuffer]] = [:]
+        let uris = [
+            "/iiif/3/previews%2Fimg.png/full/max/0/default.jpg", "/iiif/3/previews%2Fimg.png/0,0,1024,1000/256,/0/default.png",
+            "/dzi/previews%2Fimg.png_files/8/0_0.jpeg",
+        ]
+        for (name, json) in [("marked", marked), ("plain", plain)] {
+            let (sandbox, access) = try Self.setUp(json)
+            defer { sandbox.cleanUp() }
+            let server = try sandbox.server { $0.access = access }
+            let alice = try Self.request("", .rightUser, access: access).headers
+            answers[name] = try await server.makeApplication().test(.router) { client in
+                var seen: [String: PixelBuffer] = [:]
+                for uri in uris {
+                    let anonymous = try await client.execute(uri: uri, method: .get) { $0 }
+                    #expect(anonymous.status == .ok, "\(uri)")
+                    let pixels = try decodePixels(anonymous.body)
+                    #expect(pixels.format == .gray8, "\(uri)")
+                    seen[uri] = pixels
+                    let whole = try await client.execute(uri: uri, method: .get, headers: alice) { $0 }
+                    #expect(try decodePixels(whole.body).format == .rgb8, "\(uri)")
+                }
+                let colour = try await client.execute(uri: "/iiif/3/previews%2Fimg.png/full/max/0/color.jpg", method: .get) { $0.status }
+                #expect(colour == .unauthorized)
+                let info = try await client.execute(uri: "/iiif/3/previews%2Fimg.png/info.json", method: .get) { String(buffer: $0.body) }
+                #expect(info.contains(#""extraQualities": ["gray", "bitonal"]"#))
+                return seen
+            }
+        }
+        // The watermark changed each answer: white text at 40 % over the pattern.
+        for uri in uris {
+            let (a, b) = (try #require(answers["marked"]?[uri]), try #require(answers["plain"]?[uri]))
+            #expect(a.size == b.size)
+            let changed = zip(a.bytes, b.bytes).filter { abs(Int($0) - Int($1)) > 20 }.count
+            #expect(changed > a.bytes.count / 50, "\(uri): \(changed) of \(a.bytes.count) samples changed")
+        }
+    }
 }

@@ -2,7 +2,8 @@
 #define C_TESSERA_CAIRO_H
 
 // cairo and the few GLib functions the vector renderers (librsvg for SVG, poppler-glib for PDF,
-// see CTesseraSVG.h and CTesseraPDF.h) are called around, reached through a table of function
+// see CTesseraSVG.h and CTesseraPDF.h) are called around, and cairo's text for the server's
+// watermarks, reached through a table of function
 // pointers filled with dlopen/dlsym on first use, as CTesseraAV does for ffmpeg: these libraries
 // cost every process resident memory at start while few runs meet vector art.
 //
@@ -35,7 +36,14 @@ typedef int TesseraGBoolean;
 typedef void (*TesseraGLogFunc)(const char *_Nullable domain, int level, const char *_Nullable message,
                                 void *_Nullable userData);
 
+/// cairo_text_extents_t: a text's ink box and advance, in user units.
+typedef struct TesseraCairoTextExtents {
+    double xBearing, yBearing, width, height, xAdvance, yAdvance;
+} TesseraCairoTextExtents;
+
 enum {
+    TESSERA_CAIRO_FONT_SLANT_NORMAL = 0, // cairo_font_slant_t
+    TESSERA_CAIRO_FONT_WEIGHT_BOLD = 1,  // cairo_font_weight_t
     TESSERA_CAIRO_FORMAT_ARGB32 = 0, // cairo_format_t: native-endian 32-bit words, premultiplied
     TESSERA_CAIRO_FORMAT_RGB24 = 1,  // the same with the top byte unused
     TESSERA_CAIRO_STATUS_SUCCESS = 0, // cairo_status_t
@@ -58,7 +66,18 @@ enum {
     X(2, void, cairo_destroy, (TesseraCairo * context))                                            \
     X(2, void, cairo_scale, (TesseraCairo * context, double x, double y))                          \
     X(2, void, cairo_set_source_rgb, (TesseraCairo * context, double red, double green, double blue)) \
-    X(2, void, cairo_paint, (TesseraCairo * context))
+    X(2, void, cairo_paint, (TesseraCairo * context))                                              \
+    X(2, void, cairo_translate, (TesseraCairo * context, double x, double y))                      \
+    X(2, void, cairo_rotate, (TesseraCairo * context, double radians))                             \
+    X(2, void, cairo_set_source_rgba, (TesseraCairo * context, double red, double green, double blue, double alpha)) \
+    X(2, void, cairo_select_font_face, (TesseraCairo * context, const char *family, int slant, int weight)) \
+    X(2, void, cairo_set_font_size, (TesseraCairo * context, double size))                         \
+    X(2, void, cairo_text_extents, (TesseraCairo * context, const char *text, TesseraCairoTextExtents *extents)) \
+    X(2, void, cairo_move_to, (TesseraCairo * context, double x, double y))                        \
+    X(2, void, cairo_text_path, (TesseraCairo * context, const char *text))                        \
+    X(2, void, cairo_set_line_width, (TesseraCairo * context, double width))                       \
+    X(2, void, cairo_fill_preserve, (TesseraCairo * context))                                      \
+    X(2, void, cairo_stroke, (TesseraCairo * context))
 
 typedef struct TesseraCairoTable {
 #define TESSERA_CAIRO_FIELD(library, result, name, parameters) result (*_Nonnull name) parameters;

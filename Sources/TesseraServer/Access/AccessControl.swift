@@ -167,6 +167,9 @@ struct AccessDenied: HTTPResponseError {
         self.message = message
     }
 
+    /// A request for colour from a gray-only substitute.
+    static let colour = AccessDenied(.unauthorized, "authorization required for colour")
+
     /// A request for more of an image than its substitute gives.
     static func beyond(_ substitute: AccessPolicy.Substitute) -> AccessDenied {
         AccessDenied(.unauthorized, "authorization required for more than \(substitute.maxSize) pixels")
@@ -184,8 +187,14 @@ extension AccessControl.Grant {
     /// bytes (`max` is smaller, info.json promises less) than the whole image's, which everyone
     /// who may see it whole shares.
     var cacheKeyPrefix: String {
-        if case .substitute(let substitute) = self { return "substitute \(substitute.maxSize)|" }
-        return ""
+        guard case .substitute(let substitute) = self else { return "" }
+        return "substitute \(substitute.maxSize) \(substitute.grayOnly ? "gray" : "")\(substitute.watermark.map { " " + $0 } ?? "")|"
+    }
+
+    /// The substitute whose images are other pixels than the whole image's, if this is one.
+    var marks: AccessPolicy.Substitute? {
+        if case .substitute(let substitute) = self, substitute.isMarked { return substitute }
+        return nil
     }
 }
 

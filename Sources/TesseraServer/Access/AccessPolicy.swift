@@ -11,7 +11,7 @@ public struct AccessPolicy: Sendable {
     public enum Tier: String, Sendable, Codable {
         /// Everything, as without a policy.
         case `public`
-        /// A ``Substitute`` (smaller); authorised users get it all.
+        /// A ``Substitute`` (smaller, optionally watermarked or gray); authorised users get it all.
         case degraded
         /// Nothing, or the rule's ``Substitute`` when it names one; authorised users get it all.
         case restricted
@@ -22,6 +22,13 @@ public struct AccessPolicy: Sendable {
     public struct Substitute: Sendable, Hashable {
         /// The longest side, in pixels, of the largest view of the whole image given.
         public var maxSize: Int
+        /// Text drawn into every substitute image, or nil.
+        public var watermark: String? = nil
+        /// Whether the substitute is gray only (`default` is gray, `color` is refused).
+        public var grayOnly = false
+
+        /// Whether its images are other pixels than the whole image's (drawn on or made gray).
+        var isMarked: Bool { watermark != nil || grayOnly }
     }
 
     /// One rule: the identifiers it covers, their tier, and who may see them whole.
@@ -146,12 +153,17 @@ public struct AccessPolicy: Sendable {
         var substitute: Substitute?
         switch rule.access {
         case .public:
-            guard rule.maxSize == nil, groups.isEmpty else { throw AccessPolicyError("\(name): a public rule takes no maxSize or groups") }
+            guard rule.maxSize == nil, rule.watermark == nil, rule.grayOnly == nil, groups.isEmpty else {
+                throw AccessPolicyError("\(name): a public rule takes no maxSize, watermark, grayOnly or groups")
+            }
         case .degraded:
-            substitute = Substitute(maxSize: rule.maxSize ?? 400)
+            substitute = Substitute(maxSize: rule.maxSize ?? 400, watermark: rule.watermark, grayOnly: rule.grayOnly ?? false)
         case .restricted:
             // A restricted rule offers a substitute only when it says how large.
-            substitute = rule.maxSize.map { Substitute(maxSize: $0) }
+            substitute = rule.maxSize.map { Substitute(maxSize: $0, watermark: rule.watermark, grayOnly: rule.grayOnly ?? false) }
+        }
+        if let watermark = rule.watermark, watermark.isEmpty || watermark.count > 100 {
+            throw AccessPolicyError("\(name): watermark must be 1–100 characters")
         }
         return Rule(pattern: pattern, tier: rule.access, groups: groups, substitute: substitute)
     }
@@ -173,6 +185,8 @@ public struct AccessPolicy: Sendable {
             var access: Tier
             var groups: [String]?
             var maxSize: Int?
+            var watermark: String?
+            var grayOnly: Bool?
         }
         struct Texts: Decodable {
             var label, heading, note, confirmLabel, logoutLabel: String?

@@ -39,8 +39,15 @@ struct DeepZoomRoutes {
                         throw AccessDenied.beyond(substitute)
                     }
                 }
-                let body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
-                return response(body, "image/jpeg", key: "dzi|\(level)/\(column)_\(row)", source: source, request: request, grant: grant)
+                var body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
+                if let marks = grant.marks {
+                    let quality = service.configuration.jpegQuality
+                    body = try await service.executor.run { [body] _ in
+                        try SubstituteMarking.apply(marks, to: body, format: .jpg, jpegQuality: quality)
+                    }
+                }
+                return response(
+                    body, "image/jpeg", key: grant.cacheKeyPrefix + "dzi|\(level)/\(column)_\(row)", source: source, request: request, grant: grant)
             }
         }
     }
