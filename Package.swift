@@ -243,6 +243,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
         harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraIIIF", "TesseraServer"]),
         harness("FuzzPresentationSidecar", ["TesseraIIIF"]),
+        harness("FuzzAccess", ["TesseraServer", "TesseraIIIF"]),
     ]
     // The fuzz build makes the harnesses and nothing else, so one `swift build` makes them all, and no
     // other executable is linked from instrumented objects.

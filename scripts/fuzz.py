@@ -67,6 +67,7 @@ HARNESSES = {
     "FuzzCacheHeaders": dict(dict="cache-headers", seeds=[], max_len=1024, timeout=10),
     "FuzzIIIFRequest": dict(dict="iiif", seeds=[], max_len=1024, timeout=10),
     "FuzzPresentationSidecar": dict(dict="sidecar", seeds=[FIXTURES / "sidecars/*.json"], max_len=4096, timeout=10),
+    "FuzzAccess": dict(dict="access", seeds=[], max_len=4096, timeout=10),
 }
 
 

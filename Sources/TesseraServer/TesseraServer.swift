@@ -34,7 +34,8 @@ public struct TesseraServer: Sendable {
     ///   cache directory cannot be made.
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
-        service = try ImageService(configuration: configuration, metrics: ServerMetrics())
+        let restricts = configuration.access?.policy.restrictsAnything ?? false
+        service = try ImageService(configuration: configuration, metrics: ServerMetrics(perSourceDetail: !restricts))
         videos = VideoService(images: service)
         // A dot name: the pyramid store passes over it (its pyramids are the other entries).
         jobs = try TrimJobs(directory: configuration.cacheDirectory + "/.jobs", executor: service.executor)

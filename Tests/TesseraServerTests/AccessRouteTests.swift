@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import TesseraCodecs
 import TesseraCore
@@ -150,7 +151,17 @@ struct AccessRouteTests {
             #expect(metrics.contains("tessera_http_requests_total") && !metrics.contains("staff") && !metrics.contains("img.png"))
             return rows
         }
-        if let path = ProcessInfo.processInfo.environment["TESSERA_ACCESS_TABLE"] { try table.write(toFile: path, atomically: true, encoding: .utf8) }
+        // docs/security.md shows this table between its markers; TESSERA_ACCESS_TABLE names a file to rewrite it in.
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/security.md").standardized.path
+        let (begin, end) = ("<!-- access table: begin -->\n", "<!-- access table: end -->")
+        if let path = ProcessInfo.processInfo.environment["TESSERA_ACCESS_TABLE"] {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let start = try #require(text.range(of: begin)), stop = try #require(text.range(of: end))
+            try (text[..<start.upperBound] + table + text[stop.lowerBound...]).write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let documented = try String(contentsOfFile: docs, encoding: .utf8)
+        let start = try #require(documented.range(of: begin)), stop = try #require(documented.range(of: end))
+        #expect(String(documented[start.upperBound..<stop.lowerBound]) == table, "docs/security.md's table is not what the server answers")
     }
 
     /// A response as the table gives it: the status; `substitute` for a 200 that is the degraded
@@ -258,16 +269,26 @@ struct AccessRouteTests {
         await server.service.backgroundBuildsFinished()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
-            // The pyramid is built: alice's second request could be answered on the event loop, but
-            // only a public image's tiles are; hers goes through the router and access control.
-            let again = try await ImmediateResponseTests.get(tiles[0], port: port, headers: alice)
-            #expect(again.status == .ok)
-            #expect(again.headers[.cacheControl] == "private, max-age=86400")
+            // The pyramid is built: alice's requests are answered on the event loop, her cookie
+            // checked every time, privately; the others' go to the router and access control.
+            for _ in 0..<2 {
+                let again = try await ImmediateResponseTests.get(tiles[0], port: port, headers: alice)
+                #expect(again.status == .ok)
+                #expect(again.headers[.cacheControl] == "private, max-age=86400")
+                #expect(again.headers[.vary] == "Cookie, Authorization")
+            }
+            #expect(server.shortcuts.count == 1)
             let anonymous = try await ImmediateResponseTests.get(tiles[0], port: port)
             #expect(anonymous.status == .unauthorized)
             let wrong = try await ImmediateResponseTests.get(tiles[0], port: port, headers: try Self.request("", .wrongUser, access: access).headers)
             #expect(wrong.status == .forbidden)
-            #expect(server.shortcuts.count == 0)
+            let expired = try await ImmediateResponseTests.get(
+                tiles[0], port: port, headers: try Self.request("", .expiredToken, access: access).headers)
+            #expect(expired.status == .unauthorized)
+            // A conditional request without the cookie gets no 304 from what alice's answer left.
+            let tag = try #require(try await ImmediateResponseTests.get(tiles[0], port: port, headers: alice).headers[.eTag])
+            let revalidated = try await ImmediateResponseTests.get(tiles[0], port: port, headers: [.ifNoneMatch: tag])
+            #expect(revalidated.status == .unauthorized)
         }
         // Substitute first, then the whole image, then the substitute again: each gets its own.
         try await server.test { client in
@@ -482,4 +503,61 @@ struct AccessRouteTests {
             #expect(changed > a.bytes.count / 50, "\(uri): \(changed) of \(a.bytes.count) samples changed")
         }
     }
+
+    /// Passwords, cookies, tokens and signatures never reach the server's logs (any level), nor
+    /// do query strings; a server error is logged by path only.
+    @Test func credentialsNeverReachTheLogs() async throws {
+        let json = Self.policyJSON.replacing(
+            "\"default\": \"public\",", with: "\"default\": \"public\", \"authorize\": \"http://127.0.0.1:1/check\",")
+        let (sandbox, access) = try Self.setUp(json)
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.access = access }
+        let lines = LogLines()
+        var logger = Logger(label: "test") { _ in lines }
+        logger.logLevel = .trace
+        let alice = try Self.request("", .rightUser, access: access).headers
+        let cookie = try #require(alice[.cookie])
+        let signed = try Self.request("/iiif/3/staff%2Fimg.png/info.json", .validSignature, access: access).uri
+        let signature = String(signed[signed.firstRange(of: "signature=")!.upperBound...])
+        try await server.makeApplication(logger: logger).test(.router) { client in
+            _ = try await client.execute(uri: "/iiif/3/staff%2Fimg.png/info.json", method: .get, headers: alice)
+            _ = try await client.execute(uri: signed, method: .get)
+            _ = try await client.execute(uri: "/auth/probe/staff%2Fimg.png", method: .get, headers: [.authorization: "Bearer secret-bearer-token"])
+            // The external check is down: a 503, logged.
+            let down = try await client.execute(
+                uri: "/iiif/3/staff%2Fimg.png/info.json", method: .get, headers: [.authorization: "Bearer secret-bearer-token"]
+            ) { $0.status }
+            #expect(down == .serviceUnavailable)
+            _ = try await client.execute(
+                uri: "/auth/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "username=alice&password=hunter2-secret-password"))
+        }
+        let logged = lines.text
+        #expect(logged.contains("503"), "the failure was logged")
+        for secret in [
+            String(cookie.split(separator: "=", maxSplits: 1)[1]), signature, "secret-bearer-token", "hunter2-secret-password", "expires=",
+        ] {
+            #expect(!logged.contains(secret), "the log holds \(secret)")
+        }
+    }
+}
+
+/// A log handler that keeps every message and its metadata as text.
+final class LogLines: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        lock.withLock { lines.append("\(event.level) \(event.message) \(all) \(event.source)") }
+    }
+
+    var text: String { lock.withLock { lines.joined(separator: "\n") } }
 }

@@ -102,6 +102,19 @@ public final class AccessControl: Sendable {
         throw who == nil ? AccessDenied(.unauthorized, "authorization required") : AccessDenied(.forbidden, "not authorised for this image")
     }
 
+    /// Whether the access cookie among `headers` authorises the whole image under every one of
+    /// `names`, decided at once (no external check, no signature): the event loop's question, whose
+    /// "no" sends the request to the router, where everything is asked.
+    func cookieGrantsWhole(_ headers: HTTPFields, names: [String]) -> Bool {
+        guard let value = Self.cookie(Self.cookieName, in: headers[values: .cookie]),
+            let token = AccessToken(value, kind: .access, keys: keys, now: Self.now)
+        else { return false }
+        return names.allSatisfy { name in
+            let rule = policy.rule(for: name)
+            return rule.tier == .public || rule.groups.isEmpty || !Set(rule.groups).isDisjoint(with: token.groups)
+        }
+    }
+
     /// Who `request` comes from: the user its access cookie names, else the one the external
     /// check answers for its headers; nil for nobody.
     func principal(of request: Request) async throws -> AccessToken? {

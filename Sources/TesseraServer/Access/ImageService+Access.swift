@@ -26,6 +26,9 @@ extension ImageService {
         return otherNames(of: source).allSatisfy(access.isOpen)
     }
 
+    /// Every name of `source` (``otherNames(of:)``), sorted.
+    func names(of source: ResolvedSource) -> [String] { otherNames(of: source).sorted() }
+
     /// The names `source` goes by: its identifier's path without a page suffix, and the path of
     /// the file it reaches (a symbolic link's target) under the root.
     private func otherNames(of source: ResolvedSource) -> Set<String> {

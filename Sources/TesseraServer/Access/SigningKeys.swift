@@ -73,7 +73,9 @@ public struct SigningKeys: Sendable {
     /// Whether `signature` is `message`'s in `domain` under the key named `name` (compared in
     /// constant time); false for a key not in the file (one rotated out).
     func verify(_ message: String, domain: String, keyName name: some StringProtocol, signature: some StringProtocol) -> Bool {
+        // Only the canonical spelling: base64's unused low bits would otherwise give one signature many.
         guard let key = keys.first(where: { $0.name == name }), let given = AccessSecrets.bytes(base64URL: signature),
+            AccessSecrets.base64URL(given) == signature,
             let expected = try? AccessSecrets.hmac(key: key.secret, domain + "\n" + message)
         else { return false }
         return AccessSecrets.equal(given, expected)

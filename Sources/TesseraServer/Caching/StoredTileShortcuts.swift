@@ -28,10 +28,14 @@ final class StoredTileShortcuts: Sendable {
         let lastModified: Int64?
         let full: HTTPFields
         let notModified: HTTPFields
+        /// The names of a source not everyone may see whole (what access control is asked of on
+        /// every use); nil for a public one.
+        let restrictedNames: [String]?
 
-        init(path: String, identity: FileIdentity, response: CacheableResponse, commonFields: HTTPFields) {
+        init(path: String, identity: FileIdentity, response: CacheableResponse, commonFields: HTTPFields, restrictedNames: [String]?) {
             self.path = path
             self.identity = identity
+            self.restrictedNames = restrictedNames
             lastModified = response.lastModified
             var notModified = response.cachingFields()
             notModified.append(contentsOf: commonFields)
@@ -52,15 +56,18 @@ final class StoredTileShortcuts: Sendable {
         let found: ContinuousClock.Instant
 
         /// The answer to `request`: `304` when the client's copy is current, else `200` with the
-        /// tile's bytes (`body` when already read); nil when the tile cannot be read.
-        func response(to request: HTTPRequest, body: ByteBuffer? = nil) -> (head: HTTPResponse, body: ByteBuffer)? {
+        /// tile's bytes (`body` when already read), with `extra` headers (a private answer's);
+        /// nil when the tile cannot be read.
+        func response(to request: HTTPRequest, body: ByteBuffer? = nil, extra: HTTPFields = [:]) -> (head: HTTPResponse, body: ByteBuffer)? {
             if CacheableResponse.isNotModified(request.headerFields, entityTag: entityTag, lastModified: source.lastModified) {
                 var fields = source.notModified
                 fields[.eTag] = entityTag
+                for field in extra { fields[field.name] = field.value }
                 return (HTTPResponse(status: .notModified, headerFields: fields), ByteBuffer())
             }
             guard let body = body ?? (try? ImageService.readFile(tilePath, byteCount: tileByteCount)) else { return nil }
             var fields = source.full
+            for field in extra { fields[field.name] = field.value }
             fields[.eTag] = entityTag
             fields[CacheableResponse.linkField] = links
             fields[.contentLength] = String(tileByteCount)
@@ -90,17 +97,25 @@ final class StoredTileShortcuts: Sendable {
     /// How many URLs are known.
     var count: Int { state.withLock { $0.entries.count } }
 
-    /// The response to `request`, known as `key`, from a current entry; nil when there is none or it
-    /// no longer holds.
-    func response(to request: HTTPRequest, key: Key) -> (head: HTTPResponse, body: ByteBuffer)? {
+    /// The response to `request`, known as `key`, from a current entry; nil when there is none, it
+    /// no longer holds, or its source is restricted and `admit` (asked with its names) gives no
+    /// headers for this request (the router and access control then answer it).
+    func response(
+        to request: HTTPRequest, key: Key, admit: (_ names: [String]) -> HTTPFields?
+    ) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard let entry = state.withLock({ $0.entries[key] }), ContinuousClock.now - entry.found < reuse,
             FileIdentity(path: entry.source.path) == entry.source.identity
         else { return nil }
-        return entry.response(to: request)
+        guard let names = entry.source.restrictedNames else { return entry.response(to: request) }
+        guard let extra = admit(names) else { return nil }
+        return entry.response(to: request, extra: extra)
     }
 
     /// Keeps what answering `key` with `response` (the tile's bytes, from `tilePath`) found.
-    func remember(_ key: Key, source resolved: ResolvedSource, tilePath: String, response: CacheableResponse) -> Entry? {
+    /// `restrictedNames`: the source's names when not everyone may see it whole, nil when public.
+    func remember(
+        _ key: Key, source resolved: ResolvedSource, tilePath: String, response: CacheableResponse, restrictedNames: [String]? = nil
+    ) -> Entry? {
         guard let path = resolved.path else { return nil }
         let now = ContinuousClock.now
         let links = response.links.joined(separator: ", ")
@@ -112,10 +127,13 @@ final class StoredTileShortcuts: Sendable {
                 state.sources = state.sources.filter { kept.contains($0.key) }
             }
             let source: Source
-            if let known = state.sources[resolved.identity], known.path == path, known.lastModified == response.lastModified {
+            if let known = state.sources[resolved.identity], known.path == path, known.lastModified == response.lastModified,
+                known.restrictedNames == restrictedNames
+            {
                 source = known
             } else {
-                source = Source(path: path, identity: resolved.identity, response: response, commonFields: commonFields)
+                source = Source(
+                    path: path, identity: resolved.identity, response: response, commonFields: commonFields, restrictedNames: restrictedNames)
                 state.sources[resolved.identity] = source
             }
             let entry = Entry(

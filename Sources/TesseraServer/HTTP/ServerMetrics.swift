@@ -15,6 +15,9 @@ final class ServerMetrics: Sendable {
     private let abandonedWorkCounter: Counter
     private let buildSeconds: DurationHistogram
     private let queueDepth: Gauge
+    /// Whether series per source identity are kept: not when access control restricts any image
+    /// (`/metrics` is public, and what was zoomed into, and how large, is a source's detail).
+    let perSourceDetail: Bool
     /// Per source identity, the gauges of its pyramids' bytes and files on disk.
     private let pyramidDisk = Locked<[String: (bytes: Gauge, files: Gauge)]>([:])
 
@@ -34,7 +37,8 @@ final class ServerMetrics: Sendable {
         .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10), .seconds(30),
     ]
 
-    init() {
+    init(perSourceDetail: Bool = true) {
+        self.perSourceDetail = perSourceDetail
         buildCounter = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 namespace: "tessera", metricName: "pyramid_builds", unitName: "total",
@@ -116,6 +120,7 @@ final class ServerMetrics: Sendable {
     /// as `tessera_pyramid_disk_bytes{source}` and `tessera_pyramid_disk_files{source}`: what
     /// deriving it cost. Only sources that were zoomed into have any.
     func recordPyramidDisk(source: String, usage: DiskUsage) {
+        guard perSourceDetail else { return }
         let gauges = pyramidDisk.withLock { gauges in
             if let known = gauges[source] { return known }
             let made = (

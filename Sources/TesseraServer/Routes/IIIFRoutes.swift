@@ -132,7 +132,14 @@ struct IIIFRoutes {
     func immediateTileResponse(to head: HTTPRequest, mount: String, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard head.method == .get, let target = head.path, target.hasPrefix(mount + "/") else { return nil }
         let key = StoredTileShortcuts.Key(authority: head.authority, target: target)
-        if let known = shortcuts.response(to: head, key: key) { return known }
+        // A restricted image's tile is answered here only to a request whose access cookie
+        // authorises it whole under every name; any other goes to the router and access control.
+        let access = service.configuration.access
+        let admit = { (names: [String]) -> HTTPFields? in
+            guard let access, access.cookieGrantsWhole(head.headerFields, names: names) else { return nil }
+            return access.cacheHeaders(for: .personal, maxAge: service.configuration.cacheMaxAge)
+        }
+        if let known = shortcuts.response(to: head, key: key, admit: admit) { return known }
         var path = target[...]
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         // The route's parameters, as the router splits them (raw, percent-escapes and all).
@@ -141,14 +148,20 @@ struct IIIFRoutes {
             let request = try? IIIFImageRequest(
                 region: String(parts[1]), size: String(parts[2]), rotation: String(parts[3]), qualityAndFormat: String(parts[4])),
             !request.negotiatesFormat,
-            let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request),
-            // Only what everyone may see is answered without the router (whose routes ask access
-            // control); so only such tiles are ever remembered, and a remembered one is public.
-            service.isOpen(source)
+            let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request)
         else { return nil }
+        let restricted = service.isOpen(source) ? nil : service.names(of: source)
+        let extra: HTTPFields
+        if let restricted {
+            guard let admitted = admit(restricted) else { return nil }
+            extra = admitted
+        } else {
+            extra = [:]
+        }
         let base = imageBase(authority: head.authority, mount: mount, source: source)
         let response = imageResponse(body, source: source, request: request, resolved: resolved, imageBase: base)
-        return shortcuts.remember(key, source: source, tilePath: tilePath, response: response)?.response(to: head, body: body)
+        return shortcuts.remember(key, source: source, tilePath: tilePath, response: response, restrictedNames: restricted)?
+            .response(to: head, body: body, extra: extra)
     }
 
     /// `url` for a `Link` header: a page's `;` written `%3B` (the same identifier), since Link
