@@ -18,6 +18,9 @@ python3 scripts/bench/video_bench.py "$tessera" bench-out/inputs
 python3 scripts/bench/cold_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/cold.json
 # `tessera serve` beside nginx (static tiles) and iipsrv (FastCGI behind nginx), wrk on loopback.
 python3 scripts/bench/serving_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/serving.json
+# Access control: warm tiles with no policy, with a policy that leaves the image public, and
+# authorised by an access cookie (issue 39's goals: ≤ 5% and ≤ 15% of the rate).
+python3 scripts/bench/access_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/access.json
 # JPEG 2000 (two JP2s of the same JPEG, made on /dev/shm): `tessera serve` beside iipsrv (OpenJPEG),
 # cold tiles beside opj_decompress, `tessera thumbnail` beside vipsthumbnail.
 python3 scripts/bench/jp2_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/jp2.json

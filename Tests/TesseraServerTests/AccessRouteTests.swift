@@ -504,6 +504,54 @@ struct AccessRouteTests {
         }
     }
 
+    /// Hostile files (a TIFF whose directory lies past its end, whose libtiff message names the
+    /// file; truncated and random JPEGs; a PNG whose Exif claims 688 MB; a video that claims 14 M
+    /// samples) through every route, public and restricted, anonymous and authorised: each answer
+    /// names no filesystem path, and the server goes on.
+    @Test func hostileFilesNameNoPathOnAnyRoute() async throws {
+        let (sandbox, access) = try Self.setUp()
+        defer { sandbox.cleanUp() }
+        try Data([0x49, 0x49, 0x2A, 0x00, 0x00, 0xFF, 0xFF, 0x0F] + [UInt8](repeating: 0, count: 100))
+            .write(to: URL(fileURLWithPath: sandbox.root + "/public/seek-past-end.tif"))
+        for (from, to) in [
+            ("broken-truncated.jpg", "broken-truncated.jpg"), ("broken-random.jpg", "broken-random.jpg"),
+            ("fuzz/png-exif-claims-688mb.png", "exif.png"), ("fuzz/video-trun-claims-14m-samples.mp4", "trun.mp4"),
+        ] {
+            try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/" + from, toPath: sandbox.root + "/public/" + to)
+        }
+        for folder in ["staff", "previews"] {
+            for name in ["seek-past-end.tif", "broken-random.jpg", "trun.mp4"] {
+                try FileManager.default.copyItem(atPath: sandbox.root + "/public/" + name, toPath: sandbox.root + "/\(folder)/" + name)
+            }
+        }
+        let server = try sandbox.server { $0.access = access }
+        let alice = try Self.request("", .rightUser, access: access).headers
+        try await server.test { client in
+            for folder in ["public", "staff", "previews"] {
+                for name in ["seek-past-end.tif", "broken-truncated.jpg", "broken-random.jpg", "exif.png", "trun.mp4"] {
+                    let id = "\(folder)%2F\(name)"
+                    for uri in [
+                        "/iiif/3/\(id)/info.json", "/iiif/3/\(id)/full/max/0/default.jpg", "/iiif/3/\(id)/0,0,64,64/64,/0/default.png",
+                        "/dzi/\(id).dzi", "/dzi/\(id)_files/0/0_0.jpeg", "/files/\(id)", "/presentation/3/\(id)/manifest",
+                        "/video/\(id)/info.json", "/video/\(id)/sprite.jpg?frames=2&height=32", "/auth/probe/\(id)",
+                        "/api/assets?dir=\(folder)",
+                    ] {
+                        for headers in [HTTPFields(), alice] {
+                            let response = try await client.execute(uri: uri, method: .get, headers: headers) { $0 }
+                            let body = String(buffer: response.body)
+                            #expect(!body.contains(sandbox.base) && !body.contains("/tmp/"), "\(uri): \(body.prefix(200))")
+                            if response.status.code >= 400, response.headers[.contentType]?.hasPrefix("text/plain") == true {
+                                #expect(body.split(separator: "\n").count <= 1, "\(uri): \(body.prefix(200))")
+                            }
+                        }
+                    }
+                }
+            }
+            let health = try await client.execute(uri: "/health", method: .get) { $0.status }
+            #expect(health == .ok)
+        }
+    }
+
     /// Passwords, cookies, tokens and signatures never reach the server's logs (any level), nor
     /// do query strings; a server error is logged by path only.
     @Test func credentialsNeverReachTheLogs() async throws {

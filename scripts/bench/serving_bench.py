@@ -214,6 +214,15 @@ class Server:
         self.procs = []
 
 
+def stop_all(sampler, servers):
+    """Takes a last memory sample, stops every server by PID, then the sampler."""
+    sampler.sample()
+    for server in servers:
+        server.stop()
+    sampler.stopping.set()
+    sampler.join(2)
+
+
 def cpu_ticks(pids):
     """utime + stime of pids and all their descendants, in clock ticks."""
     total = 0
@@ -341,9 +350,9 @@ def fetch_info(server):
     return info
 
 
-def warm(server, paths, concurrency, limit):
-    """One pass over paths with `concurrency` keep-alive connections, stopping after `limit` s.
-    Returns (requests done, {status: count} for non-200, seconds)."""
+def warm(server, paths, concurrency, limit, headers=None):
+    """One pass over paths with `concurrency` keep-alive connections, stopping after `limit` s,
+    each request with `headers` (a dict). Returns (requests done, {status: count} for non-200, seconds)."""
     host, port = "127.0.0.1", server.port
     queue, lock = list(paths), threading.Lock()
     done, bad = [0], {}
@@ -359,7 +368,7 @@ def warm(server, paths, concurrency, limit):
                 path = queue.pop()
             try:
                 conn = conn or http.client.HTTPConnection(host, port, timeout=30)
-                conn.request("GET", path)
+                conn.request("GET", path, headers=headers or {})
                 response = conn.getresponse()
                 response.read()
                 status = response.status
@@ -417,13 +426,14 @@ def parse_wrk(text):
     return result
 
 
-def wrk(server, url_file, args, seed, seconds, count):
+def wrk(server, url_file, args, seed, seconds, count, headers=()):
     """One wrk run of `seconds` once the server is idle; with count, the Lua hook counts every
-    response's status."""
+    response's status. `headers` ("Name: value" strings) go with every request."""
     waited = wait_idle(server)
-    argv = ["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{seconds}s", "--latency",
-            "--timeout", f"{args.wrk_timeout}s", "-s", str(TEMPLATES / "urls.lua"), server.base,
-            "--", str(url_file), str(seed)] + (["count"] if count else [])
+    argv = (["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{seconds}s", "--latency",
+             "--timeout", f"{args.wrk_timeout}s", "-s", str(TEMPLATES / "urls.lua")]
+            + [arg for header in headers for arg in ("-H", header)]
+            + [server.base, "--", str(url_file), str(seed)] + (["count"] if count else []))
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
     except subprocess.TimeoutExpired:
@@ -438,15 +448,15 @@ def wrk(server, url_file, args, seed, seconds, count):
     return result
 
 
-def run_wrk(server, url_file, args, seed):
+def run_wrk(server, url_file, args, seed, headers=()):
     """The timed run, and where statuses are counted: in it (--status-hook timed) or in a short
     audit run right after it with the same URLs and load (--status-hook audit, the default, so the
     Lua hook's cost does not cap the timed run). Any non-2xx answer, socket error or 4xx/5xx
     counted by wrk itself in either run marks the result as failed."""
-    result = wrk(server, url_file, args, seed, args.duration, count=args.status_hook == "timed")
+    result = wrk(server, url_file, args, seed, args.duration, count=args.status_hook == "timed", headers=headers)
     counted = result
     if args.status_hook == "audit" and "error" not in result:
-        audit = wrk(server, url_file, args, seed + 1000, args.audit_duration, count=True)
+        audit = wrk(server, url_file, args, seed + 1000, args.audit_duration, count=True, headers=headers)
         result["audit"] = {k: audit.get(k) for k in ("requests", "statuses", "socket_errors", "non2xx3xx",
                                                      "requests_per_s", "p50_ms", "p99_ms", "waited_for_idle_s")}
         if "error" in audit:
@@ -795,11 +805,7 @@ def main():
                 "peak_rss": sampler.peak(server.name), "peak_rss_simultaneous": sampler.peak_sum(server.name),
                 "processes": sampler.processes(server.name), "notes": server.notes})
     finally:
-        sampler.sample()
-        for server in servers:
-            server.stop()
-        sampler.stopping.set()
-        sampler.join(2)
+        stop_all(sampler, servers)
         for server in servers:
             report["servers"].setdefault(server.name, {})["notes"] = server.notes
         shutil.rmtree(work, ignore_errors=True)
