@@ -131,6 +131,10 @@ struct AccessPolicyTests {
         let old = try URLSignature.sign("/a.jpg", keys: keys, keyName: "old", expires: now + 60)
         #expect(URLSignature.verify(old, keys: keys, now: now) == .valid)
         #expect(throws: AccessPolicyError.self) { try URLSignature.sign(signed, keys: keys, expires: now) }
+        // A path whose parameter holds a URL is a path (FuzzAccess found this).
+        let redirect = try URLSignature.sign("/a.jpg?next=http://x/y", keys: keys, expires: now + 60)
+        #expect(redirect.hasPrefix("/a.jpg?next=http://x/y&expires="))
+        #expect(URLSignature.verify(redirect, keys: keys, now: now) == .valid)
         // A token's signature is not a URL's: the domains differ.
         let token = try AccessToken(kind: .access, user: "u", groups: [], expires: now + 60).encoded(keys: keys)
         let forged = "/a.jpg?expires=\(now + 60)&key=new&signature=" + token.split(separator: ".").last!
@@ -150,7 +154,10 @@ struct AccessPolicyTests {
         #expect(AccessToken(other + "." + parts[1] + "." + parts[2], kind: .access, keys: keys, now: now) == nil)
         #expect(AccessToken("garbage", kind: .access, keys: keys, now: now) == nil)
         #expect(AccessToken(String(repeating: "a.", count: 3000), kind: .access, keys: keys, now: now) == nil)
-        // Another server's keys do not accept it.
+        // Another server given the same keys file accepts it (nothing is kept per session); one
+        // with other keys does not.
+        let sameFile = try SigningKeys(text: Self.keysText)
+        #expect(AccessToken(text, kind: .access, keys: sameFile, now: now) == token)
         let elsewhere = try SigningKeys(text: "new \(Data(repeating: 1, count: 32).base64EncodedString())")
         #expect(AccessToken(text, kind: .access, keys: elsewhere, now: now) == nil)
     }

@@ -27,7 +27,8 @@ public enum URLSignature {
         guard !url.contains("#") else { throw AccessPolicyError("a URL to sign has no fragment") }
         let origin: Substring
         let target: Substring
-        if let scheme = url.firstRange(of: "://") {
+        // Absolute only with a scheme at the start: a path may hold "://" in a parameter.
+        if url.hasPrefix("http://") || url.hasPrefix("https://"), let scheme = url.firstRange(of: "://") {
             let pathStart = url[scheme.upperBound...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? url.endIndex
             (origin, target) = (url[..<pathStart], url[pathStart...])
         } else {
