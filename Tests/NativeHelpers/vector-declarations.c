@@ -30,6 +30,15 @@ _Static_assert(sizeof(TesseraGBoolean) == sizeof(gboolean), "gboolean");
 _Static_assert(TESSERA_CAIRO_FORMAT_ARGB32 == CAIRO_FORMAT_ARGB32, "cairo_format_t");
 _Static_assert(TESSERA_CAIRO_FORMAT_RGB24 == CAIRO_FORMAT_RGB24, "cairo_format_t");
 _Static_assert(TESSERA_CAIRO_STATUS_SUCCESS == CAIRO_STATUS_SUCCESS, "cairo_status_t");
+_Static_assert(TESSERA_CAIRO_FONT_SLANT_NORMAL == CAIRO_FONT_SLANT_NORMAL, "cairo_font_slant_t");
+_Static_assert(TESSERA_CAIRO_FONT_WEIGHT_BOLD == CAIRO_FONT_WEIGHT_BOLD, "cairo_font_weight_t");
+_Static_assert(sizeof(TesseraCairoTextExtents) == sizeof(cairo_text_extents_t), "cairo_text_extents_t");
+_Static_assert(offsetof(TesseraCairoTextExtents, xBearing) == offsetof(cairo_text_extents_t, x_bearing), "x_bearing");
+_Static_assert(offsetof(TesseraCairoTextExtents, yBearing) == offsetof(cairo_text_extents_t, y_bearing), "y_bearing");
+_Static_assert(offsetof(TesseraCairoTextExtents, width) == offsetof(cairo_text_extents_t, width), "width");
+_Static_assert(offsetof(TesseraCairoTextExtents, height) == offsetof(cairo_text_extents_t, height), "height");
+_Static_assert(offsetof(TesseraCairoTextExtents, xAdvance) == offsetof(cairo_text_extents_t, x_advance), "x_advance");
+_Static_assert(offsetof(TesseraCairoTextExtents, yAdvance) == offsetof(cairo_text_extents_t, y_advance), "y_advance");
 // PDFDecoder tells an encrypted document by this code.
 _Static_assert(POPPLER_ERROR_ENCRYPTED == 1, "PopplerError");
 
@@ -46,6 +55,7 @@ _Static_assert(POPPLER_ERROR_ENCRYPTED == 1, "PopplerError");
 #define TesseraRsvgLength RsvgLength
 #define TesseraGBoolean gboolean
 #define TesseraGLogFunc GLogFunc
+#define TesseraCairoTextExtents cairo_text_extents_t
 
 #define SAME_PROTOTYPE(result, name, parameters)                                                   \
     _Static_assert(__builtin_types_compatible_p(__typeof__(&name), result (*)parameters),          \

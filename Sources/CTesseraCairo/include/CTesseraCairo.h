@@ -70,7 +70,7 @@ enum {
     X(2, void, cairo_translate, (TesseraCairo * context, double x, double y))                      \
     X(2, void, cairo_rotate, (TesseraCairo * context, double radians))                             \
     X(2, void, cairo_set_source_rgba, (TesseraCairo * context, double red, double green, double blue, double alpha)) \
-    X(2, void, cairo_select_font_face, (TesseraCairo * context, const char *family, int slant, int weight)) \
+    X(2, void, cairo_select_font_face, (TesseraCairo * context, const char *family, unsigned slant, unsigned weight)) \
     X(2, void, cairo_set_font_size, (TesseraCairo * context, double size))                         \
     X(2, void, cairo_text_extents, (TesseraCairo * context, const char *text, TesseraCairoTextExtents *extents)) \
     X(2, void, cairo_move_to, (TesseraCairo * context, double x, double y))                        \

@@ -25,7 +25,7 @@ public enum Watermark {
         let (width, height) = (Double(pixels.width), Double(pixels.height))
         let angle = -atan2(height, width)
         let diagonal = (width * width + height * height).squareRoot()
-        cairo.cairo_select_font_face(context, "sans-serif", Int32(TESSERA_CAIRO_FONT_SLANT_NORMAL), Int32(TESSERA_CAIRO_FONT_WEIGHT_BOLD))
+        cairo.cairo_select_font_face(context, "sans-serif", UInt32(TESSERA_CAIRO_FONT_SLANT_NORMAL), UInt32(TESSERA_CAIRO_FONT_WEIGHT_BOLD))
         cairo.cairo_set_font_size(context, 100)
         var extents = TesseraCairoTextExtents()
         cairo.cairo_text_extents(context, line, &extents)

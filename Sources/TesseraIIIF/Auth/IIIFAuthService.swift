@@ -48,6 +48,16 @@ public struct IIIFAuthService: Sendable, Hashable, Encodable {
     }
 
     /// A service of `type` at `id`, with the members given.
+    ///
+    /// - Parameters:
+    ///   - id: the service's URL.
+    ///   - type: its type (`AuthProbeService2`, …).
+    ///   - profile: `active` for an access service.
+    ///   - label: its label.
+    ///   - heading: an access service's heading.
+    ///   - note: an access service's note.
+    ///   - confirmLabel: an access service's button.
+    ///   - service: the services it names.
     public init(
         id: String, type: String, profile: String? = nil, label: LanguageMap? = nil, heading: LanguageMap? = nil,
         note: LanguageMap? = nil, confirmLabel: LanguageMap? = nil, service: [IIIFAuthService]? = nil

@@ -47,6 +47,7 @@ public final class AccessControl: Sendable {
 
     /// Access control by `policy`, with the files it names read now.
     ///
+    /// - Parameter policy: the rules, and the users and keys files they name.
     /// - Throws: ``AccessPolicyError`` for a users or keys file that cannot be read or is malformed.
     public convenience init(policy: AccessPolicy) throws {
         let keys = try policy.signingKeysFile.map(SigningKeys.init(contentsOf:)) ?? SigningKeys.ephemeral()

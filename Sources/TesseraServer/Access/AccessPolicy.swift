@@ -84,7 +84,9 @@ public struct AccessPolicy: Sendable {
     /// The services' and the login page's texts.
     public var texts = Texts()
 
-    /// The rule that decides for `identifier` (a path relative to the root).
+    /// The rule that decides for `identifier`.
+    ///
+    /// - Parameter identifier: a path relative to the root, decoded (`staff/a.jpg`).
     public func rule(for identifier: String) -> Rule {
         rules.first { $0.pattern.matches(identifier) } ?? defaultRule
     }
@@ -95,6 +97,7 @@ public struct AccessPolicy: Sendable {
 
     /// The policy in the JSON file at `path`; the files it names are relative to that file's folder.
     ///
+    /// - Parameter path: the policy file.
     /// - Throws: ``AccessPolicyError`` for a file that cannot be read or breaks the format.
     public init(contentsOf path: String) throws {
         let bytes = try AccessSecrets.readFile(path, what: "the access policy")
@@ -225,6 +228,8 @@ public struct IdentifierGlob: Sendable, Hashable {
     private let tokens: [Token]
 
     /// The glob `pattern`; nil when it is empty.
+    ///
+    /// - Parameter pattern: `*`, `**` and `?` as above; everything else matches itself.
     public init?(_ pattern: String) {
         guard !pattern.isEmpty else { return nil }
         var tokens: [Token] = []
@@ -248,6 +253,8 @@ public struct IdentifierGlob: Sendable, Hashable {
 
     /// Whether `identifier` matches: dynamic programming over the pattern and the text, linear in
     /// their product (no backtracking blow-up, whatever the pattern).
+    ///
+    /// - Parameter identifier: a path relative to the root, decoded.
     public func matches(_ identifier: String) -> Bool {
         let text = Array(identifier.utf8)
         // matched[j]: whether the tokens so far match text[..<j].

@@ -17,6 +17,7 @@ public struct SigningKeys: Sendable {
 
     /// The keys in the file at `path`.
     ///
+    /// - Parameter path: the keys file.
     /// - Throws: ``AccessPolicyError`` for an unreadable file, a malformed line, a short secret or
     ///   a repeated name; the message gives the line number, never a secret.
     public init(contentsOf path: String) throws {

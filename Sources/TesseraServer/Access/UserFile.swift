@@ -28,6 +28,7 @@ public struct UserFile: Sendable {
 
     /// The users in the file at `path`.
     ///
+    /// - Parameter path: the users file.
     /// - Throws: ``AccessPolicyError`` for an unreadable file or a malformed line (named by number).
     public init(contentsOf path: String) throws {
         try self.init(text: String(decoding: try AccessSecrets.readFile(path, what: "the users file"), as: UTF8.self))
