@@ -222,8 +222,11 @@ public struct TesseraServer: Sendable {
         let date = DateHeader()
         let shortcuts = self.shortcuts
         let limits = configuration.clientLimits
+        let credentialedOrigins = Set(configuration.access?.policy.tokenOrigins ?? [])
         return { request, peer in
             let start = ContinuousClock.now
+            // A credentialed request from a trusted viewer's origin needs CORS headers of its own: the router's.
+            if !credentialedOrigins.isEmpty, let origin = request.headerFields[.origin], credentialedOrigins.contains(origin) { return nil }
             guard case (var head, let body)? = iiif.immediateTileResponse(to: request, mount: mount, shortcuts: shortcuts) else { return nil }
             // A client over its limit, or one the router would limit as a user, is left to the
             // router (which refuses the first, and counts the second under its user).

@@ -552,6 +552,34 @@ struct AccessRouteTests {
         }
     }
 
+    /// A viewer on an origin the policy lists gets tokens and credentialed CORS (its own origin
+    /// named, credentials allowed); any other origin gets `*` and no token.
+    @Test func aTrustedViewerOnAnotherOriginGetsTokensAndCredentialedCORS() async throws {
+        let json = Self.policyJSON.replacing(
+            "\"default\": \"public\",", with: "\"default\": \"public\", \"tokenOrigins\": [\"https://viewer.example\"],")
+        let (sandbox, access) = try Self.setUp(json)
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.access = access }
+        let cookie = try Self.request("", .rightUser, access: access).headers
+        try await server.test { client in
+            var alice = cookie
+            alice[.origin] = "https://viewer.example"
+            let trusted = try await client.execute(uri: "/iiif/3/staff%2Fimg.png/info.json", method: .get, headers: alice) { $0 }
+            #expect(trusted.status == .ok)
+            #expect(trusted.headers[.accessControlAllowOrigin] == "https://viewer.example")
+            #expect(trusted.headers[.accessControlAllowCredentials] == "true")
+            #expect(trusted.headers[values: .vary].contains("Origin"))
+            let token = try await client.execute(
+                uri: "/auth/token?messageId=m&origin=https://viewer.example", method: .get, headers: alice
+            ) { String(buffer: $0.body) }
+            #expect(token.contains("AuthAccessToken2") && token.contains(", \"https://viewer.example\");"))
+            alice[.origin] = "https://elsewhere.example"
+            let other = try await client.execute(uri: "/iiif/3/staff%2Fimg.png/info.json", method: .get, headers: alice) { $0 }
+            #expect(other.headers[.accessControlAllowOrigin] == "*")
+            #expect(other.headers[.accessControlAllowCredentials] == nil)
+        }
+    }
+
     /// Passwords, cookies, tokens and signatures never reach the server's logs (any level), nor
     /// do query strings; a server error is logged by path only.
     @Test func credentialsNeverReachTheLogs() async throws {

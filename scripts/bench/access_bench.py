@@ -159,7 +159,7 @@ def main():
             summary[server.name] = {"label": server.label, "median_requests_per_s": statistics.median(rates) if rates else None,
                                     "runs": [r["requests_per_s"] for r in results[server.name]],
                                     "errors": [r["error"] for r in results[server.name] if "error" in r],
-                                    "peak_rss_mb": (sampler.peak(server.name) or 0) / 1024}
+                                    "peak_rss_mb": (sampler.peak(server.name) or 0) / 2**20}
         base = summary["plain"]["median_requests_per_s"]
         for name in ("public", "authorised"):
             rate = summary[name]["median_requests_per_s"]

@@ -111,7 +111,7 @@ extension ClientLimits {
     /// client's address (``client(peer:forwardedFor:)``).
     func key(_ request: Request, context: some RequestContext, access: AccessControl?) -> String {
         if let access, let value = AccessControl.cookie(AccessControl.cookieName, in: request.headers[values: .cookie]),
-            let token = AccessToken(value, kind: .access, keys: access.keys, now: AccessControl.now)
+            let token = access.token(value, kind: .access)
         {
             return "user " + token.user
         }

@@ -28,22 +28,30 @@ final class StoredTileShortcuts: Sendable {
         let lastModified: Int64?
         let full: HTTPFields
         let notModified: HTTPFields
-        /// The names of a source not everyone may see whole (what access control is asked of on
-        /// every use); nil for a public one.
-        let restrictedNames: [String]?
+        /// For a source not everyone may see whole, what its requesters must have (access
+        /// control's ``AccessControl/requiredGroups(of:)``, asked of on every use); nil for a
+        /// public one. Its headers are then those of a private answer.
+        let requiredGroups: [[String]]?
 
-        init(path: String, identity: FileIdentity, response: CacheableResponse, commonFields: HTTPFields, restrictedNames: [String]?) {
+        init(path: String, identity: FileIdentity, response: CacheableResponse, commonFields: HTTPFields, restriction: Restriction?) {
             self.path = path
             self.identity = identity
-            self.restrictedNames = restrictedNames
+            requiredGroups = restriction?.groups
             lastModified = response.lastModified
             var notModified = response.cachingFields()
             notModified.append(contentsOf: commonFields)
+            for field in restriction?.fields ?? [:] { notModified[field.name] = field.value }
             var full = notModified
             full.append(contentsOf: response.representationFields())
             self.full = full
             self.notModified = notModified
         }
+    }
+
+    /// What a restricted source's tiles ask of a request, and the headers of their answers.
+    struct Restriction: Sendable, Equatable {
+        let groups: [[String]]
+        let fields: HTTPFields
     }
 
     struct Entry: Sendable {
@@ -56,18 +64,15 @@ final class StoredTileShortcuts: Sendable {
         let found: ContinuousClock.Instant
 
         /// The answer to `request`: `304` when the client's copy is current, else `200` with the
-        /// tile's bytes (`body` when already read), with `extra` headers (a private answer's);
-        /// nil when the tile cannot be read.
-        func response(to request: HTTPRequest, body: ByteBuffer? = nil, extra: HTTPFields = [:]) -> (head: HTTPResponse, body: ByteBuffer)? {
+        /// tile's bytes (`body` when already read); nil when the tile cannot be read.
+        func response(to request: HTTPRequest, body: ByteBuffer? = nil) -> (head: HTTPResponse, body: ByteBuffer)? {
             if CacheableResponse.isNotModified(request.headerFields, entityTag: entityTag, lastModified: source.lastModified) {
                 var fields = source.notModified
                 fields[.eTag] = entityTag
-                for field in extra { fields[field.name] = field.value }
                 return (HTTPResponse(status: .notModified, headerFields: fields), ByteBuffer())
             }
             guard let body = body ?? (try? ImageService.readFile(tilePath, byteCount: tileByteCount)) else { return nil }
             var fields = source.full
-            for field in extra { fields[field.name] = field.value }
             fields[.eTag] = entityTag
             fields[CacheableResponse.linkField] = links
             fields[.contentLength] = String(tileByteCount)
@@ -97,24 +102,19 @@ final class StoredTileShortcuts: Sendable {
     /// How many URLs are known.
     var count: Int { state.withLock { $0.entries.count } }
 
-    /// The response to `request`, known as `key`, from a current entry; nil when there is none, it
-    /// no longer holds, or its source is restricted and `admit` (asked with its names) gives no
-    /// headers for this request (the router and access control then answer it).
-    func response(
-        to request: HTTPRequest, key: Key, admit: (_ names: [String]) -> HTTPFields?
-    ) -> (head: HTTPResponse, body: ByteBuffer)? {
+    /// The current entry for `key`: nil when there is none or it no longer holds. A restricted
+    /// source's entry (``Source/requiredGroups``) answers only a request access control admits.
+    func entry(for key: Key) -> Entry? {
         guard let entry = state.withLock({ $0.entries[key] }), ContinuousClock.now - entry.found < reuse,
             FileIdentity(path: entry.source.path) == entry.source.identity
         else { return nil }
-        guard let names = entry.source.restrictedNames else { return entry.response(to: request) }
-        guard let extra = admit(names) else { return nil }
-        return entry.response(to: request, extra: extra)
+        return entry
     }
 
     /// Keeps what answering `key` with `response` (the tile's bytes, from `tilePath`) found.
-    /// `restrictedNames`: the source's names when not everyone may see it whole, nil when public.
+    /// `restriction`: what a source not everyone may see whole asks of requests, nil when public.
     func remember(
-        _ key: Key, source resolved: ResolvedSource, tilePath: String, response: CacheableResponse, restrictedNames: [String]? = nil
+        _ key: Key, source resolved: ResolvedSource, tilePath: String, response: CacheableResponse, restriction: Restriction? = nil
     ) -> Entry? {
         guard let path = resolved.path else { return nil }
         let now = ContinuousClock.now
@@ -128,12 +128,12 @@ final class StoredTileShortcuts: Sendable {
             }
             let source: Source
             if let known = state.sources[resolved.identity], known.path == path, known.lastModified == response.lastModified,
-                known.restrictedNames == restrictedNames
+                known.requiredGroups == restriction?.groups
             {
                 source = known
             } else {
                 source = Source(
-                    path: path, identity: resolved.identity, response: response, commonFields: commonFields, restrictedNames: restrictedNames)
+                    path: path, identity: resolved.identity, response: response, commonFields: commonFields, restriction: restriction)
                 state.sources[resolved.identity] = source
             }
             let entry = Entry(

@@ -61,6 +61,13 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
             response = Self.errorResponse(error, request: request, logger: context.logger)
         }
         response.headers.append(contentsOf: commonResponseFields)
+        // A viewer on an origin the policy trusts with tokens may send its cookie (credentialed
+        // CORS): that needs its own origin named, never `*`.
+        if let access, let origin = request.headers[.origin], access.policy.tokenOrigins.contains(origin) {
+            response.headers[.accessControlAllowOrigin] = origin
+            response.headers[.accessControlAllowCredentials] = "true"
+            response.headers.append(HTTPField(name: .vary, value: "Origin"))
+        }
         metrics.recordRequest(route: route, status: response.status.code, duration: ContinuousClock.now - start)
         return response
     }
@@ -71,11 +78,7 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
         let status: HTTPResponse.Status
         let message: String
         if let denied = error as? AccessDenied {
-            // Never stored: the same URL may be answered once its requester has logged in.
-            let body = request.method == .head ? ByteBuffer() : ByteBuffer(string: denied.message + "\n")
-            return Response(
-                status: denied.status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: body))
+            return denied.response(head: request.method == .head)
         } else if let error = error as? any HTTPResponseError {
             // Hummingbird's own (no route: 404, wrong method: 405).
             status = error.status

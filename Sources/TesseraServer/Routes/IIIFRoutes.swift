@@ -47,7 +47,7 @@ struct IIIFRoutes {
                             PercentEncoding.encode(source.relativePath), presentation: base + location.resolved(from: mount)),
                         type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
                 }
-                let probe = authService(for: source.relativePath, encodedIdentifier: source.encodedIdentifier, base: base, mount: mount)
+                let probe = service.isOpen(source) ? nil : authService(for: source.encodedIdentifier, base: base, mount: mount)
                 let body = try await service.info(for: source, id: id, partOf: partOf, grant: grant, auth: probe)
                 var response = CacheableResponse(
                     body: body, contentType: contentType,
@@ -92,17 +92,17 @@ struct IIIFRoutes {
     private func withheld(_ identifier: String, denied: AccessDenied, base: String, mount: String) throws -> Response? {
         let relativePath = try IdentifierResolver.relativePath(of: identifier)
         let encoded = PercentEncoding.encode(relativePath)
-        guard let probe = authService(for: relativePath, encodedIdentifier: encoded, base: base, mount: mount) else { return nil }
+        guard let probe = authService(for: encoded, base: base, mount: mount) else { return nil }
         let body = IIIFImageInfo.withheld(id: base + mount + "/" + encoded, service: probe)
         return Response(
             status: denied.status, headers: [.contentType: "application/json", .cacheControl: "no-store", .vary: "Cookie, Authorization"],
             body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 
-    /// The probe service of the image at `relativePath` when access control is on and not everyone
-    /// may see it whole.
-    private func authService(for relativePath: String, encodedIdentifier: String, base: String, mount: String) -> IIIFAuthService? {
-        guard let access = service.configuration.access, let auth, !access.isOpen(relativePath) else { return nil }
+    /// The Authorization Flow services of the image `encodedIdentifier` names (one not everyone may
+    /// see whole), when access control is on and its routes are mounted.
+    private func authService(for encodedIdentifier: String, base: String, mount: String) -> IIIFAuthService? {
+        guard let access = service.configuration.access, let auth else { return nil }
         let authBase = base + auth.resolved(from: mount)
         let texts = access.policy.texts
         return .probe(
@@ -132,14 +132,14 @@ struct IIIFRoutes {
     func immediateTileResponse(to head: HTTPRequest, mount: String, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
         guard head.method == .get, let target = head.path, target.hasPrefix(mount + "/") else { return nil }
         let key = StoredTileShortcuts.Key(authority: head.authority, target: target)
-        // A restricted image's tile is answered here only to a request whose access cookie
-        // authorises it whole under every name; any other goes to the router and access control.
-        let access = service.configuration.access
-        let admit = { (names: [String]) -> HTTPFields? in
-            guard let access, access.cookieGrantsWhole(head.headerFields, names: names) else { return nil }
-            return access.cacheHeaders(for: .personal, maxAge: service.configuration.cacheMaxAge)
+        if let known = shortcuts.entry(for: key) {
+            // A restricted image's tile is answered here only to a request whose access cookie
+            // meets what every name of the image asks; any other goes to the router.
+            if let groups = known.source.requiredGroups {
+                guard let access = service.configuration.access, access.cookieMeets(groups, headers: head.headerFields) else { return nil }
+            }
+            return known.response(to: head)
         }
-        if let known = shortcuts.response(to: head, key: key, admit: admit) { return known }
         var path = target[...]
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         // The route's parameters, as the router splits them (raw, percent-escapes and all).
@@ -150,18 +150,17 @@ struct IIIFRoutes {
             !request.negotiatesFormat,
             let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request)
         else { return nil }
-        let restricted = service.isOpen(source) ? nil : service.names(of: source)
-        let extra: HTTPFields
-        if let restricted {
-            guard let admitted = admit(restricted) else { return nil }
-            extra = admitted
-        } else {
-            extra = [:]
+        var restriction: StoredTileShortcuts.Restriction?
+        if !service.isOpen(source) {
+            guard let access = service.configuration.access else { return nil }
+            let groups = access.requiredGroups(of: service.names(of: source))
+            guard access.cookieMeets(groups, headers: head.headerFields) else { return nil }
+            restriction = .init(groups: groups, fields: access.cacheHeaders(for: .personal, maxAge: service.configuration.cacheMaxAge))
         }
         let base = imageBase(authority: head.authority, mount: mount, source: source)
         let response = imageResponse(body, source: source, request: request, resolved: resolved, imageBase: base)
-        return shortcuts.remember(key, source: source, tilePath: tilePath, response: response, restrictedNames: restricted)?
-            .response(to: head, body: body, extra: extra)
+        return shortcuts.remember(key, source: source, tilePath: tilePath, response: response, restriction: restriction)?
+            .response(to: head, body: body)
     }
 
     /// `url` for a `Link` header: a page's `;` written `%3B` (the same identifier), since Link
