@@ -128,11 +128,15 @@ def main():
             paths = [t[0] for t in tiles]
             rng.shuffle(paths)
             extra = headers.get(server.name)
+            # One full-resolution tile starts the pyramid's build; the warming pass waits for it
+            # (fine tiles asked for before it exists are each decoded from the source).
+            finest = [t[0] for t in tiles if t[2] == 1][0]
+            warm(server, [finest], 1, 120, headers=extra)
+            if not wait_for_pyramid(server):
+                raise RuntimeError(f"{server.label}: no pyramid within 180 s")
             done, bad, seconds = warm(server, paths, 4, 300, headers=extra)
             if bad:
                 raise RuntimeError(f"{server.label}: warming answered {bad}")
-            if not wait_for_pyramid(server):
-                raise RuntimeError(f"{server.label}: no pyramid within 180 s")
             if server.name != "authorised":
                 verify(server, tiles, [])
             say(f"warmed {server.label}: {done} tiles in {seconds:.1f} s")
