@@ -5,7 +5,7 @@ import Synchronization
 import TesseraCore
 import TesseraIIIF
 
-/// The one place that decides what a request may see of an image (``grant(for:request:)``), from
+/// The one place that decides what a request may see of an image (`grant(for:request:)`), from
 /// an ``AccessPolicy``, the signing keys, the users file and the external check. Every route that
 /// names an identifier asks it before looking the identifier up, so a request that may not see an
 /// image cannot learn whether it exists either.

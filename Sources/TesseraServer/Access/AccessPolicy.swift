@@ -212,7 +212,7 @@ public struct AccessPolicy: Sendable {
 public struct AccessPolicyError: TesseraError {
     /// One line saying what is wrong.
     public let description: String
-    /// Always ``ErrorCategory/badInput``: the file is the operator's to fix.
+    /// Always `ErrorCategory.badInput`: the file is the operator's to fix.
     public var category: ErrorCategory { .badInput }
 
     package init(_ description: String) { self.description = description }
