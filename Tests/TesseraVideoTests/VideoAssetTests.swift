@@ -140,9 +140,12 @@ struct VideoAssetTests {
     /// Two fuzzer finds, each a fragmented MP4 whose 504-byte 'trun' box claims 14.7 million
     /// samples (libavformat allocated 374 MB opening them). In the second, the 'traf' holding the
     /// run is one byte longer than its 'moof': libavformat cuts it at the parent's end and reads the
-    /// run anyway, so the check must too. Both are refused before ffmpeg sees them; the intact file
-    /// still opens.
-    @Test(arguments: ["video-trun-claims-14m-samples.mp4", "video-traf-overruns-moof-trun-14m-samples.mp4"])
+    /// run anyway, so the check must too. In the third, the first box is 'ftys', not 'ftyp':
+    /// libavformat still opens it as MP4 by its other boxes, so the check runs on every file. All
+    /// are refused before ffmpeg sees them; the intact file still opens.
+    @Test(arguments: [
+        "video-trun-claims-14m-samples.mp4", "video-traf-overruns-moof-trun-14m-samples.mp4", "video-ftyp-renamed-trun-14m-samples.mp4",
+    ])
     func aTrackRunClaimingMoreSamplesThanItsBoxHoldsIsRefusedBeforeOpening(_ name: String) async throws {
         let path = VideoFixtures.directory.deletingLastPathComponent().appendingPathComponent("fuzz/\(name)").path
         do {

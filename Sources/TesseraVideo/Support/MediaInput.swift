@@ -22,8 +22,11 @@ final class MediaInput {
         try Self.checkReadable(path)
         // Mapped, not read: only the pages of the box headers visited are loaded. Only on a full
         // probe: strip workers (`fullProbe` false) reopen a file a probe has already checked.
+        // Every file, not only those that start with 'ftyp': libavformat takes a file for MP4 by
+        // the boxes it finds anywhere near its start (a fuzzed 'ftys' box, then 'moov' and 'moof',
+        // opened as MP4). Another container is one box cut at the file's end, walked at once.
         if fullProbe, let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-            ContainerDiagnosis.isISOBaseMedia(file.prefix(64)), let reason = ContainerDiagnosis.implausibleSampleTable(file)
+            let reason = ContainerDiagnosis.implausibleSampleTable(file)
         {
             throw .corrupt(reason: reason)
         }
