@@ -5,7 +5,7 @@ import Synchronization
 import TesseraCore
 import TesseraIIIF
 
-/// The one place that decides what a request may see of an image (`grant(for:request:)`), from
+/// The one place that decides what a request may see of an image (`grant(forPath:request:probing:)`), from
 /// an ``AccessPolicy``, the signing keys, the users file and the external check. Every route that
 /// names an identifier asks it before looking the identifier up, so a request that may not see an
 /// image cannot learn whether it exists either.
@@ -79,19 +79,11 @@ public final class AccessControl: Sendable {
     /// loop's shortcut for stored tiles asks before answering without the router.
     func isOpen(_ relativePath: String) -> Bool { policy.rule(for: relativePath).tier == .public }
 
-    /// What `request` may see of the image `identifier` (as in the URL, percent-encoded), decided
-    /// before the identifier is looked up.
+    /// What `request` may see of the image at `relativePath` (decoded), before it is looked up.
     ///
     /// - Throws: ``AccessDenied`` (401 without credentials, 403 with credentials that do not
     ///   suffice or a bad signature) when it may see nothing; ``ServerError`` (503) when the
-    ///   external check does not answer.
-    func grant(for identifier: String, request: Request) async throws -> Grant {
-        // An identifier that does not decode is refused by the lookup after this, whatever it names.
-        guard let path = try? IdentifierResolver.relativePath(of: identifier) else { return .open }
-        return try await grant(forPath: path, request: request)
-    }
-
-    /// What `request` may see of the image at `relativePath` (decoded); `probing` when it is a
+    ///   external check does not answer. `probing` when it is a
     /// probe, whose requester is named by a probe token as well (``prober(of:)``) and which
     /// carries no signature.
     func grant(forPath relativePath: String, request: Request, probing: Bool = false) async throws -> Grant {

@@ -1,6 +1,6 @@
 import HTTPTypes
 import Hummingbird
-public import NIOCore
+import NIOCore
 import Synchronization
 import TesseraCore
 

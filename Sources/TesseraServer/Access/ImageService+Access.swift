@@ -7,12 +7,14 @@ extension ImageService {
     /// up (so a request that may see nothing of it cannot tell whether it exists), and again under
     /// its other names: the file without its page suffix, and a symbolic link's target.
     ///
-    /// - Throws: ``AccessDenied`` as ``AccessControl/grant(for:request:)``; what ``resolve(_:)`` throws.
+    /// - Throws: ``AccessDenied`` as access control decides; what ``resolve(_:)`` throws.
     func resolve(_ identifier: String, for request: Request) async throws -> (source: ResolvedSource, grant: AccessControl.Grant) {
         guard let access = configuration.access, access.policy.restrictsAnything else { return (try await resolve(identifier), .open) }
-        var grant = try await access.grant(for: identifier, request: request)
-        let source = try await resolve(identifier)
+        // An identifier that does not decode is refused by the lookup, whatever it names.
         let asked = try? IdentifierResolver.relativePath(of: identifier)
+        var grant = AccessControl.Grant.open
+        if let asked { grant = try await access.grant(forPath: asked, request: request) }
+        let source = try await resolve(identifier)
         for name in otherNames(of: source) where name != asked {
             grant = grant.narrowed(to: try await access.grant(forPath: name, request: request))
         }
