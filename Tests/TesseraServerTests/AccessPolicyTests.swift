@@ -64,7 +64,7 @@ struct AccessPolicyTests {
             (#"{"rules": [{"match": "a", "access": "degraded", "maxSize": 0}]}"#, "maxSize"),
             (#"{"rules": [{"match": "a", "access": "restricted", "groups": ["st aff"]}]}"#, "group"),
             (#"{"sameSite": "None"}"#, "secureCookie"), (#"{"authorize": "ftp://x"}"#, "authorize"),
-            (#"{"tokenSeconds": 5}"#, "tokenSeconds"),
+            (#"{"tokenSeconds": 5}"#, "tokenSeconds"), (#"{"authorizeSeconds": 0}"#, "authorizeSeconds"),
         ] {
             do {
                 _ = try Self.policy(json)

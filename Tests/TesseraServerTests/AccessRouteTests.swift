@@ -397,7 +397,8 @@ struct AccessRouteTests {
             case "Bearer staff": return Response(status: .noContent, headers: [HTTPField.Name("X-Tessera-Groups")!: "other, staff"])
             case "Bearer nobody": return Response(status: .noContent)
             case "Bearer slow":
-                try await Task.sleep(for: .seconds(5))
+                // Far beyond its deadline below; the others get a deadline no loaded machine misses.
+                try await Task.sleep(for: .seconds(10))
                 return Response(status: .noContent)
             case "Bearer broken": return Response(status: .internalServerError)
             default: return Response(status: .forbidden)
@@ -413,7 +414,10 @@ struct AccessRouteTests {
                 ("http://127.0.0.1:\(port)/check", "Bearer broken", .serviceUnavailable),
                 ("http://127.0.0.1:1/check", "Bearer staff", .serviceUnavailable),
             ] {
-                let json = Self.policyJSON.replacing("\"default\": \"public\",", with: "\"default\": \"public\", \"authorize\": \"\(authorize)\",")
+                // AsyncHTTPClient retries a refused connection until the deadline, so port 1 waits it out too.
+                let deadline = authorization == "Bearer slow" || authorize.contains(":1/") ? 1 : 30
+                let json = Self.policyJSON.replacing(
+                    "\"default\": \"public\",", with: "\"default\": \"public\", \"authorize\": \"\(authorize)\", \"authorizeSeconds\": \(deadline),")
                 let (sandbox, access) = try Self.setUp(json)
                 defer { sandbox.cleanUp() }
                 let server = try sandbox.server { $0.access = access }

@@ -70,6 +70,9 @@ public struct AccessPolicy: Sendable {
     /// A URL asked, with the request's `Cookie` and `Authorization`, whether the request is
     /// authorised (2xx yes, 401/403 no), as nginx's `auth_request`; nil when none.
     public var authorizeURL: String?
+    /// How long the ``authorizeURL`` service may take before the request is answered 503
+    /// (`authorizeSeconds`, 0.1–60; default 2).
+    public var authorizeTimeout: Duration = .seconds(2)
     /// How long an access cookie and a probe token last.
     public var tokenLifetime: Duration = .seconds(3600)
     /// Whether the access cookie is `Secure` (set it when clients reach the server by https).
@@ -126,6 +129,10 @@ public struct AccessPolicy: Sendable {
         authorizeURL = file.authorize
         if let url = authorizeURL, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw AccessPolicyError("authorize must be an http:// or https:// URL")
+        }
+        if let seconds = file.authorizeSeconds {
+            guard (0.1...60).contains(seconds) else { throw AccessPolicyError("authorizeSeconds must be 0.1–60") }
+            authorizeTimeout = .milliseconds(Int(seconds * 1000))
         }
         if let seconds = file.tokenSeconds {
             guard (60...31 * 86_400).contains(seconds) else { throw AccessPolicyError("tokenSeconds must be 60–2678400") }
@@ -198,6 +205,7 @@ public struct AccessPolicy: Sendable {
         var users: String?
         var signingKeys: String?
         var authorize: String?
+        var authorizeSeconds: Double?
         var rules: [Rule]?
         var tokenSeconds: Int?
         var secureCookie: Bool?

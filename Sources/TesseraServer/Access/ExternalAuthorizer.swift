@@ -24,7 +24,8 @@ final class ExternalAuthorizer: Sendable {
 
     private static let client = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: HTTPClient.Configuration(timeout: HTTPClient.Configuration.Timeout(connect: .seconds(2), read: .seconds(5))))
+        // The per-request deadline (``timeout``) governs; these only bound what it does not cover.
+        configuration: HTTPClient.Configuration(timeout: HTTPClient.Configuration.Timeout(connect: .seconds(60), read: .seconds(60))))
 
     init(url: String, timeout: Duration = .seconds(2), freshness: Duration = .seconds(10)) {
         self.url = url
@@ -46,7 +47,8 @@ final class ExternalAuthorizer: Sendable {
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         let answer: Answer
         do {
-            let response = try await Self.client.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000)))
+            let (seconds, attoseconds) = timeout.components
+            let response = try await Self.client.execute(request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
             switch response.status.code {
             case 200..<300:
                 let user = response.headers.first(name: "X-Tessera-User").flatMap { UserName.isValid($0) ? $0 : nil } ?? "external"
