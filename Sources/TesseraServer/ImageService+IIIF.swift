@@ -236,7 +236,13 @@ extension ImageService {
         _ request: ResolvedIIIFRequest, levels: SourceLevels, codestream: JPEG2000Layout, source: ResolvedSource, profile: ICCProfile?
     ) async throws -> ByteBuffer {
         let tiling = jpeg2000Levels(levels.properties, codestream)
-        let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: tiling.count)
+        // A tile of info.json's tiling is its level's pixels, whatever level the size alone would
+        // pick (`0,0,16000,12000/250,` is level 6's one tile; 188/12000 alone picks level 5, 4× the decode).
+        let reduction =
+            AlignedTile(
+                region: request.region, scaledSize: request.scaledSize, tileSize: tiling.tileSize, imageSize: levels.properties.size,
+                levelCount: tiling.count)?.reduction
+            ?? RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: tiling.count)
         let levelSize = levels.levelSize(reduction: reduction)
         let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
         let quality = configuration.jpegQuality

@@ -90,6 +90,31 @@ struct JPEG2000ServingTests {
         #expect(built.filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
+    /// A tile whose size IIIF rounds up is its level's pixels: `0,0,250,187/63,` of a 250×187 image
+    /// is level 2's one tile (62.5 and 46.75 round up to that level's 63×47), although its density
+    /// (47 / 187 > 1/4) alone would pick level 1 and resample it, decoding 4× the pixels.
+    @Test func aTileWhoseSizeRoundsUpIsItsLevel() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let size = PixelSize(width: 250, height: 187)
+        let bytes = (0..<size.area * 3).map { UInt8(truncatingIfNeeded: ($0 / 3 % size.width) * 7 + ($0 / 3 / size.width) * 3 + $0 % 3 * 50) }
+        let path = sandbox.root + "/odd.jp2"
+        try JP2Writer.write(
+            PixelBuffer(width: size.width, height: size.height, format: .rgb8, bytes: bytes), to: path,
+            settings: JP2Writer.Settings(tileSize: 64, resolutionLevels: 4, isLossless: true))
+        let reader = try ImageRowReader(.file(path), reduction: 2)
+        var rows: [UInt8] = []
+        try reader.forEachRow { rows.append(contentsOf: $0) }
+        let level = PixelBuffer(width: reader.rowSize.width, height: reader.rowSize.height, format: reader.format, bytes: rows)
+        #expect(level.size == PixelSize(width: 63, height: 47))
+        let server = try sandbox.server { $0.smallSourcePixelLimit = 1000 }
+        try await server.test { client in
+            let response = try await client.execute(uri: "/iiif/3/odd.jp2/0,0,250,187/63,/0/default.png", method: .get)
+            #expect(response.status == .ok)
+            #expect(try decodePixels(response.body) == level)
+        }
+    }
+
     /// A hostile header is refused with a short error that names no path.
     @Test(arguments: ["hostile-tile-count.j2k", "hostile-box-length.jp2"])
     func refusesHostileFilesWithoutLeakingPaths(_ name: String) async throws {

@@ -14,13 +14,23 @@ struct AlignedTile: Equatable {
         guard request.format == .jpg, request.quality == .default || request.quality == .color,
             request.rotation.degrees == 0, !request.rotation.mirrored
         else { return nil }
-        for reduction in 0..<layout.levelCount {
-            let step = layout.tileSize << reduction, scale = 1 << reduction
+        self.init(
+            region: request.region, scaledSize: request.scaledSize, tileSize: PixelSize(width: layout.tileSize, height: layout.tileSize),
+            imageSize: layout.imageSize, levelCount: layout.levelCount)
+    }
+
+    /// The tile `region` scaled to `scaledSize` is of a `tileSize` tiling with `levelCount` levels,
+    /// whatever is done to it after (a JPEG 2000 read in place answers any format from the level).
+    /// The size is the tile's as IIIF rounds it, up: the full width of a 16000-px image at scale
+    /// factor 64 is 250 px, and 12000 px is 188 (187.5), which is that level's size too.
+    init?(region: PixelRect, scaledSize: PixelSize, tileSize: PixelSize, imageSize: PixelSize, levelCount: Int) {
+        for reduction in 0..<levelCount {
+            let scale = 1 << reduction
             guard
-                let (column, row) = request.region.tilePosition(
-                    tileSize: PixelSize(width: step, height: step), imageSize: layout.imageSize),
-                request.scaledSize.width == (request.region.width + scale - 1) / scale,
-                request.scaledSize.height == (request.region.height + scale - 1) / scale
+                let (column, row) = region.tilePosition(
+                    tileSize: PixelSize(width: tileSize.width << reduction, height: tileSize.height << reduction), imageSize: imageSize),
+                scaledSize.width == (region.width + scale - 1) / scale,
+                scaledSize.height == (region.height + scale - 1) / scale
             else { continue }
             self.reduction = reduction
             self.column = column
