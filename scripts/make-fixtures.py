@@ -751,44 +751,42 @@ def png_entry(name, data, *, orientation=1, has_alpha):
     return pi
 
 
+def png_fixture(name, data, kind, label, expected, *, has_alpha):
+    """Writes the PNG `name`, records its header, checks its (bit depth, colour type) is `kind`
+    and records the pixels it must decode to."""
+    pi = png_entry(name, write(name, data), has_alpha=has_alpha)
+    check((pi["bitDepth"], pi["colorType"]) == kind, label)
+    expect_image(name, expected)
+
+
 def make_png():
     # --- grayscale, low bit depths (odd 61x47 size -> row padding bits) ---
     g = natural_gray(61, 47, seed=201)
     gpx = list(g.tobytes())
 
     bw = g.point(lambda v: 255 if v >= 128 else 0).convert("1", dither=Image.Dither.NONE)
-    data = write("png-gray-1.png", image_bytes(bw, "PNG"))
-    pi = png_entry("png-gray-1.png", data, has_alpha=False)
-    check((pi["bitDepth"], pi["colorType"]) == (1, 0), "gray 1-bit")
-    expect_image("png-gray-1.png", Image.frombytes("L", g.size, bytes(255 if v >= 128 else 0 for v in gpx)))
+    png_fixture("png-gray-1.png", image_bytes(bw, "PNG"), (1, 0), "gray 1-bit",
+                Image.frombytes("L", g.size, bytes(255 if v >= 128 else 0 for v in gpx)), has_alpha=False)
 
     for bits, scale in ((2, 85), (4, 17)):
         vals = [v >> (8 - bits) for v in gpx]
         name = f"png-gray-{bits}.png"
-        data = write(name, encode_png(61, 47, 0, bits, vals))
-        pi = png_entry(name, data, has_alpha=False)
-        check((pi["bitDepth"], pi["colorType"]) == (bits, 0), f"gray {bits}-bit")
-        expect_image(name, Image.frombytes("L", g.size, bytes(v * scale for v in vals)))
+        png_fixture(name, encode_png(61, 47, 0, bits, vals), (bits, 0), f"gray {bits}-bit",
+                    Image.frombytes("L", g.size, bytes(v * scale for v in vals)), has_alpha=False)
 
     g8 = natural_gray(64, 48, seed=202)
-    data = write("png-gray-8.png", image_bytes(g8, "PNG"))
-    pi = png_entry("png-gray-8.png", data, has_alpha=False)
-    check((pi["bitDepth"], pi["colorType"]) == (8, 0), "gray 8-bit")
-    expect_image("png-gray-8.png", g8)
+    png_fixture("png-gray-8.png", image_bytes(g8, "PNG"), (8, 0), "gray 8-bit",
+                g8, has_alpha=False)
 
     rng = random.Random(203)
     g16 = [(v << 8) | rng.randrange(256) for v in natural_gray(64, 48, seed=203).tobytes()]
     im16 = Image.frombytes("I;16", (64, 48), struct.pack(f"<{len(g16)}H", *g16))
-    data = write("png-gray-16.png", image_bytes(im16, "PNG"))
-    pi = png_entry("png-gray-16.png", data, has_alpha=False)
-    check((pi["bitDepth"], pi["colorType"]) == (16, 0), "gray 16-bit")
-    expect_image("png-gray-16.png", Image.frombytes("L", (64, 48), bytes(v >> 8 for v in g16)))
+    png_fixture("png-gray-16.png", image_bytes(im16, "PNG"), (16, 0), "gray 16-bit",
+                Image.frombytes("L", (64, 48), bytes(v >> 8 for v in g16)), has_alpha=False)
 
     la = Image.merge("LA", (natural_gray(64, 48, seed=204), natural_alpha(64, 48)))
-    data = write("png-gray-alpha-8.png", image_bytes(la, "PNG"))
-    pi = png_entry("png-gray-alpha-8.png", data, has_alpha=True)
-    check((pi["bitDepth"], pi["colorType"]) == (8, 4), "gray+alpha 8-bit")
-    expect_image("png-gray-alpha-8.png", la)
+    png_fixture("png-gray-alpha-8.png", image_bytes(la, "PNG"), (8, 4), "gray+alpha 8-bit",
+                la, has_alpha=True)
 
     gt = natural_gray(64, 48, seed=205)
     key = 77
@@ -802,18 +800,14 @@ def make_png():
 
     # --- RGB / RGBA ---
     rgb = natural_rgb(64, 48, seed=206)
-    data = write("png-rgb-8.png", image_bytes(rgb, "PNG"))
-    pi = png_entry("png-rgb-8.png", data, has_alpha=False)
-    check((pi["bitDepth"], pi["colorType"]) == (8, 2), "rgb 8-bit")
-    expect_image("png-rgb-8.png", rgb)
+    png_fixture("png-rgb-8.png", image_bytes(rgb, "PNG"), (8, 2), "rgb 8-bit",
+                rgb, has_alpha=False)
 
     rng = random.Random(207)
     base = natural_rgb(64, 48, seed=207).tobytes()
     s16 = [(v << 8) | rng.randrange(256) for v in base]
-    data = write("png-rgb-16.png", encode_png(64, 48, 2, 16, s16))
-    pi = png_entry("png-rgb-16.png", data, has_alpha=False)
-    check((pi["bitDepth"], pi["colorType"]) == (16, 2), "rgb 16-bit")
-    expect_image("png-rgb-16.png", Image.frombytes("RGB", (64, 48), bytes(base)))
+    png_fixture("png-rgb-16.png", encode_png(64, 48, 2, 16, s16), (16, 2), "rgb 16-bit",
+                Image.frombytes("RGB", (64, 48), bytes(base)), has_alpha=False)
 
     rt = natural_rgb(64, 48, seed=208)
     key_rgb = (255, 0, 255)
@@ -830,18 +824,14 @@ def make_png():
     expect_image("png-rgb-trns.png", Image.frombytes("RGBA", rt.size, bytes(rgba)))
 
     rgba_im = natural_rgba(64, 48, seed=209)
-    data = write("png-rgba-8.png", image_bytes(rgba_im, "PNG"))
-    pi = png_entry("png-rgba-8.png", data, has_alpha=True)
-    check((pi["bitDepth"], pi["colorType"]) == (8, 6), "rgba 8-bit")
-    expect_image("png-rgba-8.png", rgba_im)
+    png_fixture("png-rgba-8.png", image_bytes(rgba_im, "PNG"), (8, 6), "rgba 8-bit",
+                rgba_im, has_alpha=True)
 
     rng = random.Random(210)
     base = natural_rgba(64, 48, seed=210).tobytes()
     s16 = [(v << 8) | rng.randrange(256) for v in base]
-    data = write("png-rgba-16.png", encode_png(64, 48, 6, 16, s16))
-    pi = png_entry("png-rgba-16.png", data, has_alpha=True)
-    check((pi["bitDepth"], pi["colorType"]) == (16, 6), "rgba 16-bit")
-    expect_image("png-rgba-16.png", Image.frombytes("RGBA", (64, 48), bytes(base)))
+    png_fixture("png-rgba-16.png", encode_png(64, 48, 6, 16, s16), (16, 6), "rgba 16-bit",
+                Image.frombytes("RGBA", (64, 48), bytes(base)), has_alpha=True)
 
     # --- palette 1/2/4/8 bit ---
     for bits in (1, 2, 4, 8):

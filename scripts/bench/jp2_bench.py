@@ -496,6 +496,62 @@ def print_serving(args, report):
 
 # ---------------------------------------------------------------- 2. cold tiles
 
+# ---------------------------------------------------------------- 1b. the decode floor
+
+def decode_floor(args, jp2_dir, work, report):
+    """What OpenJPEG alone spends per unaligned region of the serving part: `opj_decompress -d
+    REGION -r R` (one thread) of each of the first --floor-regions regions, at the resolution level
+    both servers decode it at (the coarsest whose pixels still cover the 512-px output), in CPU
+    seconds from the kernel, less what the same command spends on a 1×1 region of the coarsest
+    level (process start, main and tile-part headers, writing a file). The inverse, times the
+    cores, is the most requests a second any server decoding with OpenJPEG can answer without a
+    cache: the ceiling the 2× goal against iipsrv is held to."""
+    regions = random_regions(args.unaligned, *PHOTO_SIZE, seed=args.seed, smallest=1000, largest=6000, box=512)
+    regions = regions[:args.floor_regions]
+    out = work / "floor.ppm"
+    cores = os.cpu_count() or 1
+    report["floor"] = {}
+    say(f"\nDecode floor of the unaligned regions ({len(regions)} of the serving part's, → 512 px; opj_decompress "
+        f"-threads 1 per region, CPU seconds from rusage, less a 1×1 region's; median of {args.runs} per region)")
+    for name in RECIPES:
+        source = str(jp2_dir / name)
+        levels = 7  # both files' resolution levels (RECIPES' -n 7, Tessera's default for this size)
+
+        def cpu(extra):
+            samples = []
+            for _ in range(args.runs):
+                before = os.times()
+                subprocess.run(["opj_decompress", "-quiet", "-i", source, "-o", str(out), *extra], env=opj_env(),
+                               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                after = os.times()
+                samples.append((after.children_user - before.children_user) + (after.children_system - before.children_system))
+                out.unlink(missing_ok=True)
+            return statistics.median(samples)
+
+        base = cpu(["-r", str(levels - 1), "-d", "0,0,1,1"])
+        per_region, pixels = [], []
+        for x, y, w, h in regions:
+            ow, oh = expected_region_size(w, h)
+            density = max(ow / w, oh / h)
+            r = min(levels - 1, max(0, math.floor(-math.log2(density) + 1e-9)))
+            per_region.append(max(cpu(["-r", str(r), "-d", f"{x},{y},{x + w},{y + h}"]) - base, 0.0))
+            pixels.append(math.ceil(w / 2 ** r) * math.ceil(h / 2 ** r))
+        mean = statistics.mean(per_region)
+        ceiling = cores / mean if mean else None
+        entry = report["floor"][name] = {"regions": len(regions), "baseline_cpu_s": base, "mean_cpu_s": mean,
+                                         "median_cpu_s": statistics.median(per_region), "mean_level_pixels": statistics.mean(pixels),
+                                         "ceiling_requests_per_s": ceiling, "cores": cores}
+        served = report.get("serving", {}).get(name, {})
+        iipsrv = summarise_serving(served).get("unaligned", {}).get("iipsrv", {}).get("requests_per_s") if served else None
+        line = (f"  {name:<22} mean {mean * 1000:.0f} ms CPU a region (median {entry['median_cpu_s'] * 1000:.0f}; baseline "
+                f"{base * 1000:.0f} ms; {entry['mean_level_pixels'] / 1e6:.2f} Mpx decoded a region): at most "
+                f"{fmt(ceiling)} req/s on {cores} cores")
+        if iipsrv:
+            entry["iipsrv_requests_per_s"] = iipsrv
+            line += f"; iipsrv served {iipsrv:.1f}, so 2× iipsrv ({2 * iipsrv:.1f}) is {2 * iipsrv / ceiling:.2f}× the ceiling"
+        say(line)
+
+
 def opj_env():
     env = dict(os.environ)
     env.pop("OPJ_NUM_THREADS", None)
@@ -645,7 +701,9 @@ def main():
     parser.add_argument("inputs", help="bench-out/inputs; photo-16000x12000.jpg is made there if missing")
     parser.add_argument("--jp2-dir", default="/dev/shm/jp2bench", help="where the JP2 files are kept or made, on /dev/shm")
     parser.add_argument("--runs", type=int, default=3, help="runs of everything, interleaved; medians (default 3)")
-    parser.add_argument("--parts", default="serve,cold,thumb,encode", help="comma-separated: serve, cold, thumb, encode")
+    parser.add_argument("--parts", default="serve,floor,cold,thumb,encode",
+                        help="comma-separated: serve, floor, cold, thumb, encode")
+    parser.add_argument("--floor-regions", type=int, default=40, help="unaligned regions the decode floor is measured on (default 40)")
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
     parser.add_argument("--connections", type=int, default=8, help="wrk connections, and the first pass's (default 8)")
@@ -693,6 +751,8 @@ def main():
     try:
         if "serve" in parts:
             serving(args, tessera, jp2_dir, work, report)
+        if "floor" in parts:
+            decode_floor(args, jp2_dir, work, report)
         if "cold" in parts:
             cold(args, tessera, jp2_dir, work, report)
         if "thumb" in parts:

@@ -550,17 +550,23 @@ def nginx_conf(directory, server_block):
     return [NGINX, "-p", str(directory), "-c", str(directory / "nginx.conf"), "-e", str(directory / "error.log")]
 
 
+def spawn_nginx(server, directory, template, what, replacements):
+    """nginx on a free port for `server`, its server block from TEMPLATES/`template` with @PORT@
+    and `replacements` filled in; raises (after stopping `server`) when it does not listen."""
+    server.port = free_port()
+    block = (TEMPLATES / template).read_text().replace("@PORT@", str(server.port))
+    for key, value in replacements.items():
+        block = block.replace(key, value)
+    proc = server.spawn(nginx_conf(directory, block), directory / "stdout.log")
+    if not wait_for_port(server.port, [proc], 10):
+        server.stop()
+        raise RuntimeError(f"{what} did not start: {tail(directory / 'error.log')}")
+
 def start_nginx_static(work, static_root, name):
     server = Server("nginx", "nginx (files)")
     directory = work / "nginx-static"
     directory.mkdir()
-    server.port = free_port()
-    block = (TEMPLATES / "nginx-static.conf").read_text()
-    block = block.replace("@PORT@", str(server.port)).replace("@ROOT@", str(static_root))
-    proc = server.spawn(nginx_conf(directory, block), directory / "stdout.log")
-    if not wait_for_port(server.port, [proc], 10):
-        server.stop()
-        raise RuntimeError(f"nginx did not start: {tail(directory / 'error.log')}")
+    spawn_nginx(server, directory, "nginx-static.conf", "nginx", {"@ROOT@": str(static_root)})
     server.prefix = f"/{name}"
     return server
 
@@ -582,14 +588,8 @@ def start_iipsrv(work, tif, processes):
         if not wait_for_port(port, [proc], 10):
             server.stop()
             raise RuntimeError(f"iipsrv on port {port} did not start: {tail(directory / f'spawn-fcgi-{port}.log')}")
-    server.port = free_port()
-    block = (TEMPLATES / "nginx-iipsrv.conf").read_text()
-    block = block.replace("@PORT@", str(server.port)).replace(
-        "@UPSTREAMS@", "\n".join(f"        server 127.0.0.1:{p};" for p in ports))
-    proc = server.spawn(nginx_conf(directory, block), directory / "stdout.log")
-    if not wait_for_port(server.port, [proc], 10):
-        server.stop()
-        raise RuntimeError(f"nginx for iipsrv did not start: {tail(directory / 'error.log')}")
+    spawn_nginx(server, directory, "nginx-iipsrv.conf", "nginx for iipsrv",
+                {"@UPSTREAMS@": "\n".join(f"        server 127.0.0.1:{p};" for p in ports)})
     server.prefix = f"/iiif/{tif.name}"
     return server
 
