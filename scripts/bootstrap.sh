@@ -72,6 +72,9 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 # (grep reads to the end: with -q it exits at the match, ldconfig gets SIGPIPE, and pipefail turns
 # that into a false "missing".)
 ldconfig -p 2>/dev/null | grep 'libmagic\.so\.1 ' >/dev/null || missing+=(libmagic1)
+# nginx (in /usr/sbin, often not on a user's PATH): the load balancer of the scale-out tests, and
+# the Serving benchmark's peer.
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 # The pages' tests drive a real headless Chromium through chromedriver (Debian's builds of both).
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
@@ -80,8 +83,7 @@ if [ "${1:-}" = "--bench" ]; then
   for entry in "${bench_tools[@]}"; do
     command -v "${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
   done
-  # The Serving benchmark's peers: nginx (in /usr/sbin, often not on a user's PATH) and iipsrv.
-  [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+  # The Serving benchmark's other peer: iipsrv (nginx is installed for the tests, above).
   [ -x /usr/lib/iipimage-server/iipsrv.fcgi ] || missing+=(iipimage-server)
   # GNU time measures a child's peak RSS from a small parent (see scripts/bench/measure.py).
   [ -x /usr/bin/time ] || missing+=(time)
