@@ -201,7 +201,7 @@ let package = Package(
             ],
             path: "Examples/EmbeddedServer/Tests/EmbeddedServerTests"),
         // Runs the built executable; depending on it makes `swift build --build-tests` build it first.
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "StorageTestSupport", "TesseraStorage"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "StorageTestSupport", "TesseraStorage", "TesseraServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -64,7 +64,7 @@ struct UserCommand: ParsableCommand {
         var groups: [String] = []
 
         func run() throws {
-            let password = readLine(strippingNewline: true) ?? ""
+            let password = UserCommand.readPassword()
             try UserCommand.edit(file) { try $0.set(name, password: password, groups: groups) }
         }
     }
@@ -83,6 +83,21 @@ struct UserCommand: ParsableCommand {
                 guard users.remove(name) else { throw AccessPolicyError("no user named \(name)") }
             }
         }
+    }
+
+    /// One line of standard input; on a terminal, asked for on standard error and not echoed.
+    static func readPassword() -> String {
+        var saved = termios()
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &saved) == 0 else { return readLine(strippingNewline: true) ?? "" }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        _ = Glibc.write(STDERR_FILENO, "Password: ", 10)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+            _ = Glibc.write(STDERR_FILENO, "\n", 1)
+        }
+        return readLine(strippingNewline: true) ?? ""
     }
 
     /// Reads the users file (none yet: no users), changes it, and writes it back whole: a new file

@@ -112,9 +112,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Requests per second each client may make, sustained (a second's worth at once); beyond it 429 with Retry-After.",
-            discussion: "A client is its address, or its user when logged in; cheap stored tiles count as requests only."),
-        transform: Parse.integer(1))
-    var rateLimit: Int?
+            discussion: "R or R/s. A client is its address, or its user when logged in; cheap stored tiles count as requests only."),
+        transform: Parse.rate)
+    var rateLimit: Double?
 
     @Option(help: "Megapixels each client may have decoded per second, sustained (needs --rate-limit).", transform: Parse.integer(1))
     var pixelRate: Int?
@@ -153,7 +153,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.requestTimeout = .seconds(requestTimeout)
         if let rateLimit {
             configuration.clientLimits = ClientLimits(
-                requestsPerSecond: Double(rateLimit), pixelsPerSecond: pixelRate.map { Double($0) * 1_000_000 },
+                requestsPerSecond: rateLimit, pixelsPerSecond: pixelRate.map { Double($0) * 1_000_000 },
                 trustedProxies: Set(trustedProxy))
         }
         let server: TesseraServer

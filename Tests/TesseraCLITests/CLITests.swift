@@ -34,8 +34,10 @@ enum CLI {
         return environment
     }
 
-    /// - Parameter environment: variables added to ``childEnvironment``.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// - Parameters:
+    ///   - environment: variables added to ``childEnvironment``.
+    ///   - input: what the child reads on standard input (nothing: it inherits this process's).
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -43,7 +45,13 @@ enum CLI {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        if input != nil { process.standardInput = stdin }
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -80,6 +80,12 @@ struct OptionValidationTests {
         (["trim", video, "--from", "-1", "--to", "1", "--output", out + ".mp4"], "--from"),
         (["trim", video, "--from", "0", "--to", "inf", "--output", out + ".mp4"], "--to"),
         (["trim", video, "--from", "2", "--to", "1", "--output", out + ".mp4"], "--to"),
+        // serve and sign (rates per second only; durations up to a year)
+        (["serve", out, "--rate-limit", "0"], "--rate-limit"),
+        (["serve", out, "--rate-limit", "10/m"], "--rate-limit"),
+        (["serve", out, "--rate-limit", "-1/s"], "--rate-limit"),
+        (["serve", out, "--pixel-rate", "5"], "--rate-limit"),
+        (["sign", "/iiif/3/a.jpg/info.json", "--key-file", out, "--expires", "2y"], "--expires"),
     ]
 
     @Test("a bad option is one usage line naming it, exit 64, no output", arguments: cases)
@@ -94,7 +100,11 @@ struct OptionValidationTests {
         #expect(!FileManager.default.fileExists(atPath: Self.out + ".jpg"))
     }
 
-    @Test("every command has help that exits 0", arguments: ["info", "convert", "thumbnail", "tile", "load", "render", "strip", "trimmer", "trim"])
+    @Test(
+        "every command has help that exits 0",
+        arguments: [
+            "info", "convert", "thumbnail", "tile", "load", "render", "strip", "trimmer", "trim", "serve", "sign", "manifest",
+        ])
     func help(command: String) throws {
         let result = try CLI.run([command, "--help"])
         #expect(result.status == 0)

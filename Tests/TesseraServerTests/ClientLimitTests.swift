@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
@@ -108,5 +109,51 @@ struct ClientLimitTests {
         #expect(limits.client(peer: proxy, forwardedFor: []) == "10.0.0.1")
         #expect(limits.client(peer: stranger, forwardedFor: ["198.51.100.1"]) == "192.0.2.7")
         #expect(limits.client(peer: nil, forwardedFor: ["198.51.100.1"]) == "unknown")
+    }
+
+    /// A logged-in user has a bucket of its own, apart from its address's: by its access cookie,
+    /// and by the external check's answer once the check has allowed its credentials (its first
+    /// request, before the check has answered, is its address's).
+    @Test func aUserIsLimitedApartFromItsAddress() async throws {
+        let router = Router()
+        router.get("check") { request, _ -> Response in
+            guard let name = request.headers[.authorization]?.split(separator: " ").last, name != "nobody" else {
+                return Response(status: .forbidden)
+            }
+            return Response(status: .noContent, headers: [HTTPField.Name("X-Tessera-User")!: String(name)])
+        }
+        try await Application(router: router).test(.live) { checker in
+            let check = "http://127.0.0.1:\(try #require(checker.port))/check"
+            let json = AccessRouteTests.policyJSON.replacing(
+                "\"default\": \"public\",", with: "\"default\": \"public\", \"authorize\": \"\(check)\",")
+            let (sandbox, access) = try AccessRouteTests.setUp(json) { $0.authorizeTimeout = .seconds(600) }
+            defer { sandbox.cleanUp() }
+            let server = try sandbox.server {
+                $0.access = access
+                $0.clientLimits = ClientLimits(requestsPerSecond: 0.001)
+            }
+            let alice = try AccessRouteTests.request("", .rightUser, access: access).headers
+            let bob = try AccessRouteTests.request("", .wrongUser, access: access).headers
+            let carol: HTTPFields = [.authorization: "Bearer carol"]
+            try await server.makeApplication().test(.live) { client in
+                let port = try #require(client.port)
+                func status(_ uri: String, _ headers: HTTPFields) async throws -> Int {
+                    try await ImmediateResponseTests.get(uri, port: port, headers: headers).status.code
+                }
+                let restricted = "/iiif/3/restricted%2Fimg.png/info.json", open = "/iiif/3/public%2Fimg.png/info.json"
+                // carol's first request spends the address's one request; the check then knows her.
+                #expect(try await status(restricted, carol) == 200)
+                #expect(try await status(open, [:]) == 429)
+                #expect(try await status(restricted, carol) == 200)
+                #expect(try await status(restricted, carol) == 429)
+                // Users of the cookie: one request each, whatever the address has spent.
+                for user in [alice, bob] {
+                    #expect(try await status(open, user) == 200)
+                    #expect(try await status(open, user) == 429)
+                }
+                // Someone the check has not answered for is its address.
+                #expect(try await status(restricted, [.authorization: "Bearer dave"]) == 429)
+            }
+        }
     }
 }

@@ -149,6 +149,18 @@ public final class AccessControl: Sendable {
         return AccessToken(kind: .access, user: user, groups: groups, expires: Self.now + 10)
     }
 
+    /// What is wrong with `request`'s access cookie when it names nobody, in the token service's
+    /// words (``CookieState``).
+    func cookieState(of request: Request) -> CookieState {
+        guard let value = Self.cookie(Self.cookieName, in: request.headers[values: .cookie]) else { return .missing }
+        // Signed by one of the keys, and so only too old (a token is never valid at time 0 otherwise).
+        return AccessToken(value, kind: .access, keys: keys, now: 0) != nil ? .expired : .invalid
+    }
+
+    /// Why a request's cookie names nobody: the token service's `missingAspect`,
+    /// `expiredAspect` and `invalidAspect`.
+    enum CookieState: String { case missing, expired, invalid }
+
     /// Who the probe token in `request`'s `Authorization: Bearer` header names, else who its
     /// cookie or the external check names (a probe from the server's own pages sends the cookie).
     func prober(of request: Request) async throws -> AccessToken? {

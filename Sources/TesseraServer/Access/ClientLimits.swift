@@ -107,13 +107,19 @@ extension String {
 }
 
 extension ClientLimits {
-    /// The key a request is limited under: its user when its access cookie is valid, else its
-    /// client's address (``client(peer:forwardedFor:)``).
+    /// The key a request is limited under: its user when its access cookie is valid or the
+    /// external check has lately allowed its credentials, else its client's address
+    /// (``client(peer:forwardedFor:)``).
     func key(_ request: Request, context: some RequestContext, access: AccessControl?) -> String {
-        if let access, let value = AccessControl.cookie(AccessControl.cookieName, in: request.headers[values: .cookie]),
-            let token = access.token(value, kind: .access)
-        {
+        let cookies = request.headers[values: .cookie]
+        if let access, let value = AccessControl.cookie(AccessControl.cookieName, in: cookies), let token = access.token(value, kind: .access) {
             return "user " + token.user
+        }
+        if let external = access?.external,
+            let user = external.knownUser(
+                cookie: cookies.isEmpty ? nil : cookies.joined(separator: "; "), authorization: request.headers[.authorization])
+        {
+            return "user " + user
         }
         return client(peer: (context as? any RemoteAddressRequestContext)?.remoteAddress, forwardedFor: request.headers[values: Self.forwardedFor])
     }

@@ -33,13 +33,31 @@ final class ExternalAuthorizer: Sendable {
         self.freshness = freshness
     }
 
+    /// The user a fresh allowing answer names for these headers, without asking the service: who a
+    /// request comes from, for limits that must be decided at once. A user the service does not
+    /// name (no `X-Tessera-User`) is told apart by the hash of its headers.
+    func knownUser(cookie: String?, authorization: String?) -> String? {
+        guard cookie != nil || authorization != nil, let key = Self.key(cookie: cookie, authorization: authorization),
+            let known = answers.withLock({ $0.value(for: key) }), known.until > ContinuousClock.now,
+            case .allowed(let user, _) = known.answer
+        else { return nil }
+        return user == Self.unnamed ? "external " + key : user
+    }
+
+    /// The name given to a user the service allows without naming.
+    static let unnamed = "external"
+
+    private static func key(cookie: String?, authorization: String?) -> String? {
+        SHA256Digest.hex((cookie ?? "") + "\n" + (authorization ?? ""))
+    }
+
     /// The service's answer for a request with these headers (nil when it has neither).
     ///
     /// - Throws: ``ServerError`` (network: 502 is not what a client should see; busy: 503) when the
     ///   service is down, slow or answers otherwise.
     func answer(cookie: String?, authorization: String?) async throws -> Answer? {
         guard cookie != nil || authorization != nil else { return nil }
-        let key = SHA256Digest.hex((cookie ?? "") + "\n" + (authorization ?? "")) ?? ""
+        let key = Self.key(cookie: cookie, authorization: authorization) ?? ""
         let now = ContinuousClock.now
         if let known = answers.withLock({ $0.value(for: key) }), known.until > now { return known.answer }
         var request = HTTPClientRequest(url: url)
@@ -51,7 +69,7 @@ final class ExternalAuthorizer: Sendable {
             let response = try await Self.client.execute(request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
             switch response.status.code {
             case 200..<300:
-                let user = response.headers.first(name: "X-Tessera-User").flatMap { UserName.isValid($0) ? $0 : nil } ?? "external"
+                let user = response.headers.first(name: "X-Tessera-User").flatMap { UserName.isValid($0) ? $0 : nil } ?? Self.unnamed
                 let groups = (response.headers.first(name: "X-Tessera-Groups") ?? "").split(separator: ",")
                     .map { $0.trimmingPrefix(while: \.isWhitespace) }.filter(UserName.isValid).map(String.init)
                 answer = .allowed(user: user, groups: groups)

@@ -151,13 +151,14 @@ struct PresentationService: Sendable {
             let properties = try await images.properties(of: source)
             let sizes = properties.pageCount > 1 ? try await pageSizes(of: source) : [properties.displaySize]
             count = sizes.count
+            let side = thumbnailSide(for: source.relativePath)
             canvas = { index in
                 let size = sizes[index]
                 guard size.width > 0, size.height > 0 else { return nil }
                 let page = sizes.count > 1 ? ";\(index + 1)" : ""
                 return Self.imageCanvas(
                     id: id + "/canvas/\(index + 1)", service: urls.imageService(encoded + page), size: size,
-                    label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil, urls: urls)
+                    label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil, side: side, urls: urls)
             }
             description.metadata = Self.imageMetadata(properties)
             if properties.pageCount > 1 {
@@ -220,7 +221,7 @@ struct PresentationService: Sendable {
             let document = IIIFCollection(id: urls.collection(directory), description: description, items: [])
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, to: write) { entries, _ in
                 seen(entries)
-                return entries.filter(isListed).map { Self.collectionItem($0, urls: urls) }
+                return entries.filter(isListed).map { Self.collectionItem($0, side: thumbnailSide(for: $0.path), urls: urls) }
             }
         case .manifest:
             description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
@@ -230,7 +231,9 @@ struct PresentationService: Sendable {
                 seen(entries)
                 var canvases: [IIIFCanvas] = []
                 for entry in entries where isListed(entry) {
-                    if let canvas = Self.folderCanvas(entry, id: id + "/canvas/\(start + canvases.count + 1)", urls: urls) {
+                    if let canvas = Self.folderCanvas(
+                        entry, id: id + "/canvas/\(start + canvases.count + 1)", side: thumbnailSide(for: entry.path), urls: urls)
+                    {
                         canvases.append(canvas)
                     }
                 }
@@ -272,13 +275,13 @@ struct PresentationService: Sendable {
     }
 
     /// A folder manifest's canvas of an image or video entry; nil for a folder or a file without a size.
-    private static func folderCanvas(_ entry: AssetListing.Entry, id: String, urls: PresentationURLs) -> IIIFCanvas? {
+    private static func folderCanvas(_ entry: AssetListing.Entry, id: String, side: Int, urls: PresentationURLs) -> IIIFCanvas? {
         guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { return nil }
         switch entry.kind {
         case .image:
             return imageCanvas(
                 id: id, service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), label: LanguageMap([entry.name]),
-                urls: urls)
+                side: side, urls: urls)
         case .video:
             let content = ContentResource(
                 id: urls.video(entry.id), type: "Video", format: VideoService.mediaType(of: entry.name), width: width, height: height,
@@ -291,7 +294,7 @@ struct PresentationService: Sendable {
 
     /// A collection's item for an entry: a subfolder's collection, or a file's manifest (an image's
     /// with a thumbnail).
-    private static func collectionItem(_ entry: AssetListing.Entry, urls: PresentationURLs) -> ResourceReference {
+    private static func collectionItem(_ entry: AssetListing.Entry, side: Int, urls: PresentationURLs) -> ResourceReference {
         switch entry.kind {
         case .directory:
             return ResourceReference(id: urls.collection(entry.path), type: "Collection", label: LanguageMap([entry.name]))
@@ -299,7 +302,7 @@ struct PresentationService: Sendable {
             var thumbnail: [ContentResource] = []
             if entry.kind == .image, let width = entry.width, let height = entry.height, width > 0, height > 0 {
                 thumbnail = [
-                    urls.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), side: thumbnailSide)
+                    urls.thumbnail(service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), side: side)
                 ]
             }
             return ResourceReference(id: urls.manifest(entry.id), type: "Manifest", label: LanguageMap([entry.name]), thumbnail: thumbnail)
@@ -310,6 +313,16 @@ struct PresentationService: Sendable {
     /// may see something (a substitute at least). The documents are the same for every requester
     /// (one cached copy, validators by the folder's version), so an image only some may see is
     /// left out for all; its own manifest answers those who may see it.
+    /// The longest side of the thumbnails documents name for the image at `path`: at most its
+    /// substitute's size where a policy gives everyone only that, so that every thumbnail in a
+    /// document everyone shares is one everyone may fetch.
+    private func thumbnailSide(for path: String) -> Int {
+        guard let access = images.configuration.access else { return Self.thumbnailSide }
+        let rule = access.policy.rule(for: path)
+        guard rule.tier != .public, let substitute = rule.substitute else { return Self.thumbnailSide }
+        return min(Self.thumbnailSide, substitute.maxSize)
+    }
+
     private func isListed(_ entry: AssetListing.Entry) -> Bool {
         guard entry.kind != .directory, let access = images.configuration.access else { return true }
         let rule = access.policy.rule(for: entry.path)
@@ -317,84 +330,4 @@ struct PresentationService: Sendable {
     }
 
     private static let cutSummary = LanguageMap(["This folder has more entries than are listed (\(maximumEntries) at most)."], language: "en")
-
-    // MARK: Pieces
-
-    /// A canvas of `size` painted with the image its service serves, with a thumbnail. The canvas
-    /// is the image's full size even where the painted file is smaller (a static host's coarsest
-    /// level): viewers draw the service's tiles on it.
-    static func imageCanvas(id: String, service: String, size: PixelSize, label: LanguageMap?, urls: PresentationURLs) -> IIIFCanvas {
-        var canvas = IIIFCanvas(
-            id: id, content: urls.paintedImage(service: service, size: size), label: label,
-            thumbnail: [urls.thumbnail(service: service, size: size, side: thumbnailSide)])
-        (canvas.width, canvas.height) = (size.width, size.height)
-        return canvas
-    }
-
-    static func videoCanvas(id: String, video: VideoProperties, encoded: String, path: String, urls: PresentationURLs) -> IIIFCanvas {
-        let content = ContentResource(
-            id: urls.video(encoded), type: "Video", format: VideoService.mediaType(of: path), width: video.displayWidth,
-            height: video.displayHeight, duration: video.duration)
-        // One frame from the frame-strip code, 144 pixels high.
-        let still = urls.videoStill(encoded).map { ContentResource(id: $0, type: "Image", format: "image/jpeg") }
-        return IIIFCanvas(id: id, content: content, thumbnail: still.map { [$0] } ?? [])
-    }
-
-    /// The file as it is stored, offered for download where it is served.
-    static func original(_ format: ImageFormat, encoded: String, bytes: Int, urls: PresentationURLs) -> ContentResource? {
-        guard let url = urls.file(encoded) else { return nil }
-        return ContentResource(
-            id: url, type: format == .pdf ? "Text" : "Image", format: format.mediaType,
-            label: LanguageMap.text("Original file (\(format.rawValue.uppercased()), \(byteText(bytes)))", language: "en"))
-    }
-
-    static func folderReference(_ directory: String, urls: PresentationURLs) -> ResourceReference {
-        ResourceReference(
-            id: urls.collection(directory), type: "Collection", label: LanguageMap([directory.isEmpty ? "/" : split(directory).name]))
-    }
-
-    static func imageMetadata(_ properties: ImageProperties) -> [LabelValue] {
-        let size = properties.displaySize
-        return [
-            entry("Size", "\(size.width) × \(size.height) pixels"),
-            entry("Format", properties.format.rawValue.uppercased()),
-            entry("File size", byteText(properties.fileByteCount)),
-        ]
-    }
-
-    static func videoMetadata(_ video: VideoProperties, bytes: Int) -> [LabelValue] {
-        [
-            entry("Size", "\(video.displayWidth) × \(video.displayHeight) pixels"),
-            entry("Format", video.codec),
-            entry("Duration", oneDecimal(video.duration) + " s"),
-            entry("File size", byteText(bytes)),
-        ]
-    }
-
-    static func entry(_ label: String, _ value: String) -> LabelValue {
-        LabelValue(label: .text(label, language: "en"), value: LanguageMap([value]))
-    }
-
-    /// `bytes` for people: `950 B`, `12.3 KB`, `4.5 MB`, `1.2 GB` (powers of 1000).
-    static func byteText(_ bytes: Int) -> String {
-        guard bytes >= 1000 else { return "\(bytes) B" }
-        var value = Double(bytes) / 1000
-        for unit in ["KB", "MB", "GB"] {
-            if value < 1000 || unit == "GB" { return oneDecimal(value) + " " + unit }
-            value /= 1000
-        }
-        return "\(bytes) B"
-    }
-
-    /// `value` with one decimal: `12.3`.
-    static func oneDecimal(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
-    }
-
-    /// A relative path's folder ("" at the root) and last component.
-    static func split(_ path: String) -> (directory: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
-        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
-    }
 }

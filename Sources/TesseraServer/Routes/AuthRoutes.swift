@@ -103,17 +103,25 @@ struct AuthRoutes {
                 } else if origin != own && !access.policy.tokenOrigins.contains(origin) {
                     message["type"] = .string("AuthAccessTokenError2")
                     message["profile"] = .string("invalidOrigin")
-                } else if let who = try await access.principal(of: request) {
-                    let lifetime = Int(access.policy.tokenLifetime.components.seconds)
-                    let probe = AccessToken(kind: .probe, user: who.user, groups: who.groups, expires: min(who.expires, AccessControl.now + lifetime))
-                    message["type"] = .string("AuthAccessToken2")
-                    message["accessToken"] = .string(try probe.encoded(keys: access.keys))
-                    message["expiresIn"] = .number(probe.expires - AccessControl.now)
                 } else {
-                    message["type"] = .string("AuthAccessTokenError2")
-                    message["profile"] = .string(
-                        AccessControl.cookie(AccessControl.cookieName, in: request.headers[values: .cookie]) == nil
-                            ? "missingAspect" : "invalidAspect")
+                    do {
+                        if let who = try await access.principal(of: request) {
+                            let lifetime = Int(access.policy.tokenLifetime.components.seconds)
+                            let probe = AccessToken(
+                                kind: .probe, user: who.user, groups: who.groups, expires: min(who.expires, AccessControl.now + lifetime))
+                            message["type"] = .string("AuthAccessToken2")
+                            message["accessToken"] = .string(try probe.encoded(keys: access.keys))
+                            message["expiresIn"] = .number(probe.expires - AccessControl.now)
+                        } else {
+                            message["type"] = .string("AuthAccessTokenError2")
+                            message["profile"] = .string(access.cookieState(of: request).rawValue + "Aspect")
+                        }
+                    } catch let error as ServerError {
+                        // The external check is down: the viewer is told so, rather than left waiting.
+                        message["type"] = .string("AuthAccessTokenError2")
+                        message["profile"] = .string("unavailable")
+                        message["note"] = .object(["en": .string(error.message)])
+                    }
                 }
                 // An origin that is not a URL's origin cannot be a postMessage target; "*" never is one here.
                 let target = origin.hasPrefix("http://") || origin.hasPrefix("https://") ? origin : own

@@ -16,6 +16,15 @@ enum Parse {
         return seconds.partialValue
     }
 
+    /// A rate per second: `10`, `10/s` or `0.5/s`, more than 0.
+    static func rate(_ text: String) throws -> Double {
+        let count = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
+        guard let value = Double(count), value.isFinite, value > 0 else {
+            throw ValidationError("expected a rate per second such as 10 or 10/s, not \(text)")
+        }
+        return value
+    }
+
     /// A whole number ≥ `minimum` (and ≤ `maximum`).
     static func integer(_ minimum: Int, _ maximum: Int = .max) -> @Sendable (String) throws -> Int {
         { text in
