@@ -65,12 +65,15 @@ order-file: release
 	$(SWIFT) build $(RELEASE_FLAGS) --product tessera
 
 # Regenerates the committed test fixtures (needs: pip install pillow==13.0.0 pillow-heif==1.8.1,
-# ffmpeg for the videos, and colord-data, libgs-common and liblcms2-2 for the colour fixtures).
+# ffmpeg for the videos, colord-data, libgs-common and liblcms2-2 for the colour fixtures, and
+# libopenjp2-tools, openjph-tools and libjxl-tools for the JPEG 2000 and JPEG XL ones).
 fixtures:
 	python3 scripts/make-fixtures.py
 	python3 scripts/make-video-fixtures.py
 	python3 scripts/make-bomb-fixtures.py
 	python3 scripts/make-pdf-fixtures.py
+	python3 scripts/make-jp2-fixtures.py
+	python3 scripts/make-jxl-fixtures.py
 	.build/browser-venv/bin/python scripts/make-colour-fixtures.py
 
 # libFuzzer harnesses for every parser of untrusted bytes (Sources/Fuzz), built with AddressSanitizer

@@ -11,6 +11,12 @@ What each file is for (tests: Tests/TesseraCodecsTests/JPEG2000Tests.swift):
 * gray16.jp2            61x47 16-bit gray, lossless.
 * rgba.jp2              64x48 RGB + alpha (from a PAM), lossless.
 * subsampled.j2k        64x48 three components, the second and third at half size on the grid (4:2:0).
+* subsampled-offset.j2k  67x49 three components all at half width on the grid, the image at (3, 1) on
+                        it (as the conformance suite's e2_colr and zoo2): upsampled, as opj_decompress -upsample.
+* subsampled-gray.j2k   62x49 one gray component at half width (as p1_01): every level stretched.
+* tiny-tiles.j2k        12x12 RGB in 16 tiles of 3x3 (as p1_06): few tiles, however small, are read.
+* lone-marker.j2k       lossless-rgb's codestream with a reserved 0xFF30 marker (no segment) in its
+                        main header (as p0_02): skipped, as OpenJPEG skips it.
 * icc.jp2               lossless-rgb's codestream in JP2 boxes whose colr box holds an ICC profile
                         (ghostscript's a98.icc, Adobe RGB compatible), written here box by box.
 * htj2k.j2c             HTJ2K (Part 15) codestream of the same 200x150 image, by ojph_compress.
@@ -135,6 +141,20 @@ def main() -> None:
             f.write(pattern(64, 48, 1) + pattern(32, 24, 1)[::-1] + bytes(reversed(pattern(32, 24, 1))))
         run("opj_compress", "-i", raw, "-o", out("subsampled.j2k"), "-F", "64,48,3,8,u@1x1:2x2:2x2", "-n", "3", "-mct", "0")
         run("ojph_compress", "-i", rgb200, "-o", out("htj2k.j2c"), "-num_decomps", "3")
+        planes = os.path.join(scratch, "planes.raw")
+        with open(planes, "wb") as f:
+            # ⌈67/2⌉×49 samples a plane, as opj_compress reads raw planes (it warns that it used fewer:
+            # the grid from 3 to 70 holds 33 columns of them). Every component at half width, so
+            # that opj_decompress does not take the three for YCC (it does when the first is
+            # subsampled alike across and down).
+            f.write(pattern(34, 49, 1) + pattern(34, 49, 1)[::-1] + bytes(reversed(pattern(34, 49, 1))))
+        run("opj_compress", "-i", planes, "-o", out("subsampled-offset.j2k"), "-F", "67,49,3,8,u@2x1:2x1:2x1", "-n", "3", "-mct", "0",
+            "-d", "3,1")
+        half = os.path.join(scratch, "half.raw")
+        with open(half, "wb") as f:
+            f.write(pattern(31, 49, 1))
+        run("opj_compress", "-i", half, "-o", out("subsampled-gray.j2k"), "-F", "62,49,1,8,u@2x1", "-n", "3")
+        run("opj_compress", "-i", src("rgb12.ppm", 12, 12, 3), "-o", out("tiny-tiles.j2k"), "-t", "3,3", "-n", "1")
         lossless_cs = os.path.join(scratch, "lossless.j2k")
         run("opj_compress", "-i", rgb67, "-o", lossless_cs, "-n", "4")
         with open(lossless_cs, "rb") as f:
@@ -143,6 +163,10 @@ def main() -> None:
             profile = f.read()
         with open(out("icc.jp2"), "wb") as f:
             f.write(jp2_with_icc(codestream, 67, 49, profile))
+        with open(out("lone-marker.j2k"), "wb") as f:
+            # After SIZ's segment: a marker of the reserved range 0xFF30–0xFF3F, which has none.
+            at = siz_offset(codestream) + struct.unpack(">H", codestream[siz_offset(codestream):siz_offset(codestream) + 2])[0]
+            f.write(codestream[:at] + b"\xff\x30" + codestream[at:])
         with open(out("hostile-huge-grid.j2k"), "wb") as f:
             f.write(rewrite_siz(codestream, Xsiz=100000, Ysiz=100000, XTsiz=100000, YTsiz=100000))
         with open(out("hostile-tile-count.j2k"), "wb") as f:

@@ -47,6 +47,10 @@ final class JP2ScanlineReader: ScanlineReader {
         var samples: [ZeroedBuffer<Int32>]
         var widths: [Int]
         var heights: [Int]
+        /// For each component, the sample column of each of the area's columns (nil: the same
+        /// column, a component on the image's own grid), and likewise the sample row of each row.
+        var columns: [[Int]?]
+        var rowsOfArea: [[Int]?]
     }
     private var nextRow = 0
     private var wideRow: ZeroedBuffer<UInt16>?
@@ -165,7 +169,11 @@ final class JP2ScanlineReader: ScanlineReader {
         let x0 = header.origin.x + (area.x << reduction), y0 = header.origin.y + (area.y << reduction)
         let x1 = min(header.origin.x + header.size.width, header.origin.x + ((area.x + area.width) << reduction))
         let y1 = min(header.origin.y + header.size.height, header.origin.y + ((area.y + area.height) << reduction))
-        guard tessera_jp2_decode_area(decode.pointer, UInt32(reduction), Int32(x0), Int32(y0), Int32(x1), Int32(y1)) != 0 else {
+        // A subsampled component's first sample may lie left of (or above) the area: the decode
+        // starts where every component's sample for the area's first pixel is.
+        let decodeX0 = Self.alignedStart(x0, origin: header.origin.x, step: 1 << reduction, subsampling: header.components.map(\.dx))
+        let decodeY0 = Self.alignedStart(y0, origin: header.origin.y, step: 1 << reduction, subsampling: header.components.map(\.dy))
+        guard tessera_jp2_decode_area(decode.pointer, UInt32(reduction), Int32(decodeX0), Int32(decodeY0), Int32(x1), Int32(y1)) != 0 else {
             throw failure(decode.pointer, "cannot decode the JPEG 2000 data")
         }
         // Copied out of OpenJPEG's buffers so the codec is freed now; a band is small.
@@ -174,21 +182,52 @@ final class JP2ScanlineReader: ScanlineReader {
             throw .corrupt(reason: "OpenJPEG decoded \(count) components for \(outputFormat)")
         }
         var samples: [ZeroedBuffer<Int32>] = [], widths: [Int] = [], heights: [Int] = []
+        var columns: [[Int]?] = [], rowsOfArea: [[Int]?] = []
         for index in 0..<count {
             let component = image.pointee.comps[index]
             guard let data = component.data else { throw .corrupt(reason: "OpenJPEG decoded no samples for component \(index)") }
             let width = Int(component.w), height = Int(component.h)
-            guard width > 0, height > 0 else { throw .corrupt(reason: "an empty JPEG 2000 component") }
+            // A component has at most one sample per pixel of the decoded area (fewer when subsampled).
+            guard width > 0, height > 0, width <= ((x1 - decodeX0) >> reduction) + 1, height <= ((y1 - decodeY0) >> reduction) + 1 else {
+                throw .corrupt(reason: "OpenJPEG decoded \(width)×\(height) samples of component \(index) for \(area.width)×\(area.height)")
+            }
             let buffer = try limits.zeroedBuffer(width: width, rows: height, elementsPerPixel: 1, of: Int32.self)
             buffer.elements.baseAddress!.update(from: data, count: width * height)
             samples.append(buffer)
             widths.append(width)
             heights.append(height)
+            columns.append(
+                Self.sampleIndices(
+                    count: area.width, start: x0, decodeStart: decodeX0, step: 1 << reduction, subsampling: Int(component.dx),
+                    samples: width))
+            rowsOfArea.append(
+                Self.sampleIndices(
+                    count: area.height, start: y0, decodeStart: decodeY0, step: 1 << reduction, subsampling: Int(component.dy),
+                    samples: height))
         }
-        guard widths[0] == area.width, heights[0] == area.height else {
-            throw .corrupt(reason: "OpenJPEG decoded \(widths[0])×\(heights[0]) for \(area.width)×\(area.height)")
-        }
-        band = Band(rows: rows, area: area, samples: samples, widths: widths, heights: heights)
+        band = Band(rows: rows, area: area, samples: samples, widths: widths, heights: heights, columns: columns, rowsOfArea: rowsOfArea)
+    }
+
+    /// Where to start decoding on the reference grid, at or before `start`, so that each
+    /// component's sample for the pixel at `start` is decoded: the start of that sample's cell
+    /// (`step × subsampling` wide; `step` is 2^reduction), the earliest of them, not before `origin`.
+    static func alignedStart(_ start: Int, origin: Int, step: Int, subsampling: [Int]) -> Int {
+        let starts = subsampling.map { factor in start / (step * max(1, factor)) * (step * max(1, factor)) }
+        return max(origin, starts.min() ?? start)
+    }
+
+    /// Which sample of a component each of `count` pixels of a band takes, along one axis: pixel
+    /// `i` starts at `start + i × step` on the reference grid (`step` is 2^reduction), and the
+    /// component's sample `k` at this level covers `[k, k + 1) × step × subsampling` of it (as
+    /// OpenJPEG's own tool upsamples; a pixel before the image's first sample takes that one). The
+    /// first sample decoded is the decode's start on the component's grid at this level,
+    /// `⌈⌈decodeStart / subsampling⌉ / step⌉`, as OpenJPEG sizes it. nil when every pixel takes its
+    /// own sample (a component on the image's grid, decoded from the band's start): the common case.
+    static func sampleIndices(count: Int, start: Int, decodeStart: Int, step: Int, subsampling: Int, samples: Int) -> [Int]? {
+        let subsampling = max(1, subsampling)
+        let first = ((decodeStart + subsampling - 1) / subsampling + step - 1) / step
+        let indices = (0..<count).map { i in min(samples - 1, max(0, (start + i * step) / (step * subsampling) - first)) }
+        return samples == count && indices.elementsEqual(0..<count) ? nil : indices
     }
 
     private func failure(_ decode: UnsafeMutablePointer<TesseraJP2Decode>, _ what: String) -> ImageDecodingError {
@@ -218,14 +257,15 @@ final class JP2ScanlineReader: ScanlineReader {
             let component = order[min(channel, outputs - 1)]
             let depth = header.components[min(component, header.components.count - 1)].depth
             let signed = header.components[min(component, header.components.count - 1)].isSigned
-            let width0 = band.widths[component], height0 = band.heights[component]
-            // The row and first column in the decoded area; a subsampled component's by proportion.
+            let width0 = band.widths[component]
+            // The row and first column in the decoded area; a subsampled component's by its own grid.
             let areaRow = window.y + band.rows.lowerBound + row - band.area.y, areaColumn = window.x - band.area.x
-            let sourceRow = height0 == band.area.height ? areaRow : min(height0 - 1, areaRow * height0 / band.area.height)
+            let sourceRow = band.rowsOfArea[component]?[areaRow] ?? areaRow
             let samples = band.samples[component].elements.baseAddress! + sourceRow * width0
             let offset: Int32 = signed ? 1 << (depth - 1) : 0
             let top = (1 << depth) - 1
-            let stretched = width0 != band.area.width
+            let columns = band.columns[component]
+            let stretched = columns != nil
             // Scaled to the output's range: shifted when deeper, multiplied up when shallower.
             let shift = wide ? 16 - depth : depth - 8
             if !wide && !stretched && depth == 8 {
@@ -236,7 +276,7 @@ final class JP2ScanlineReader: ScanlineReader {
             }
             for x in 0..<width {
                 let column = areaColumn + x
-                var value = Int(samples[stretched ? min(width0 - 1, column * width0 / band.area.width) : column] + offset)
+                var value = Int(samples[columns?[column] ?? column] + offset)
                 value = min(max(value, 0), top)
                 let scaled: Int
                 if wide {

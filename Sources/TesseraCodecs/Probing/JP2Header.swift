@@ -183,6 +183,8 @@ struct JP2Header {
             // SOT (a tile starts) or SOD ends the main header.
             if marker == 0xFF90 || marker == 0xFF93 { break }
             guard marker >> 8 == 0xFF else { throw .corrupt(reason: "expected a JPEG 2000 marker at byte \(stream.offset - 2)") }
+            // 0xFF30–0xFF3F are markers without a segment (15444-1 A.1.4): skipped, as OpenJPEG does.
+            if (0xFF30...0xFF3F).contains(marker) { continue }
             let length = try stream.readBigEndian16()
             guard length >= 2 else { throw .corrupt(reason: "a JPEG 2000 marker segment of \(length) bytes") }
             let next = stream.offset + length - 2
@@ -238,12 +240,15 @@ struct JP2Header {
         layout.tileSize = PixelSize(width: tileWidth, height: tileHeight)
         layout.tileColumns = (width - tileX0 + tileWidth - 1) / tileWidth
         layout.tileRows = (height - tileY0 + tileHeight - 1) / tileHeight
-        // OpenJPEG keeps a few kilobytes of coding parameters per tile from the header on: tiles
-        // are few and not tiny (a 32×32 tile is smaller than any encoder's default by far).
-        guard layout.tileColumns * layout.tileRows <= Self.maximumTileCount,
-            layout.tileColumns * layout.tileRows == 1 || tileWidth * tileHeight >= 1024
-        else {
-            throw .corrupt(reason: "\(layout.tileColumns)×\(layout.tileRows) JPEG 2000 tiles (at most \(Self.maximumTileCount))")
+        // OpenJPEG keeps a few kilobytes of coding parameters per tile from the header on: many
+        // tiles must not be tiny (a 32×32 tile is smaller than any encoder's default by far), so
+        // that their count stays in proportion to the image (the conformance suite's 12×12 image
+        // in 3×3 tiles is fine).
+        let tileCount = layout.tileColumns * layout.tileRows
+        guard tileCount <= Self.maximumTileCount, tileCount <= 4096 || tileWidth * tileHeight >= 1024 else {
+            throw .corrupt(
+                reason: "\(layout.tileColumns)×\(layout.tileRows) JPEG 2000 tiles of \(tileWidth)×\(tileHeight) "
+                    + "(at most \(Self.maximumTileCount), and at most 4096 smaller than 32×32)")
         }
         for _ in 0..<count {
             let depth = Int(try stream.readUInt8()), dx = Int(try stream.readUInt8()), dy = Int(try stream.readUInt8())
