@@ -38,7 +38,8 @@ public struct TesseraServer: Sendable {
         service = try ImageService(configuration: configuration, metrics: ServerMetrics(perSourceDetail: !restricts))
         videos = VideoService(images: service)
         // A dot name: the pyramid store passes over it (its pyramids are the other entries).
-        jobs = try TrimJobs(directory: configuration.cacheDirectory + "/.jobs", executor: service.executor)
+        jobs = try TrimJobs(
+            directory: configuration.cacheDirectory + "/.jobs", executor: service.executor, privatePaths: PrivatePaths(configuration))
         lister = AssetLister(resolver: service.resolver, executor: service.executor)
         presentation = PresentationService(images: service, videos: videos, lister: lister)
         assets = WebAssets(directory: configuration.pagesDirectory)
@@ -56,7 +57,8 @@ public struct TesseraServer: Sendable {
         // Added after the routes, so it wraps only the router's answer to what no route matched.
         router.add(
             middleware: TesseraMiddleware(
-                metrics: service.metrics, route: "unmatched", limits: configuration.clientLimits, access: configuration.access))
+                metrics: service.metrics, route: "unmatched", limits: configuration.clientLimits, access: configuration.access,
+                privatePaths: PrivatePaths(configuration)))
         return router
     }
 
@@ -174,7 +176,10 @@ public struct TesseraServer: Sendable {
 
     private func collection<Context: RequestContext>(_ add: (LabelledRoutes<Context>) -> Void) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
-        add(LabelledRoutes(collection: routes, metrics: service.metrics, limits: configuration.clientLimits, access: configuration.access))
+        add(
+            LabelledRoutes(
+                collection: routes, metrics: service.metrics, limits: configuration.clientLimits, access: configuration.access,
+                privatePaths: PrivatePaths(configuration)))
         return routes
     }
 

@@ -20,8 +20,13 @@
               area when the tile is only part of its level), and one full-resolution tile in the
               middle beside `opj_decompress -d` of that area; opj_decompress with its default
               threads (OPJ_NUM_THREADS unset: decodes on one thread) and with -threads 2.
+  Floor       what OpenJPEG alone spends per unaligned region (opj_decompress -d -r, CPU seconds):
+              the most requests a second any server decoding each region with OpenJPEG can answer.
+  Sweep       (not in the default parts) the photo coded six ways (tile sizes, progression,
+              precincts), each served cold by both servers: how Tessera's defaults were chosen.
   Thumbnails  `tessera thumbnail --max-pixel-size 256` beside `vipsthumbnail -s 256` (JPEG q75
-              both), wall time and peak RSS through GNU time (measure.py).
+              both), wall time and peak RSS through GNU time (measure.py), of both JP2 files and of
+              two JPEG XL files of a 6000×4500 reduction (coded from pixels; a JPEG recompressed).
 
 Inputs: the JP2 files are made on /dev/shm (--jp2-dir) when missing, from INPUTS/photo-16000x12000.jpg
 (made by serving_bench.make_photo when missing): djpeg to PPM, opj_compress twice, PPM deleted.
@@ -76,7 +81,7 @@ ENCODE_PARAMS = ["-t", "1024,1024", "-n", "7", "-p", "RPCL", "-b", "64,64", "-q"
 THUMB = 256
 TOOLS = {NGINX: "nginx", "wrk": "wrk", "spawn-fcgi": "spawn-fcgi", IIPSRV: "iipimage-server", "/usr/bin/time": "time",
          "djpeg": "libjpeg-turbo-progs", "opj_compress": "libopenjp2-tools", "opj_decompress": "libopenjp2-tools",
-         "vipsthumbnail": "libvips-tools"}
+         "vipsthumbnail": "libvips-tools", "cjxl": "libjxl-tools", "cjpeg": "libjpeg-turbo-progs"}
 
 
 # ---------------------------------------------------------------- inputs
@@ -648,20 +653,126 @@ def cold(args, tessera, jp2_dir, work, report):
             f"{fmt(row['opj_threads2_s'], 3):>16}{fmt(row['ratio_threads2'], 2):>6}{peaks:>26}   {row['opj']}")
 
 
+# ---------------------------------------------------------------- 2b. the layout sweep
+
+# How Tessera's defaults were chosen: the same photo coded several ways (opj_compress, one layer at
+# Tessera's default 45.5 dB, 7 resolution levels, 64×64 code blocks, two threads), each file served
+# cold by a fresh `tessera serve` and a fresh iipsrv, their first pass over the same random
+# unaligned regions and over their own aligned tiles timed. name → what differs.
+SWEEP_COMMON = ["-n", "7", "-b", "64,64", "-q", "45.5", "-threads", "2"]
+SWEEP = {
+    "sweep-t1024-rpcl.jp2": ["-t", "1024,1024", "-p", "RPCL"],
+    "sweep-t512-rpcl.jp2": ["-t", "512,512", "-p", "RPCL"],
+    "sweep-t256-rpcl.jp2": ["-t", "256,256", "-p", "RPCL"],
+    "sweep-t1024-lrcp.jp2": ["-t", "1024,1024", "-p", "LRCP"],
+    "sweep-t1024-p256-rpcl.jp2": ["-t", "1024,1024", "-c", "[256,256]", "-p", "RPCL"],
+    "sweep-untiled-p256-rpcl-plt.jp2": ["-c", "[256,256]", "-p", "RPCL", "-PLT", "-TLM"],
+}
+
+
+def sweep(args, tessera, photo, jp2_dir, work, report):
+    """Each layout of SWEEP served cold by both servers: regions → 512 px and aligned tiles."""
+    saved = dict(RECIPES)
+    RECIPES.clear()
+    RECIPES.update({name: params + SWEEP_COMMON for name, params in SWEEP.items()})
+    try:
+        notes = make_jp2s(photo, jp2_dir)
+    finally:
+        RECIPES.clear()
+        RECIPES.update(saved)
+    regions = random_regions(args.sweep_urls, *PHOTO_SIZE, seed=args.seed + 7, smallest=1000, largest=6000, box=512)
+    rows = report["sweep"] = {}
+    say(f"\nLayouts, served cold ({args.sweep_urls} random unaligned regions → 512 px, and {args.sweep_urls} random aligned tiles of "
+        f"each server's own 3 finest levels; first pass from empty caches, {args.connections} clients; a fresh server of each "
+        f"kind per file; opj_compress {shlex.join(SWEEP_COMMON)} plus what the name says)")
+    say(f"  {'file':<34}{'MB':>6}{'regions req/s t / iip':>24}{'×':>6}{'tiles Mpx/s t / iip':>22}{'×':>6}   tiles t / iip")
+    for name in SWEEP:
+        row = rows[name] = {"params": SWEEP[name] + SWEEP_COMMON, "bytes": (jp2_dir / name).stat().st_size, "made": notes.get(name)}
+        servers = []
+        try:
+            cache = Path(tempfile.mkdtemp(prefix="sweep-cache-", dir=work))
+            t = start_tessera(args.serve, tessera, jp2_dir, cache, work / f"sweep-{name}.log")
+            t.prefix = f"/iiif/3/{name}"
+            servers.append(t)
+            directory = work / f"sweep-{Path(name).stem}"
+            directory.mkdir(exist_ok=True)
+            servers.append(start_iipsrv(directory, jp2_dir / name, args.iipsrv_processes))
+            for server in servers:
+                info = fetch_info(server)
+                tiles = info["tiles"][0]
+                scales = sorted(tiles.get("scaleFactors", [1]))[:3]
+                aligned = [(path, size) for path, size, scale, _ in tile_paths(server.prefix, info) if scale in scales]
+                random.Random(args.seed + 7).shuffle(aligned)
+                aligned = aligned[:args.sweep_urls]
+                cell = row.setdefault(server.name, {"tile": [tiles["width"], tiles.get("height", tiles["width"])]})
+                for set_name, urls in (("regions", [f"{server.prefix}/{x},{y},{w},{h}/512,/0/default.jpg" for x, y, w, h in regions]),
+                                       ("tiles", [path for path, _ in aligned])):
+                    done, bad, seconds = warm(server, urls[::-1], args.connections, args.warm_limit)
+                    cell[set_name] = {"requests_per_s": done / seconds if seconds and not bad and done == len(urls) else None,
+                                      "done": done, "of": len(urls), "non200": {str(k): v for k, v in bad.items()}}
+                    if set_name == "tiles":
+                        cell["tile_pixels"] = statistics.mean(w * h for _, (w, h) in aligned)
+                    if bad or done < len(urls):
+                        row.setdefault("notes", []).append(f"{server.name} {set_name}: {done}/{len(urls)}, non-200 {bad}")
+        except (RuntimeError, OSError, http.client.HTTPException, ValueError) as error:
+            row.setdefault("notes", []).append(f"stopped: {type(error).__name__}: {error}")
+        finally:
+            for server in servers:
+                server.stop()
+        t, i = row.get("tessera", {}), row.get("iipsrv", {})
+        regions_t, regions_i = t.get("regions", {}).get("requests_per_s"), i.get("regions", {}).get("requests_per_s")
+        mpx = [c.get("tiles", {}).get("requests_per_s") and c["tiles"]["requests_per_s"] * c["tile_pixels"] / 1e6 for c in (t, i)]
+        row["regions_ratio"], row["tiles_mpx"], row["tiles_mpx_ratio"] = ratio(regions_t, regions_i), mpx, ratio(*mpx)
+        tiles = " / ".join(f"{c['tile'][0]}" if c.get("tile") else "—" for c in (t, i))
+        say(f"  {name:<34}{row['bytes'] / 1e6:>6.1f}{fmt(regions_t) + ' / ' + fmt(regions_i):>24}{fmt(row['regions_ratio'], 2):>6}"
+            f"{fmt(mpx[0]) + ' / ' + fmt(mpx[1]):>22}{fmt(row['tiles_mpx_ratio'], 2):>6}   {tiles}")
+        for note in row.get("notes", []):
+            say(f"      {note}")
+
+
 # ---------------------------------------------------------------- 3. thumbnails
 
-def thumbnails(args, tessera, jp2_dir, work, report):
-    say(f"\nThumbnails of the JP2 files to {THUMB} px (JPEG q75 both; median of {args.runs} interleaved runs, "
+def make_jxls(photo, directory):
+    """Two JPEG XL files of a 6000×4500 reduction of the photo (a camera's size; cjxl on the whole
+    16000×12000 would take minutes and gigabytes): coded from pixels at distance 1 (cjxl's default
+    quality) and the JPEG recompressed losslessly (what `cjxl` does to a JPEG by default, and what
+    most JXL files on the web are). Made when missing. Returns {name: about}."""
+    made = {"photo-d1.jxl": "6000×4500 coded from pixels, cjxl -d 1 -e 7",
+            "photo-recompressed.jxl": "6000×4500 JPEG recompressed losslessly by cjxl"}
+    jpeg, ppm = directory / ".photo-6000.jpg", directory / ".photo-6000.ppm"
+    try:
+        for name, about in made.items():
+            if (directory / name).exists() and (directory / name).stat().st_mtime >= photo.stat().st_mtime:
+                continue
+            if not ppm.exists():
+                with open(ppm, "wb") as out:
+                    subprocess.run(["djpeg", "-scale", "3/8", "-pnm", str(photo)], stdout=out, check=True)
+            if name == "photo-d1.jxl":
+                command = ["cjxl", str(ppm), str(directory / name), "-d", "1", "-e", "7", "--num_threads", "2", "--quiet"]
+            else:
+                subprocess.run(["cjpeg", "-quality", "90", "-outfile", str(jpeg), str(ppm)], check=True)
+                command = ["cjxl", str(jpeg), str(directory / name), "--lossless_jpeg=1", "--num_threads", "2", "--quiet"]
+            say(f"  {shlex.join(command)} …")
+            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    finally:
+        jpeg.unlink(missing_ok=True)
+        ppm.unlink(missing_ok=True)
+    return made
+
+
+def thumbnails(args, tessera, photo, jp2_dir, work, report):
+    say(f"\nThumbnails of the JP2 and JXL files to {THUMB} px (JPEG q75 both; median of {args.runs} interleaved runs, "
         "peak RSS per process through GNU time; × tessera = the tool ÷ tessera)")
     report["thumbnails"] = {}
-    for name in RECIPES:
+    about = dict(ABOUT) | make_jxls(photo, jp2_dir)
+    for name in list(RECIPES) + [n for n in about if n.endswith(".jxl")]:
         source = str(jp2_dir / name)
         outputs = {"tessera": work / "thumb-tessera.jpg", "vipsthumbnail": work / "thumb-vips.jpg"}
         cases = [("tessera", [tessera, "thumbnail", source, "--max-pixel-size", str(THUMB), "--output",
                               str(outputs["tessera"]), "--quality", "75"]),
                  ("vipsthumbnail", ["vipsthumbnail", source, "-s", str(THUMB), "-o", f"{outputs['vipsthumbnail']}[Q=75]"])]
         results = compare(cases, runs=args.runs)
-        table(f"{name} ({ABOUT[name]})", results)
+        table(f"{name} ({about[name]})", results)
         checks = {}
         for tool, path in outputs.items():
             body = path.read_bytes() if path.exists() else b""
@@ -702,7 +813,9 @@ def main():
     parser.add_argument("--jp2-dir", default="/dev/shm/jp2bench", help="where the JP2 files are kept or made, on /dev/shm")
     parser.add_argument("--runs", type=int, default=3, help="runs of everything, interleaved; medians (default 3)")
     parser.add_argument("--parts", default="serve,floor,cold,thumb,encode",
-                        help="comma-separated: serve, floor, cold, thumb, encode")
+                        help="comma-separated: serve, floor, cold, sweep, thumb, encode (sweep is not in the default: "
+                             "about 15 minutes, run when the defaults are reconsidered)")
+    parser.add_argument("--sweep-urls", type=int, default=60, help="regions and tiles per server and file in the sweep (default 60)")
     parser.add_argument("--floor-regions", type=int, default=40, help="unaligned regions the decode floor is measured on (default 40)")
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
@@ -755,8 +868,10 @@ def main():
             decode_floor(args, jp2_dir, work, report)
         if "cold" in parts:
             cold(args, tessera, jp2_dir, work, report)
+        if "sweep" in parts:
+            sweep(args, tessera, photo, jp2_dir, work, report)
         if "thumb" in parts:
-            thumbnails(args, tessera, jp2_dir, work, report)
+            thumbnails(args, tessera, photo, jp2_dir, work, report)
         if "encode" in parts:
             encoding(args, tessera, photo, work, report)
     finally:

@@ -21,19 +21,24 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
     let route: String
     var limits: ClientLimits? = nil
     var access: AccessControl? = nil
+    var privatePaths = PrivatePaths([])
 
     /// - Parameters:
-    ///   - server: whose metrics count the requests.
+    ///   - server: whose metrics count the requests, and whose directories no error text names.
     ///   - route: their label in the metrics (`route="…"`).
     public init(server: TesseraServer, route: String) {
-        self.init(metrics: server.service.metrics, route: route)
+        self.init(metrics: server.service.metrics, route: route, privatePaths: PrivatePaths(server.configuration))
     }
 
-    init(metrics: ServerMetrics, route: String, limits: ClientLimits? = nil, access: AccessControl? = nil) {
+    init(
+        metrics: ServerMetrics, route: String, limits: ClientLimits? = nil, access: AccessControl? = nil,
+        privatePaths: PrivatePaths = PrivatePaths([])
+    ) {
         self.metrics = metrics
         self.route = route
         self.limits = limits
         self.access = access
+        self.privatePaths = privatePaths
     }
 
     /// `next`'s response with the common headers, or the response for its error; counted.
@@ -58,7 +63,7 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
             context.logger.debug("\(request.method) \(request.uri.path): the client went away")
             response = Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
         } catch {
-            response = Self.errorResponse(error, request: request, logger: context.logger)
+            response = Self.errorResponse(error, request: request, logger: context.logger, privatePaths: privatePaths)
         }
         response.headers.append(contentsOf: commonResponseFields)
         // A viewer on an origin the policy trusts with tokens may send its cookie (credentialed
@@ -73,8 +78,9 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The response for a failure: its status, `Retry-After` when trying later may work, and one line
-    /// of text (the error's own description, which names no filesystem path).
-    static func errorResponse(_ error: any Error, request: Request, logger: Logger) -> Response {
+    /// of text (the error's own description, which names no filesystem path, and without
+    /// `privatePaths` should a library's message have named one).
+    static func errorResponse(_ error: any Error, request: Request, logger: Logger, privatePaths: PrivatePaths) -> Response {
         let status: HTTPResponse.Status
         let message: String
         if let denied = error as? AccessDenied {
@@ -86,7 +92,9 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
         } else {
             let category = ErrorCategory(of: error)
             status = HTTPResponse.Status(category)
-            message = category == .internal && !(error is any TesseraError) ? "internal error" : oneLine(String(describing: error))
+            message =
+                category == .internal && !(error is any TesseraError)
+                ? "internal error" : privatePaths.scrub(oneLine(String(describing: error)))
             if status.kind == .serverError {
                 logger.error("\(request.method) \(request.uri.path): \(status.code) \(message)")
             }

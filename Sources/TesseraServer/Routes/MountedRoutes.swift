@@ -9,10 +9,12 @@ struct LabelledRoutes<Context: RequestContext> {
     var limits: ClientLimits? = nil
     /// Who may see what: a request with a valid access cookie is limited as its user.
     var access: AccessControl? = nil
+    /// The directories no error text names.
+    var privatePaths = PrivatePaths([])
 
     func callAsFunction(_ label: String, _ add: (RouteCollection<Context>) -> Void) {
         let routes = RouteCollection(context: Context.self)
-        routes.add(middleware: TesseraMiddleware(metrics: metrics, route: label, limits: limits, access: access))
+        routes.add(middleware: TesseraMiddleware(metrics: metrics, route: label, limits: limits, access: access, privatePaths: privatePaths))
         add(routes)
         collection.addRoutes(routes)
     }

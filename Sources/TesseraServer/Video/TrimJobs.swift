@@ -61,11 +61,17 @@ final class TrimJobs: Sendable {
     let activeLimit: Int
     let retainedLimit: Int
     let lifetime: Duration
+    /// Directories a failed job's error text must not name (the output is in the cache).
+    let privatePaths: PrivatePaths
     private let jobs = Locked<[String: Job]>([:])
 
     /// - Throws: a file-system error when `directory` cannot be made.
-    init(directory: String, executor: WorkExecutor, activeLimit: Int = 4, retainedLimit: Int = 64, lifetime: Duration = .seconds(900)) throws {
+    init(
+        directory: String, executor: WorkExecutor, activeLimit: Int = 4, retainedLimit: Int = 64, lifetime: Duration = .seconds(900),
+        privatePaths: PrivatePaths = PrivatePaths([])
+    ) throws {
         self.directory = directory
+        self.privatePaths = privatePaths
         self.executor = executor
         self.activeLimit = activeLimit
         self.retainedLimit = retainedLimit
@@ -114,7 +120,7 @@ final class TrimJobs: Sendable {
                     progress: job.progress, priority: .low, executor: executor)
                 self.finish(id, result: result, error: nil)
             } catch {
-                self.finish(id, result: nil, error: oneLine(String(describing: error)))
+                self.finish(id, result: nil, error: self.privatePaths.scrub(oneLine(String(describing: error))))
             }
         }
         return id
