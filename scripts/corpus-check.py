@@ -39,8 +39,8 @@ from pathlib import Path
 
 JPEG2000 = {".jp2", ".j2k", ".j2c", ".jph", ".jhc", ".jpx", ".jpf"}
 # Exit statuses of a typed failure (docs/command-line.md, "Exit status"): 1 mixed, 64 usage,
-# 65 bad data, 66 not found, 67 unsupported, 69 truncated, 70 corrupt, 74 I/O.
-TYPED = {1, 65, 66, 67, 69, 70, 74}
+# 65 bad data, 66 not found, 67 unsupported, 68 too large, 69 truncated, 70 corrupt, 74 I/O.
+TYPED = {1, 65, 66, 67, 68, 69, 70, 74}
 
 
 def limited(memory_mib):

@@ -2,9 +2,16 @@
 
 #include "CTesseraLoader.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+// The name libtiff is given for every file: many of its messages start with the file's name, and
+// a message becomes an error a server may send, which must never hold a path. Taken out again.
+static const char fileName[] = "tiff";
 
 // The table, then the variadic functions, which are C-only and so not in it.
 static struct {
@@ -35,6 +42,10 @@ static int capture_error(TIFF *tiff, void *userData, const char *module, const c
     TesseraTIFFMessages *messages = userData;
     if (messages->errorCount++ == 0) {
         vsnprintf(messages->error, sizeof messages->error, format, arguments);
+        size_t prefix = sizeof fileName - 1;
+        if (strncmp(messages->error, fileName, prefix) == 0 && messages->error[prefix] == ':' && messages->error[prefix + 1] == ' ') {
+            memmove(messages->error, messages->error + prefix + 2, strlen(messages->error + prefix + 2) + 1);
+        }
     }
     return 1;  // handled: libtiff must not print it
 }
@@ -67,8 +78,18 @@ TIFF *tessera_tiff_open_file(const char *path, int64_t maximumAllocation, Tesser
     if (!options) {
         return NULL;
     }
-    TIFF *tiff = libtiff.table.TIFFOpenExt(path, "rm", options);
+    // Opened here and handed over by descriptor, so that libtiff never learns the path (TIFFClose
+    // closes the descriptor; a failed open leaves it to us, as TIFFOpen does).
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(messages->error, sizeof messages->error, "cannot open the file: %s", strerror(errno));
+        messages->errorCount++;
+        libtiff.table.TIFFOpenOptionsFree(options);
+        return NULL;
+    }
+    TIFF *tiff = libtiff.table.TIFFFdOpenExt(fd, fileName, "rm", options);
     libtiff.table.TIFFOpenOptionsFree(options);
+    if (!tiff) close(fd);
     return tiff;
 }
 

@@ -16,7 +16,7 @@
 #include <tiffio.h>
 
 #define TESSERA_TIFF_FUNCTIONS(X)                                                                  \
-    X(TIFFOpenExt) X(TIFFClientOpenExt) X(TIFFClose) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) \
+    X(TIFFFdOpenExt) X(TIFFClientOpenExt) X(TIFFClose) X(TIFFOpenOptionsAlloc) X(TIFFOpenOptionsFree) \
     X(TIFFOpenOptionsSetErrorHandlerExtR) X(TIFFOpenOptionsSetWarningHandlerExtR)                  \
     X(TIFFOpenOptionsSetMaxSingleMemAlloc) X(_TIFFmalloc) X(_TIFFfree) X(TIFFIsTiled)              \
     X(TIFFNumberOfDirectories) X(TIFFTileSize64) X(TIFFStripSize64) X(TIFFVStripSize64)            \
