@@ -183,8 +183,9 @@ def main():
                                               "--output", str(work / "thumbnail.png")])]:
                 status, err, seconds, rss = run(argv, args.seconds, args.memory_mib)
                 problem = judge(step, path, status, err, roots)
-                entry["steps"][step] = {"status": status, "seconds": round(seconds, 3), "peak_rss_mib": rss,
-                                        "message": err.strip().splitlines()[-1] if err.strip() else ""}
+                # The message as a user reads it: the file's own path shortened to its name.
+                message = err.strip().splitlines()[-1].replace(str(path), path.name) if err.strip() else ""
+                entry["steps"][step] = {"status": status, "seconds": round(seconds, 3), "peak_rss_mib": rss, "message": message}
                 if problem:
                     problems.append(problem)
             if not args.no_reference and path.suffix.lower() in JPEG2000 and shutil.which("opj_decompress"):
@@ -196,7 +197,7 @@ def main():
             if problems:
                 findings.append(entry)
             note = f"  [{entry['reference']}]" if entry.get("reference") else ""
-            why = "; ".join(problems) if problems else entry["steps"]["thumbnail"]["message"][:100]
+            why = "; ".join(problems) if problems else entry["steps"]["thumbnail"]["message"][:160]
             print(f"{kind:8} {label} {path.name}{note}" + (f"  — {why}" if kind != "read" else ""), flush=True)
         print(f"\n{len(files)} files: {counts['read']} read, {counts['refused']} refused with a typed error, "
               f"{counts['finding']} findings")
