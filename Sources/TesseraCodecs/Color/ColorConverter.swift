@@ -150,6 +150,7 @@ final class ColorTransform: @unchecked Sendable {
     private let library: TesseraLCMS
     private enum Engine {
         case table(SeparableColorTable)
+        case wideGray(WideGrayTable)
         case lcms(cmsHTRANSFORM)
     }
     private let engine: Engine
@@ -173,6 +174,8 @@ final class ColorTransform: @unchecked Sendable {
         }
         switch input {
         case .eightBit: self.init(profile: profile, input: type, output: type, format: format, tables: tables)
+        case .sixteenBit(let bigEndian) where tables && profile.colorSpace == .gray:
+            self.init(wideGray: profile, format: format, bigEndian: bigEndian)
         case .sixteenBit(let bigEndian):
             self.init(profile: profile, input: wide | (bigEndian ? tessera_lcms_endian16_swap : 0), output: type, format: format)
         case .cmyk: return nil
@@ -225,6 +228,32 @@ final class ColorTransform: @unchecked Sendable {
         }
     }
 
+    /// 16-bit gray (`format`'s channels, big-endian or in the machine's order) into 8-bit `format`
+    /// rows by a table of LittleCMS's answer for each of the 65,536 values, from a transform it
+    /// does not optimise: an optimised 16-bit gray transform joins the curves into one sampled at
+    /// 4,096 points, which strays up to 76 levels from the curve where it is steep (near black, for
+    /// a gamma under 1 such as PNG's `gAMA` 2.5; 8-bit transforms are exact, evaluated at each value).
+    private init?(wideGray profile: ICCProfile, format: PixelFormat, bigEndian: Bool) {
+        guard format == .gray8 || format == .grayAlpha8, let library = tessera_lcms_load(nil, 0)?.pointee,
+            let source = profile.data.withUnsafeBytes({ library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        else { return nil }
+        defer { _ = library.cmsCloseProfile(source) }
+        guard let target = Self.sRGBGray(library) else { return nil }
+        defer { _ = library.cmsCloseProfile(target) }
+        let flags = cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE | cmsFLAGS_NOOPTIMIZE)
+        guard
+            let handle = library.cmsCreateTransform(
+                source, tessera_lcms_type_gray_16, target, tessera_lcms_type_gray_8, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
+        else { return nil }
+        defer { library.cmsDeleteTransform(handle) }
+        let inputs = (0...65535).map(UInt16.init)
+        var values = [UInt8](repeating: 0, count: inputs.count)
+        library.cmsDoTransform(handle, inputs, &values, cmsUInt32Number(inputs.count))
+        self.library = library
+        self.format = format
+        engine = .wideGray(WideGrayTable(values: values, format: format, bigEndian: bigEndian))
+    }
+
     deinit {
         if case .lcms(let handle) = engine { library.cmsDeleteTransform(handle) }
     }
@@ -234,6 +263,7 @@ final class ColorTransform: @unchecked Sendable {
     func apply(_ pixels: UnsafeMutableRawPointer, pixelCount: Int) {
         switch engine {
         case .table(let table): table.apply(pixels, pixelCount: pixelCount)
+        case .wideGray: preconditionFailure("a 16-bit transform converts from one buffer into another")
         case .lcms(let handle): library.cmsDoTransform(handle, pixels, pixels, cmsUInt32Number(pixelCount))
         }
     }
@@ -245,6 +275,8 @@ final class ColorTransform: @unchecked Sendable {
             // Tables convert in place, so the input and output layouts are the same.
             output.copyMemory(from: input, byteCount: pixelCount * format.bytesPerPixel)
             table.apply(output, pixelCount: pixelCount)
+        case .wideGray(let table):
+            table.apply(from: input, to: output, pixelCount: pixelCount)
         case .lcms(let handle):
             library.cmsDoTransform(handle, input, output, cmsUInt32Number(pixelCount))
         }
