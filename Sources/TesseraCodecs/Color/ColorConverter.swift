@@ -53,8 +53,9 @@ final class ColorConverter: Sendable {
     /// How the samples going in are stored, when they are not ``format``'s own 8 bits.
     enum Input: Hashable {
         case eightBit
-        /// CMYK, or CMYK stored as 255 − ink (Adobe's JPEGs).
-        case cmyk(inverted: Bool)
+        /// CMYK, or CMYK stored as 255 − ink (Adobe's JPEGs); 8 bits a sample, or 16 in the
+        /// machine's byte order (TIFF).
+        case cmyk(inverted: Bool, sixteenBit: Bool)
         /// ``format``'s channels at 16 bits, in the machine's byte order or big-endian (PNG).
         case sixteenBit(bigEndian: Bool)
     }
@@ -112,19 +113,27 @@ final class ColorConverter: Sendable {
         return made
     }
 
-    /// The transform from CMYK rows (4 bytes a pixel; `inverted` when stored as 255 − ink, as
-    /// Adobe writes JPEGs) to sRGB: through `profile` when it is a CMYK profile, else through
-    /// ``defaultCMYKProfilePath``. Nil when neither can be used; then the caller converts naively.
-    func cmykTransform(profile: ICCProfile?, inverted: Bool) -> ColorTransform? {
-        guard let cmyk = profile?.colorSpace == .cmyk ? profile : Self.defaultCMYKProfile else { return nil }
-        return cached(Key(profile: cmyk, format: .rgb8, input: .cmyk(inverted: inverted))) {
-            ColorTransform(cmykProfile: cmyk, inverted: inverted)
+    /// The transform from CMYK rows (4 samples a pixel, of 8 bits, or of 16 with `sixteenBit`;
+    /// `inverted` when stored as 255 − ink, as Adobe writes JPEGs) to sRGB rows
+    /// (``PixelFormat/rgb8``): through `profile` when it is a CMYK profile LittleCMS accepts, else
+    /// through ``defaultCMYKProfilePath``. Nil when neither can be used; then the caller converts
+    /// naively. JPEG and TIFF share it, so the same inks give the same colours in either.
+    func cmykTransform(profile: ICCProfile?, inverted: Bool, sixteenBit: Bool = false) -> ColorTransform? {
+        func made(_ cmyk: ICCProfile) -> ColorTransform? {
+            cached(Key(profile: cmyk, format: .rgb8, input: .cmyk(inverted: inverted, sixteenBit: sixteenBit))) {
+                ColorTransform(cmykProfile: cmyk, inverted: inverted, sixteenBit: sixteenBit)
+            }
         }
+        if let profile, profile.colorSpace == .cmyk, let own = made(profile) { return own }
+        return Self.defaultCMYKProfile.flatMap(made)
     }
 
-    /// CIELab (8-bit ICC encoding, D50, LittleCMS's built-in Lab profile) to sRGB; nil without
-    /// LittleCMS.
-    static let labTransform: ColorTransform? = ColorTransform(labToSRGB: ())
+    /// CIELab (8-bit ICC encoding, D50, LittleCMS's built-in Lab profile) to sRGB, in place; nil
+    /// without LittleCMS.
+    static let labTransform: ColorTransform? = ColorTransform(labToSRGB: false)
+    /// CIELab in ICC v4's 16-bit encoding (``tessera_lcms_type_lab_16``) to 8-bit sRGB rows; nil
+    /// without LittleCMS.
+    static let wideLabTransform: ColorTransform? = ColorTransform(labToSRGB: true)
 
     /// The profile for CMYK that carries none: ghostscript's "Artifex CMYK SWOP Profile" (Debian's
     /// libgs-common). SWOP is the press standard behind Photoshop's default US CMYK working space,
@@ -182,15 +191,20 @@ final class ColorTransform: @unchecked Sendable {
         }
     }
 
-    /// CMYK rows in, sRGB rows (``PixelFormat/rgb8``) out.
-    convenience init?(cmykProfile: ICCProfile, inverted: Bool) {
-        let input = inverted ? tessera_lcms_type_cmyk_8_reverse : tessera_lcms_type_cmyk_8
+    /// CMYK rows in (8 or 16 bits a sample), sRGB rows (``PixelFormat/rgb8``) out.
+    convenience init?(cmykProfile: ICCProfile, inverted: Bool, sixteenBit: Bool = false) {
+        let input =
+            sixteenBit
+            ? (inverted ? tessera_lcms_type_cmyk_16_reverse : tessera_lcms_type_cmyk_16)
+            : inverted ? tessera_lcms_type_cmyk_8_reverse : tessera_lcms_type_cmyk_8
         self.init(profile: cmykProfile, input: input, output: tessera_lcms_type_rgb_8, format: .rgb8)
     }
 
-    /// 8-bit Lab rows in, sRGB rows (``PixelFormat/rgb8``) out, converted in place.
-    convenience init?(labToSRGB: Void) {
-        self.init(profile: nil, input: tessera_lcms_type_lab_8, output: tessera_lcms_type_rgb_8, format: .rgb8)
+    /// Lab rows in (8-bit ICC encoding, converted in place, or ICC v4's 16-bit one with
+    /// `sixteenBit`), sRGB rows (``PixelFormat/rgb8``) out.
+    convenience init?(labToSRGB sixteenBit: Bool) {
+        let input = sixteenBit ? tessera_lcms_type_lab_16 : tessera_lcms_type_lab_8
+        self.init(profile: nil, input: input, output: tessera_lcms_type_rgb_8, format: .rgb8)
     }
 
     /// From `profile`, or from LittleCMS's D50 Lab profile when it is nil.
