@@ -56,7 +56,9 @@ public struct DecodedImage: Sendable {
     public var decodeScale: Double {
         Double(properties.size.width) / Double(pixels.width)
     }
-    /// True when the file ended early and ``DecodeOptions/allowsTruncatedData`` accepted it.
+    /// True when not every row could be decoded: the file ended early and
+    /// ``DecodeOptions/allowsTruncatedData`` accepted it, or its image data broke off after some rows
+    /// (shown as far as it decodes, the rest blank, with a line in ``ImageProperties/warnings``).
     public var isTruncated: Bool
     /// The profile ``pixels`` are in; nil for sRGB. The source's profile when it was kept
     /// (``ColorManagement/keepSourceProfile``) or could not be applied (a CMYK profile, LittleCMS
