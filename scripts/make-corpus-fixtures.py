@@ -53,6 +53,9 @@ from scratch or from a committed fixture. The tests that use them say what each 
   and the next chunk should), and no IEND: the defects of Pillow's `broken_data_stream.png`.
 * `png-idat-crc.png`: `png-rgb-8.png` with its IDAT CRC wrong and its data intact.
 * `png-trailing-junk.png`: `png-rgb-8.png` without its IEND, followed by 64 bytes that are no chunk.
+* `gif-lzw9.gif`, `gif-lzw11.gif`: the pixels of `gif-single.gif` (the second tiled 2 × 2) re-encoded with
+  an LZW minimum code size of 9 and 11, as Pillow's `issue_2811.gif` has it: giflib refuses more than 8;
+  browsers, libnsgif and Pillow read them. The 11's 12-bit table fills and is cleared along the way.
 * `gif-cut.gif`: `gif-single.gif` (interlaced) cut inside its image data, where 40 % of its LZW bytes have
   been read.
 """
@@ -273,6 +276,68 @@ def gif_fixture(files: dict[str, bytes]) -> None:
     files["gif-cut.gif"] = source[:cut + 1 + (total * 2 // 5 - read)]
 
 
+def lzw_gif(frame_width: int, frame_height: int, indices: bytes, palette: bytes, code_size: int) -> bytes:
+    """A GIF89a of one non-interlaced frame whose LZW data starts at `code_size` (9-11 are what giflib refuses:
+    the codes then start at 10-12 bits), encoded as GIFENCOD does it: a clear first and whenever the table is
+    full, the code width growing as the next entry needs it."""
+    clear, end = 1 << code_size, (1 << code_size) + 1
+    accumulator, bit_count, out = 0, 0, bytearray()
+
+    def emit(code: int, bits: int) -> None:
+        nonlocal accumulator, bit_count
+        accumulator |= code << bit_count
+        bit_count += bits
+        while bit_count >= 8:
+            out.append(accumulator & 0xFF)
+            accumulator >>= 8
+            bit_count -= 8
+
+    def reset():
+        return {bytes([i]): i for i in range(256)}, code_size + 1, clear + 2
+    table, bits, next_code = reset()
+    emit(clear, bits)
+    string = b""
+    for index in indices:
+        extended = string + bytes([index])
+        if extended in table:
+            string = extended
+            continue
+        emit(table[string], bits)
+        if next_code >= 1 << bits and bits < 12:
+            bits += 1
+        if next_code < 4096:
+            table[extended] = next_code
+            next_code += 1
+        else:
+            emit(clear, bits)
+            table, bits, next_code = reset()
+        string = bytes([index])
+    emit(table[string], bits)
+    emit(end, bits)
+    if bit_count:
+        out.append(accumulator & 0xFF)
+    blocks = b"".join(bytes([len(out[i:i + 255])]) + out[i:i + 255] for i in range(0, len(out), 255)) + b"\0"
+    check(len(palette) == 768, "a 256-colour table")
+    screen = struct.pack("<HHBBB", frame_width, frame_height, 0xF7, 0, 0)
+    descriptor = b"," + struct.pack("<HHHHB", 0, 0, frame_width, frame_height, 0)
+    return b"GIF89a" + screen + palette + descriptor + bytes([code_size]) + blocks + b";"
+
+
+def wide_code_gif_fixtures(files: dict[str, bytes]) -> None:
+    image = Image.open(FIXTURES / "gif-single.gif")
+    image.load()
+    check(image.mode == "P", "gif-single.gif is a palette image")
+    width, height = image.size
+    palette = bytes(image.getpalette()[:768]).ljust(768, b"\0")
+    indices = image.tobytes()
+    files["gif-lzw9.gif"] = lzw_gif(width, height, indices, palette, 9)
+    # Tiled 2 x 2, so that the 12-bit table fills and is cleared along the way.
+    tiled = b"".join(indices[y % height * width:(y % height + 1) * width] * 2 for y in range(2 * height))
+    files["gif-lzw11.gif"] = lzw_gif(2 * width, 2 * height, tiled, palette, 11)
+    for name, expected in (("gif-lzw9.gif", indices), ("gif-lzw11.gif", tiled)):
+        check(Image.open(io.BytesIO(files[name])).tobytes() == expected, f"Pillow's decode of {name}")
+
+
 def main() -> None:
     check(Image.__version__ == "13.0.0", f"Pillow 13.0.0 expected, found {Image.__version__}")
     files: dict[str, bytes] = {}
@@ -282,6 +347,7 @@ def main() -> None:
     gray16_gamma_fixture(files)
     damaged_png_fixtures(files)
     gif_fixture(files)
+    wide_code_gif_fixtures(files)
     OUT.mkdir(parents=True, exist_ok=True)
     for stale in OUT.iterdir():
         stale.unlink()

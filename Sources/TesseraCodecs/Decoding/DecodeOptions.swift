@@ -9,7 +9,10 @@ public struct DecodeOptions: Sendable, Hashable {
     /// ``ImageDecodingError/tooLarge(pixels:limit:)`` before any pixel memory is taken.
     public var maximumPixelCount: Int
     /// Accept a file that ends early, returning the rows decoded so far (the rest left as the
-    /// decoder fills them). By default truncation is an error, as in Pillow.
+    /// decoder fills them). By default truncation is an error, as in Pillow (a file may still be
+    /// arriving), but for a still GIF cut inside its image data, which is shown as browsers show it,
+    /// with a warning. Damaged data in a complete file is shown as far as it decodes either way
+    /// (``DecodedImage/isTruncated``).
     public var allowsTruncatedData: Bool
     /// The smallest size (in stored orientation) the caller needs. Decoders that can shrink while
     /// decoding (JPEG's DCT scaling, libwebp's scaler) return the smallest image that still covers
