@@ -19,10 +19,11 @@ extension TIFFFile {
         case integer32(signed: Bool)
     }
 
-    /// How this file's samples are read by Tessera; nil for those that go through libtiff's RGBA
-    /// converter (palette, bilevel, other YCbCr, separate planes, floating point, min-is-white),
-    /// and for CMYK and Lab when LittleCMS (or the default CMYK profile) is missing.
-    var storedSamples: StoredSamples? {
+    /// How this file's samples are read by Tessera (``storedSamples``, which keeps the answer); nil
+    /// for those that go through libtiff's RGBA converter (palette, bilevel, other YCbCr, separate
+    /// planes, floating point, min-is-white), and for CMYK and Lab when LittleCMS (or the default
+    /// CMYK profile) is missing.
+    func readableSamples() -> StoredSamples? {
         let colourSamples = colorModel == .gray ? 1 : colorModel == .cmyk ? 4 : 3
         guard planarConfiguration == Int(PLANARCONFIG_CONTIG), samplesPerPixel >= colourSamples + (hasAlpha ? 1 : 0) else { return nil }
         let common = bitsPerSample == 8 || bitsPerSample == 16

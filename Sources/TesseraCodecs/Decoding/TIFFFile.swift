@@ -42,6 +42,9 @@ final class TIFFFile {
     var pageCount: Int { pageSizes.count }
     /// Each page's size upright (its orientation applied), as far as ``pageCount`` goes.
     private(set) var pageSizes: [PixelSize] = []
+    /// How the samples are read (``readableSamples()``), asked once: a CMYK file's answer looks up
+    /// a colour transform.
+    private(set) lazy var storedSamples: StoredSamples? = readableSamples()
 
     /// The most directories walked to find the pages: more is a hostile chain, not a document.
     static let maximumDirectoryCount = Int(UInt16.max)
