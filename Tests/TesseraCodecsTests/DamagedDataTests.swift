@@ -113,4 +113,21 @@ struct DamagedDataTests {
         #expect(partial.pixels.bytes.prefix(rowBytes) == decoded.pixels.converted(to: .rgba8).bytes.prefix(rowBytes))
         #expect(partial.pixels.bytes.suffix(rowBytes).allSatisfy { $0 == 0 })
     }
+
+    /// LZW data that breaks off (a code not yet defined) after some rows shows those rows, the rest
+    /// blank, with a warning — through giflib (interlaced) and through Tessera's own decoder.
+    @Test(arguments: ["gif-single.gif", "corpus/gif-lzw9.gif"])
+    func gifDataThatBreaksOffShowsTheRowsBeforeTheBreak(_ name: String) throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(name)))
+        let intact = try ImageDecoder().decode(.data(bytes)).pixels
+        // All ones for a while, two thirds into the data: a code past any the table defines.
+        let start = bytes.count * 2 / 3
+        for index in start..<(start + 40) { bytes[index] = 0xFF }
+        let decoded = try ImageDecoder().decode(.data(bytes))
+        #expect(decoded.isTruncated)
+        #expect(decoded.properties.warnings.contains { $0.hasPrefix("the GIF's image data breaks off after ") }, "\(decoded.properties.warnings)")
+        let rowBytes = intact.bytesPerRow
+        #expect(decoded.pixels.bytes.prefix(rowBytes) == intact.bytes.prefix(rowBytes))
+        #expect(decoded.pixels.bytes.suffix(rowBytes).allSatisfy { $0 == 0 })
+    }
 }

@@ -13,11 +13,15 @@ import TesseraCore
 /// A frame whose LZW minimum code size giflib refuses (9–11) is decompressed by
 /// ``GIFLZWDecoder`` instead. A file that ends inside the frame's data (``GIFHeader/firstFrameIsCut``)
 /// is shown as far as it goes, the rows its data does not reach transparent, whatever
-/// ``DecodeOptions/allowsTruncatedData`` says: browsers show such GIFs.
+/// ``DecodeOptions/allowsTruncatedData`` says: browsers show such GIFs. So is data that breaks off
+/// (a code that cannot be) after some rows, with a warning.
 final class GIFScanlineReader: ScanlineReader {
     let outputSize: PixelSize
     let outputFormat: PixelFormat
     private(set) var isTruncated = false
+    private(set) var warnings: [String] = []
+    /// Frame rows decoded so far.
+    private var rowsRead = 0
 
     /// Where the frame's palette indices come from.
     private enum Source {
@@ -91,10 +95,11 @@ final class GIFScanlineReader: ScanlineReader {
         for (start, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] {
             for row in stride(from: start, to: frame.height, by: step) {
                 if let error = nextLine(indices.elements.baseAddress! + row * width, count: width) {
-                    try acceptTruncation(error)
+                    try accept(error)
                     return
                 }
                 interlacedRowsRead[row] = true
+                rowsRead += 1
             }
         }
     }
@@ -113,9 +118,10 @@ final class GIFScanlineReader: ScanlineReader {
                 for x in 0..<frame.width { lineIndices[x] = interlacedIndices[frameRow * frame.width + x] }
             } else if !isTruncated {
                 if let error = nextLine(lineIndices.baseAddress!, count: frame.width) {
-                    try acceptTruncation(error)
+                    try accept(error)
                 } else {
                     reached = true
+                    rowsRead += 1
                 }
             }
             if reached {
@@ -137,10 +143,19 @@ final class GIFScanlineReader: ScanlineReader {
         return 1
     }
 
-    /// Marks the frame truncated when its data ran out and that is accepted (the rest stays
-    /// transparent); throws `error` otherwise.
-    private func acceptTruncation(_ error: ImageDecodingError) throws(ImageDecodingError) {
-        guard case .truncated = error, allowsTruncatedData else { throw error }
+    /// Marks the frame truncated, the rows not read left blank (transparent where there is alpha),
+    /// when its data ran out and that is accepted, or when it broke off (an LZW code that cannot be)
+    /// after some rows: shown as browsers show it, with a warning. Throws `error` otherwise.
+    private func accept(_ error: ImageDecodingError) throws(ImageDecodingError) {
+        switch error {
+        case .truncated where allowsTruncatedData:
+            break
+        case .corrupt(let reason) where rowsRead > 0:
+            warnings.append(
+                "the GIF's image data breaks off after \(rowsRead) of its \(frame.height) rows (\(reason)): what decoded is shown, the rest is blank")
+        default:
+            throw error
+        }
         isTruncated = true
     }
 }
