@@ -75,6 +75,7 @@ fixtures:
 	python3 scripts/make-jp2-fixtures.py
 	python3 scripts/make-jxl-fixtures.py
 	.build/browser-venv/bin/python scripts/make-colour-fixtures.py
+	python3 scripts/make-corpus-fixtures.py
 
 # libFuzzer harnesses for every parser of untrusted bytes (Sources/Fuzz), built with AddressSanitizer
 # into .build/fuzz. `fuzz` runs each for FUZZ_SECONDS (default 300); `fuzz-smoke` runs the committed

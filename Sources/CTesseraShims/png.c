@@ -20,6 +20,14 @@ static void ignore_warning(png_structp png, png_const_charp message) {
     (void)message;
 }
 
+static void decoder_warning(png_structp png, png_const_charp message) {
+    TesseraPNGDecoder *decoder = png_get_error_ptr(png);
+    if (message && strstr(message, "CRC") && !decoder->crcWarning[0]) {
+        strncpy(decoder->crcWarning, message, TESSERA_MESSAGE_CAPACITY - 1);
+        decoder->crcWarning[TESSERA_MESSAGE_CAPACITY - 1] = 0;
+    }
+}
+
 // Reads from the file or the memory buffer. A short read marks the input as truncated and pads
 // with zeros instead of failing at once, so the rows already in libpng's hands still come out;
 // Swift checks the mark after every row and decides whether truncation is an error.
@@ -41,7 +49,7 @@ static void decoder_read(png_structp png, png_bytep destination, size_t count) {
 }
 
 int tessera_png_decoder_init(TesseraPNGDecoder *decoder) {
-    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, decoder_error, ignore_warning);
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder, decoder_error, decoder_warning);
     if (!decoder->png) {
         copy_message(decoder->message, "out of memory");
         return -1;
@@ -52,6 +60,9 @@ int tessera_png_decoder_init(TesseraPNGDecoder *decoder) {
             png_error(decoder->png, "out of memory");
         }
         png_set_read_fn(decoder->png, decoder, decoder_read);
+        // A CRC error in a critical chunk (IDAT) is warned of and the data used, as libvips and
+        // browsers use it; in an ancillary chunk, the chunk is dropped with a warning (libpng's default).
+        png_set_crc_action(decoder->png, PNG_CRC_WARN_USE, PNG_CRC_WARN_DISCARD);
         // Metadata Tessera reads itself (eXIf, in PNGHeader) or not at all is skipped unread: libpng
         // allocates an eXIf chunk whole at the length it claims, however large (found by
         // FuzzDecodePNG: a 128-byte file asking for 688 MB).

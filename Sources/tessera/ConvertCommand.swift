@@ -41,7 +41,7 @@ struct ConvertCommand: AsyncParsableCommand {
     func run() async throws {
         let failures = FailureLog()
         do {
-            try await convert()
+            try await convert(failures: failures)
         } catch let failure as OutputFailure {
             failures.report(output, failure.underlying)
         } catch {
@@ -61,7 +61,9 @@ struct ConvertCommand: AsyncParsableCommand {
         do { return try body() } catch { throw OutputFailure(underlying: error) }
     }
 
-    private func convert() async throws {
+    /// Decodes and writes; what the decoder worked around (damaged data shown as far as it decodes,
+    /// a profile ignored) is printed as warnings, which do not fail the command.
+    private func convert(failures: FailureLog) async throws {
         let encoding = try self.encoding.encoding(outputPath: output)
         let (input, output, autoOrient) = (self.input, self.output, self.autoOrient)
         let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: color.management, pageIndex: page.index)
@@ -81,10 +83,12 @@ struct ConvertCommand: AsyncParsableCommand {
             }
             return
         }
-        let (pixels, profile) = try await WorkExecutor.shared.run { _ in
+        let (pixels, profile, warnings) = try await WorkExecutor.shared.run { _ in
             let decoded = try ImageDecoder(options: options).decode(.file(input))
-            return (autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels, decoded.iccProfile)
+            let pixels = autoOrient ? decoded.properties.orientation.apply(to: decoded.pixels) : decoded.pixels
+            return (pixels, decoded.iccProfile, decoded.properties.warnings)
         }
+        for warning in warnings { failures.warn(input, "warning: " + warning) }
         try Self.writing {
             try ImageEncoder.encode(pixels, as: encoding, iccProfile: profile).write(to: URL(fileURLWithPath: output), options: .atomic)
         }

@@ -27,6 +27,9 @@ static const cmsUInt32Number tessera_lcms_type_rgba_8 = TYPE_RGBA_8;
 static const cmsUInt32Number tessera_lcms_type_gray_8 = TYPE_GRAY_8;
 static const cmsUInt32Number tessera_lcms_type_graya_8 = TYPE_GRAYA_8;
 static const cmsUInt32Number tessera_lcms_type_cmyk_8 = TYPE_CMYK_8;
+/// 16-bit CMYK in the machine's byte order (TIFF as libtiff delivers it).
+static const cmsUInt32Number tessera_lcms_type_cmyk_16 = TYPE_CMYK_16;
+static const cmsUInt32Number tessera_lcms_type_cmyk_16_reverse = TYPE_CMYK_16_REV;
 /// 32-bit float RGB (linear light out of a transform, for SeparableColorTable).
 static const cmsUInt32Number tessera_lcms_type_rgb_flt = TYPE_RGB_FLT;
 /// 16-bit samples in the machine's byte order (TIFF as libtiff delivers it).
@@ -40,6 +43,8 @@ static const cmsUInt32Number tessera_lcms_endian16_swap = ENDIAN16_SH(1);
 static const cmsTagSignature tessera_lcms_description_tag = cmsSigProfileDescriptionTag;
 /// CIELab as ICC encodes it in 8 bits: L 0–255 for 0–100, a and b offset by 128.
 static const cmsUInt32Number tessera_lcms_type_lab_8 = TYPE_Lab_8;
+/// CIELab as ICC v4 encodes it in 16 bits: L 0–65535 for 0–100, a and b 0x8080 for 0, 257 a unit.
+static const cmsUInt32Number tessera_lcms_type_lab_16 = TYPE_Lab_16;
 /// Ink stored as 255 − ink, as Adobe writes CMYK JPEGs.
 static const cmsUInt32Number tessera_lcms_type_cmyk_8_reverse = TYPE_CMYK_8_REV;
 

@@ -75,6 +75,9 @@ typedef struct TesseraPNGDecoder {
     size_t length;
     size_t offset;
     int reachedEndOfInput;
+    // The first CRC error libpng warned of and read past (a critical chunk's data, IDAT's, is used
+    // all the same, as libpng-based tools and browsers use it; zlib's checksum still guards it).
+    char crcWarning[TESSERA_MESSAGE_CAPACITY];
 } TesseraPNGDecoder;
 
 enum {

@@ -53,8 +53,9 @@ final class ColorConverter: Sendable {
     /// How the samples going in are stored, when they are not ``format``'s own 8 bits.
     enum Input: Hashable {
         case eightBit
-        /// CMYK, or CMYK stored as 255 − ink (Adobe's JPEGs).
-        case cmyk(inverted: Bool)
+        /// CMYK, or CMYK stored as 255 − ink (Adobe's JPEGs); 8 bits a sample, or 16 in the
+        /// machine's byte order (TIFF).
+        case cmyk(inverted: Bool, sixteenBit: Bool)
         /// ``format``'s channels at 16 bits, in the machine's byte order or big-endian (PNG).
         case sixteenBit(bigEndian: Bool)
     }
@@ -112,19 +113,27 @@ final class ColorConverter: Sendable {
         return made
     }
 
-    /// The transform from CMYK rows (4 bytes a pixel; `inverted` when stored as 255 − ink, as
-    /// Adobe writes JPEGs) to sRGB: through `profile` when it is a CMYK profile, else through
-    /// ``defaultCMYKProfilePath``. Nil when neither can be used; then the caller converts naively.
-    func cmykTransform(profile: ICCProfile?, inverted: Bool) -> ColorTransform? {
-        guard let cmyk = profile?.colorSpace == .cmyk ? profile : Self.defaultCMYKProfile else { return nil }
-        return cached(Key(profile: cmyk, format: .rgb8, input: .cmyk(inverted: inverted))) {
-            ColorTransform(cmykProfile: cmyk, inverted: inverted)
+    /// The transform from CMYK rows (4 samples a pixel, of 8 bits, or of 16 with `sixteenBit`;
+    /// `inverted` when stored as 255 − ink, as Adobe writes JPEGs) to sRGB rows
+    /// (``PixelFormat/rgb8``): through `profile` when it is a CMYK profile LittleCMS accepts, else
+    /// through ``defaultCMYKProfilePath``. Nil when neither can be used; then the caller converts
+    /// naively. JPEG and TIFF share it, so the same inks give the same colours in either.
+    func cmykTransform(profile: ICCProfile?, inverted: Bool, sixteenBit: Bool = false) -> ColorTransform? {
+        func made(_ cmyk: ICCProfile) -> ColorTransform? {
+            cached(Key(profile: cmyk, format: .rgb8, input: .cmyk(inverted: inverted, sixteenBit: sixteenBit))) {
+                ColorTransform(cmykProfile: cmyk, inverted: inverted, sixteenBit: sixteenBit)
+            }
         }
+        if let profile, profile.colorSpace == .cmyk, let own = made(profile) { return own }
+        return Self.defaultCMYKProfile.flatMap(made)
     }
 
-    /// CIELab (8-bit ICC encoding, D50, LittleCMS's built-in Lab profile) to sRGB; nil without
-    /// LittleCMS.
-    static let labTransform: ColorTransform? = ColorTransform(labToSRGB: ())
+    /// CIELab (8-bit ICC encoding, D50, LittleCMS's built-in Lab profile) to sRGB, in place; nil
+    /// without LittleCMS.
+    static let labTransform: ColorTransform? = ColorTransform(labToSRGB: false)
+    /// CIELab in ICC v4's 16-bit encoding (``tessera_lcms_type_lab_16``) to 8-bit sRGB rows; nil
+    /// without LittleCMS.
+    static let wideLabTransform: ColorTransform? = ColorTransform(labToSRGB: true)
 
     /// The profile for CMYK that carries none: ghostscript's "Artifex CMYK SWOP Profile" (Debian's
     /// libgs-common). SWOP is the press standard behind Photoshop's default US CMYK working space,
@@ -150,6 +159,7 @@ final class ColorTransform: @unchecked Sendable {
     private let library: TesseraLCMS
     private enum Engine {
         case table(SeparableColorTable)
+        case wideGray(WideGrayTable)
         case lcms(cmsHTRANSFORM)
     }
     private let engine: Engine
@@ -173,21 +183,28 @@ final class ColorTransform: @unchecked Sendable {
         }
         switch input {
         case .eightBit: self.init(profile: profile, input: type, output: type, format: format, tables: tables)
+        case .sixteenBit(let bigEndian) where tables && profile.colorSpace == .gray:
+            self.init(wideGray: profile, format: format, bigEndian: bigEndian)
         case .sixteenBit(let bigEndian):
             self.init(profile: profile, input: wide | (bigEndian ? tessera_lcms_endian16_swap : 0), output: type, format: format)
         case .cmyk: return nil
         }
     }
 
-    /// CMYK rows in, sRGB rows (``PixelFormat/rgb8``) out.
-    convenience init?(cmykProfile: ICCProfile, inverted: Bool) {
-        let input = inverted ? tessera_lcms_type_cmyk_8_reverse : tessera_lcms_type_cmyk_8
+    /// CMYK rows in (8 or 16 bits a sample), sRGB rows (``PixelFormat/rgb8``) out.
+    convenience init?(cmykProfile: ICCProfile, inverted: Bool, sixteenBit: Bool = false) {
+        let input =
+            sixteenBit
+            ? (inverted ? tessera_lcms_type_cmyk_16_reverse : tessera_lcms_type_cmyk_16)
+            : inverted ? tessera_lcms_type_cmyk_8_reverse : tessera_lcms_type_cmyk_8
         self.init(profile: cmykProfile, input: input, output: tessera_lcms_type_rgb_8, format: .rgb8)
     }
 
-    /// 8-bit Lab rows in, sRGB rows (``PixelFormat/rgb8``) out, converted in place.
-    convenience init?(labToSRGB: Void) {
-        self.init(profile: nil, input: tessera_lcms_type_lab_8, output: tessera_lcms_type_rgb_8, format: .rgb8)
+    /// Lab rows in (8-bit ICC encoding, converted in place, or ICC v4's 16-bit one with
+    /// `sixteenBit`), sRGB rows (``PixelFormat/rgb8``) out.
+    convenience init?(labToSRGB sixteenBit: Bool) {
+        let input = sixteenBit ? tessera_lcms_type_lab_16 : tessera_lcms_type_lab_8
+        self.init(profile: nil, input: input, output: tessera_lcms_type_rgb_8, format: .rgb8)
     }
 
     /// From `profile`, or from LittleCMS's D50 Lab profile when it is nil.
@@ -225,6 +242,32 @@ final class ColorTransform: @unchecked Sendable {
         }
     }
 
+    /// 16-bit gray (`format`'s channels, big-endian or in the machine's order) into 8-bit `format`
+    /// rows by a table of LittleCMS's answer for each of the 65,536 values, from a transform it
+    /// does not optimise: an optimised 16-bit gray transform joins the curves into one sampled at
+    /// 4,096 points, which strays up to 76 levels from the curve where it is steep (near black, for
+    /// a gamma under 1 such as PNG's `gAMA` 2.5; 8-bit transforms are exact, evaluated at each value).
+    private init?(wideGray profile: ICCProfile, format: PixelFormat, bigEndian: Bool) {
+        guard format == .gray8 || format == .grayAlpha8, let library = tessera_lcms_load(nil, 0)?.pointee,
+            let source = profile.data.withUnsafeBytes({ library.cmsOpenProfileFromMem($0.baseAddress, cmsUInt32Number($0.count)) })
+        else { return nil }
+        defer { _ = library.cmsCloseProfile(source) }
+        guard let target = Self.sRGBGray(library) else { return nil }
+        defer { _ = library.cmsCloseProfile(target) }
+        let flags = cmsUInt32Number(cmsFLAGS_BLACKPOINTCOMPENSATION | cmsFLAGS_NOCACHE | cmsFLAGS_NOOPTIMIZE)
+        guard
+            let handle = library.cmsCreateTransform(
+                source, tessera_lcms_type_gray_16, target, tessera_lcms_type_gray_8, cmsUInt32Number(INTENT_PERCEPTUAL), flags)
+        else { return nil }
+        defer { library.cmsDeleteTransform(handle) }
+        let inputs = (0...65535).map(UInt16.init)
+        var values = [UInt8](repeating: 0, count: inputs.count)
+        library.cmsDoTransform(handle, inputs, &values, cmsUInt32Number(inputs.count))
+        self.library = library
+        self.format = format
+        engine = .wideGray(WideGrayTable(values: values, format: format, bigEndian: bigEndian))
+    }
+
     deinit {
         if case .lcms(let handle) = engine { library.cmsDeleteTransform(handle) }
     }
@@ -234,6 +277,7 @@ final class ColorTransform: @unchecked Sendable {
     func apply(_ pixels: UnsafeMutableRawPointer, pixelCount: Int) {
         switch engine {
         case .table(let table): table.apply(pixels, pixelCount: pixelCount)
+        case .wideGray: preconditionFailure("a 16-bit transform converts from one buffer into another")
         case .lcms(let handle): library.cmsDoTransform(handle, pixels, pixels, cmsUInt32Number(pixelCount))
         }
     }
@@ -245,6 +289,8 @@ final class ColorTransform: @unchecked Sendable {
             // Tables convert in place, so the input and output layouts are the same.
             output.copyMemory(from: input, byteCount: pixelCount * format.bytesPerPixel)
             table.apply(output, pixelCount: pixelCount)
+        case .wideGray(let table):
+            table.apply(from: input, to: output, pixelCount: pixelCount)
         case .lcms(let handle):
             library.cmsDoTransform(handle, input, output, cmsUInt32Number(pixelCount))
         }

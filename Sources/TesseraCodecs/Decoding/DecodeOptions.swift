@@ -9,7 +9,10 @@ public struct DecodeOptions: Sendable, Hashable {
     /// ``ImageDecodingError/tooLarge(pixels:limit:)`` before any pixel memory is taken.
     public var maximumPixelCount: Int
     /// Accept a file that ends early, returning the rows decoded so far (the rest left as the
-    /// decoder fills them). By default truncation is an error, as in Pillow.
+    /// decoder fills them). By default truncation is an error, as in Pillow (a file may still be
+    /// arriving), but for a still GIF cut inside its image data, which is shown as browsers show it,
+    /// with a warning. Damaged data in a complete file is shown as far as it decodes either way
+    /// (``DecodedImage/isTruncated``).
     public var allowsTruncatedData: Bool
     /// The smallest size (in stored orientation) the caller needs. Decoders that can shrink while
     /// decoding (JPEG's DCT scaling, libwebp's scaler) return the smallest image that still covers
@@ -56,7 +59,9 @@ public struct DecodedImage: Sendable {
     public var decodeScale: Double {
         Double(properties.size.width) / Double(pixels.width)
     }
-    /// True when the file ended early and ``DecodeOptions/allowsTruncatedData`` accepted it.
+    /// True when not every row could be decoded: the file ended early and
+    /// ``DecodeOptions/allowsTruncatedData`` accepted it, or its image data broke off after some rows
+    /// (shown as far as it decodes, the rest blank, with a line in ``ImageProperties/warnings``).
     public var isTruncated: Bool
     /// The profile ``pixels`` are in; nil for sRGB. The source's profile when it was kept
     /// (``ColorManagement/keepSourceProfile``) or could not be applied (a CMYK profile, LittleCMS

@@ -44,14 +44,25 @@ enum GIFRecords {
     /// The current image's 256 colours as RGBA words (bytes R, G, B, A in memory order): its own
     /// table, else the screen's, else a gray ramp; `transparentIndex` fully transparent.
     static func palette(_ gif: UnsafeMutablePointer<GifFileType>, transparentIndex: Int) -> [UInt32] {
+        let table = (gif.pointee.Image.ColorMap ?? gif.pointee.SColorMap).map { colorMap in
+            (0..<Int(min(max(colorMap.pointee.ColorCount, 0), 256))).flatMap { index in
+                let color = colorMap.pointee.Colors[index]
+                return [color.Red, color.Green, color.Blue]
+            }
+        }
+        return palette(colorTable: table, transparentIndex: transparentIndex)
+    }
+
+    /// 256 colours as RGBA words from a colour table as a GIF stores it (3 bytes an entry; nil: a
+    /// gray ramp), `transparentIndex` fully transparent.
+    static func palette(colorTable: [UInt8]?, transparentIndex: Int) -> [UInt32] {
         func word(_ red: UInt8, _ green: UInt8, _ blue: UInt8) -> UInt32 {
             (UInt32(red) | UInt32(green) << 8 | UInt32(blue) << 16 | 0xFF00_0000).littleEndian
         }
         var palette = (0..<256).map { word(UInt8($0), UInt8($0), UInt8($0)) }
-        if let colorMap = gif.pointee.Image.ColorMap ?? gif.pointee.SColorMap {
-            for index in 0..<Int(min(max(colorMap.pointee.ColorCount, 0), 256)) {
-                let color = colorMap.pointee.Colors[index]
-                palette[index] = word(color.Red, color.Green, color.Blue)
+        if let colorTable {
+            for index in 0..<min(colorTable.count / 3, 256) {
+                palette[index] = word(colorTable[index * 3], colorTable[index * 3 + 1], colorTable[index * 3 + 2])
             }
         }
         if (0..<256).contains(transparentIndex) { palette[transparentIndex] = 0 }

@@ -48,8 +48,10 @@ public struct ImageDecoder: Sendable {
         if let reader = try header.scanlineReader(options: options) {
             try options.limits.check(reader.outputSize, reader.outputFormat)
             let pixels = try reader.readAll()
+            var properties = header.properties
+            properties.warnings += reader.warnings
             return DecodedImage(
-                pixels: pixels, properties: header.properties, profile: reader.convertsColor ? nil : header.properties.iccProfile,
+                pixels: pixels, properties: properties, profile: reader.convertsColor ? nil : properties.iccProfile,
                 isTruncated: reader.isTruncated, colorManagement: options.colorManagement)
         }
         let pixels: PixelBuffer

@@ -8,10 +8,16 @@ import TesseraCore
 /// Non-interlaced images stream one row at a time. Adam7 images need every pass before any row is
 /// final, so they are deinterlaced into one full-size bitmap first: that costs `width × height ×
 /// bytes per pixel`, and is therefore held to ``DecodeOptions/maximumPixelCount``.
+///
+/// Damage is shown as browsers and libpng-based tools show it: an IDAT whose CRC fails is decoded
+/// all the same, and image data that breaks off after some rows (a filter type that does not exist,
+/// a zlib error, junk where the next chunk should be) leaves the rows before it and blanks the rest,
+/// each with a warning. Data that yields no row at all is an error.
 final class PNGScanlineReader: ScanlineReader {
     let outputSize: PixelSize
     let outputFormat: PixelFormat
     private(set) var isTruncated = false
+    private(set) var warnings: [String] = []
 
     private let handle: CHandle<UnsafeMutablePointer<TesseraPNGDecoder>>
     private var decoder: UnsafeMutablePointer<TesseraPNGDecoder> { handle.pointer }
@@ -20,8 +26,8 @@ final class PNGScanlineReader: ScanlineReader {
     private let limits: AllocationLimits
     private var passes = 1
     private var nextRow = 0
-    /// libpng failed after the input ended; the remaining rows are blank.
-    private var stoppedAtTruncation = false
+    /// libpng failed after the input ended, or its data broke off; the remaining rows are blank.
+    private var stopped = false
     private var deinterlaced: ZeroedBuffer<UInt8>?
     /// Converts 16-bit rows (big-endian, as libpng leaves them) to 8-bit sRGB; nil otherwise.
     private let wideTransform: ColorTransform?
@@ -89,23 +95,24 @@ final class PNGScanlineReader: ScanlineReader {
             nextRow += count
             return count
         }
-        if stoppedAtTruncation {
+        if stopped {
             destination.update(repeating: 0, count: bytesPerRow)
         } else {
             // Past the cut, libpng inflates zero padding until zlib gives up; rows it completes
             // before that were decoded from real data and are kept.
             let row = wideRow?.elements.baseAddress ?? destination
             let status = tessera_png_read_row(decoder, row)
+            noteCRCWarning()
             if decoder.pointee.reachedEndOfInput != 0 {
                 try acceptTruncation()
-                if status != 0 {
-                    stoppedAtTruncation = true
-                    destination.update(repeating: 0, count: bytesPerRow)
-                    nextRow += 1
-                    return 1
-                }
-            } else {
-                try check(status)
+            } else if status != 0 {
+                try acceptDamage(atRow: nextRow)
+            }
+            if status != 0 {
+                stopped = true
+                destination.update(repeating: 0, count: bytesPerRow)
+                nextRow += 1
+                return 1
             }
             wideTransform?.apply(from: row, to: destination, pixelCount: outputSize.width)
         }
@@ -119,15 +126,19 @@ final class PNGScanlineReader: ScanlineReader {
             width: outputSize.width, rows: outputSize.height, elementsPerPixel: bytesPerRow / outputSize.width, of: UInt8.self)
         let all = image.elements.baseAddress!
         var status: Int32 = 0
+        var rowsRead = 0
         for _ in 0..<passes {
             for row in 0..<outputSize.height where status == 0 && decoder.pointee.reachedEndOfInput == 0 {
                 status = tessera_png_read_row(decoder, all + row * bytesPerRow)
+                if status == 0 { rowsRead += 1 }
             }
         }
+        noteCRCWarning()
+        // What the passes filled in so far stays: a coarse preview.
         if decoder.pointee.reachedEndOfInput != 0 {
-            try acceptTruncation()  // what the passes filled in so far stays: a coarse preview
-        } else {
-            try check(status)
+            try acceptTruncation()
+        } else if status != 0 {
+            try acceptDamage(atRow: rowsRead)
         }
         return image
     }
@@ -138,6 +149,24 @@ final class PNGScanlineReader: ScanlineReader {
         if let failure = input.readFailure { throw failure }
         guard allowsTruncatedData else { throw .truncated(reason: "the PNG data ends before the last row") }
         isTruncated = true
+    }
+
+    /// Data that breaks off once rows have come out of it is shown as far as it goes, the rest
+    /// blank, with a warning (the file is complete: nothing more will come); before any row, or
+    /// when a ranged source's transfer failed, it is the error it is.
+    private func acceptDamage(atRow row: Int) throws(ImageDecodingError) {
+        if let failure = input.readFailure { throw failure }
+        guard row > 0 else { throw failure() }
+        isTruncated = true
+        let place = passes > 1 ? "during its interlaced passes" : "after \(row) of its \(outputSize.height) rows"
+        warnings.append(
+            "the PNG's image data breaks off \(place) (\(cMessage(decoder.pointee.message))): what decoded is shown, the rest is blank")
+    }
+
+    /// Reports, once, a CRC error libpng read past.
+    private func noteCRCWarning() {
+        guard decoder.pointee.crcWarning.0 != 0, !warnings.contains(where: { $0.hasPrefix("a PNG chunk fails") }) else { return }
+        warnings.append("a PNG chunk fails its CRC check (\(cMessage(decoder.pointee.crcWarning))): its data is used all the same")
     }
 
     private func check(_ status: Int32) throws(ImageDecodingError) {

@@ -6,8 +6,12 @@ protocol ScanlineReader: AnyObject {
     /// Size of the rows this reader produces (after any shrink-on-load).
     var outputSize: PixelSize { get }
     var outputFormat: PixelFormat { get }
-    /// True once the input ended early and truncation was allowed.
+    /// True once the input ended early and truncation was allowed, or the data broke off after
+    /// some rows and the rest were left blank (then ``warnings`` says so).
     var isTruncated: Bool { get }
+    /// What the reader worked around, one line each (damaged data shown as far as it decodes, a
+    /// checksum that failed); a decode's ``ImageProperties/warnings`` gain them.
+    var warnings: [String] { get }
     /// True when the rows come out in sRGB although the file's are not: a reader of 16-bit
     /// samples converts them itself, before reducing them to 8 bits (``DecodeOptions/colorManagement``).
     /// Otherwise converting is the caller's, on whatever rows or pixels it ends up with.
@@ -22,6 +26,7 @@ protocol ScanlineReader: AnyObject {
 
 extension ScanlineReader {
     var convertsColor: Bool { false }
+    var warnings: [String] { [] }
     /// The column of the full row where each produced row starts: 0 but for a reader that decodes
     /// only some columns (``JPEGScanlineReader`` with a window).
     var columnOffset: Int { 0 }
@@ -71,6 +76,7 @@ final class RowWindowReader: ScanlineReader {
 
     var outputFormat: PixelFormat { reader.outputFormat }
     var isTruncated: Bool { reader.isTruncated }
+    var warnings: [String] { reader.warnings }
     var convertsColor: Bool { reader.convertsColor }
     var columnOffset: Int { reader.columnOffset }
 

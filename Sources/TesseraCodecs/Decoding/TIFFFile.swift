@@ -19,7 +19,11 @@ final class TIFFFile {
     let size: PixelSize
     let bitsPerSample: Int
     let samplesPerPixel: Int
+    /// SampleFormat: 1 unsigned integers, 2 signed, 3 floating point.
+    let sampleFormat: Int
     let photometric: Int
+    /// InkSet of separated (photometric 5) images: 1 is CMYK.
+    let inkSet: Int
     let planarConfiguration: Int
     let extraSampleCount: Int
     /// The alpha sample is associated (ExtraSamples = 1): colour stored premultiplied by it.
@@ -38,6 +42,9 @@ final class TIFFFile {
     var pageCount: Int { pageSizes.count }
     /// Each page's size upright (its orientation applied), as far as ``pageCount`` goes.
     private(set) var pageSizes: [PixelSize] = []
+    /// How the samples are read (``readableSamples()``), asked once: a CMYK file's answer looks up
+    /// a colour transform.
+    private(set) lazy var storedSamples: StoredSamples? = readableSamples()
 
     /// The most directories walked to find the pages: more is a hostile chain, not a document.
     static let maximumDirectoryCount = Int(UInt16.max)
@@ -158,10 +165,16 @@ final class TIFFFile {
         size = PixelSize(width: field32(TIFFTAG_IMAGEWIDTH), height: field32(TIFFTAG_IMAGELENGTH))
         bitsPerSample = field16(TIFFTAG_BITSPERSAMPLE, default: 1)
         samplesPerPixel = field16(TIFFTAG_SAMPLESPERPIXEL, default: 1)
+        sampleFormat = field16(TIFFTAG_SAMPLEFORMAT, default: Int(SAMPLEFORMAT_UINT))
         photometric = field16(TIFFTAG_PHOTOMETRIC, default: -1)
+        inkSet = field16(TIFFTAG_INKSET, default: Int(INKSET_CMYK))
         planarConfiguration = field16(TIFFTAG_PLANARCONFIG, default: Int(PLANARCONFIG_CONTIG))
         orientation = Orientation(rawValue: field16(TIFFTAG_ORIENTATION, default: 1)) ?? .up
         compression = field16(TIFFTAG_COMPRESSION, default: Int(COMPRESSION_NONE))
+        // libjpeg (and so libtiff's JPEG codec) reads 8-bit JPEG only: deeper samples cannot be in one.
+        if compression == Int(COMPRESSION_JPEG) || compression == Int(COMPRESSION_OJPEG), bitsPerSample != 8 {
+            throw .unsupported(reason: "a JPEG-compressed TIFF with \(bitsPerSample)-bit samples: JPEG in TIFF is read at 8 bits only")
+        }
         // Before any size is asked: libtiff sizes YCbCr strips and tiles by their subsampling.
         decodesJPEGAsRGB =
             compression == Int(COMPRESSION_JPEG) && photometric == Int(PHOTOMETRIC_YCBCR)
@@ -286,21 +299,6 @@ final class TIFFFile {
     /// a strip read row by row.
     var bandHeight: Int { readsByScanline ? Self.scanlineBandHeight : pieceSize.height }
 
-    /// Whether samples are copied as stored: contiguous 8- or 16-bit gray or RGB, with alpha, and
-    /// JPEG-compressed YCbCr (which the codec turns into RGB). The rest (palette, CMYK, other YCbCr,
-    /// bilevel, separate planes) goes through libtiff's RGBA converter.
-    var readsNatively: Bool {
-        planarConfiguration == Int(PLANARCONFIG_CONTIG) && (bitsPerSample == 8 || bitsPerSample == 16)
-            && (photometric == Int(PHOTOMETRIC_MINISBLACK) || photometric == Int(PHOTOMETRIC_RGB) || decodesJPEGAsRGB || isCIELab)
-            && samplesPerPixel >= decodedFormat.bytesPerPixel
-    }
-
-    /// 8-bit CIELab without alpha, converted by LittleCMS (libtiff's own Lab conversion is off:
-    /// it turns Lab white yellowish). Without LittleCMS it goes through libtiff's.
-    var isCIELab: Bool {
-        photometric == Int(PHOTOMETRIC_CIELAB) && bitsPerSample == 8 && samplesPerPixel == 3 && ColorConverter.labTransform != nil
-    }
-
     var decodedFormat: PixelFormat {
         (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)
     }
@@ -313,9 +311,9 @@ final class TIFFFile {
         properties.pageCount = max(1, pageCount)
         var length: UInt32 = 0
         var bytes: UnsafeRawPointer?
-        // CIELab samples are converted to sRGB as they are read: a profile (Pillow writes a Lab
+        // Lab samples are converted to sRGB as they are read: a profile (Pillow writes a Lab
         // identity one) describes the stored samples, not the decoded pixels.
-        if !isCIELab, tessera_tiff_get_icc_profile(tiff, &length, &bytes) != 0, let bytes {
+        if !convertsLab, tessera_tiff_get_icc_profile(tiff, &length, &bytes) != 0, let bytes {
             // Longer than any profile accepted: an empty one, which validation reports.
             let accepted = Int(length) <= ICCProfile.maximumByteCount
             properties.attachProfile(accepted ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : [])

@@ -26,10 +26,10 @@ public final class TIFFPyramid {
     private let levels: [TIFFFile]
     private let limits: AllocationLimits
     /// Converts every tile to sRGB from the file's profile (``DecodeOptions/colorManagement``);
-    /// nil when there is nothing to convert, or when 16-bit samples are converted as they are read
-    /// (``wideTransform``).
+    /// nil when there is nothing to convert, or when samples are converted as they are read
+    /// (``sampleTransform``: 16-bit ones, CMYK, Lab).
     private let colorTransform: ColorTransform?
-    private let wideTransform: ColorTransform?
+    private let sampleTransform: ColorTransform?
     /// One tile as stored, or as libtiff's RGBA converter writes it; allocated on first use.
     private var storedTile: ZeroedBuffer<UInt8>?
     private var convertedTile: ZeroedBuffer<UInt32>?
@@ -64,9 +64,9 @@ public final class TIFFPyramid {
         tileSize = first.pieceSize
         pixelFormat = first.decodedFormat
         let profile = first.properties(fileByteCount: fileByteCount).iccProfile
-        wideTransform = first.wideTransform(options.colorManagement, profile: profile)
+        sampleTransform = first.sampleTransform(options.colorManagement, profile: profile)
         colorTransform =
-            options.colorManagement == .convertToSRGB && wideTransform == nil
+            options.colorManagement == .convertToSRGB && sampleTransform == nil
             ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.decodedFormat) } : nil
     }
 
@@ -114,7 +114,7 @@ public final class TIFFPyramid {
         pixels.bytes.withUnsafeMutableBufferPointer { output in
             file.copyStoredPixels(
                 from: UnsafeRawBufferPointer(buffer), rowPixels: tileSize.width, rows: rows, columns: columns,
-                to: output.baseAddress!, rowPixels: rowPixels, wideTransform: wideTransform)
+                to: output.baseAddress!, rowPixels: rowPixels, transform: sampleTransform)
         }
     }
 

@@ -4,9 +4,10 @@ import TesseraCore
 /// Streams a TIFF one strip or one row of tiles at a time (a tall strip a band of rows at a time).
 ///
 /// Contiguous 8- and 16-bit gray or RGB (with alpha) are read as stored, exactly (16-bit keeps the
-/// high byte, or is converted to sRGB at 16 bits when the file has a profile to convert from).
-/// Everything else (palette, CMYK, YCbCr, bilevel, separate planes) goes through
-/// libtiff's RGBA converter, whose alpha comes back premultiplied and is divided out again.
+/// high byte, or is converted to sRGB at 16 bits when the file has a profile to convert from);
+/// CMYK and Lab are converted to sRGB by LittleCMS, 32-bit integers reduced to their high byte
+/// (``TIFFFile/StoredSamples``). Everything else (palette, other YCbCr, bilevel, separate planes)
+/// goes through libtiff's RGBA converter, whose alpha comes back premultiplied and is divided out again.
 /// Its buffers (one strip or tile as stored, one band of rows) are sized from the layout
 /// ``TIFFFile`` has checked, and allocated once, through ``AllocationLimits``.
 final class TIFFScanlineReader: ScanlineReader {
@@ -25,14 +26,15 @@ final class TIFFScanlineReader: ScanlineReader {
     private var bandRows = 0
     private var nextRow = 0
     private var rgbaImage: UnsafeMutablePointer<TIFFRGBAImage>?
-    /// Converts 16-bit samples to 8-bit sRGB as they are copied; nil otherwise.
-    private let wideTransform: ColorTransform?
-    var convertsColor: Bool { wideTransform != nil }
+    /// Converts samples to 8-bit sRGB as they are copied (``TIFFFile/sampleTransform(_:profile:)``:
+    /// 16-bit ones with a profile, CMYK, Lab); nil otherwise.
+    private let sampleTransform: ColorTransform?
+    var convertsColor: Bool { sampleTransform != nil }
 
     /// - Parameter profile: what the file's colour is in (``ImageProperties/iccProfile``).
     init(file: TIFFFile, profile: ICCProfile?, options: DecodeOptions) throws(ImageDecodingError) {
         self.file = file
-        wideTransform = file.wideTransform(options.colorManagement, profile: profile)
+        sampleTransform = file.sampleTransform(options.colorManagement, profile: profile)
         outputSize = file.size
         outputFormat = file.decodedFormat
         bandHeight = file.bandHeight
@@ -93,7 +95,7 @@ final class TIFFScanlineReader: ScanlineReader {
                 }
                 file.copyStoredPixels(
                     from: UnsafeRawBufferPointer(piece.elements), rowPixels: width, rows: 1, columns: width,
-                    to: band.elements.baseAddress! + offset * rowBytes, rowPixels: width, wideTransform: wideTransform)
+                    to: band.elements.baseAddress! + offset * rowBytes, rowPixels: width, transform: sampleTransform)
             }
             return
         }
@@ -122,7 +124,7 @@ final class TIFFScanlineReader: ScanlineReader {
             file.copyStoredPixels(
                 from: UnsafeRawBufferPointer(buffer), rowPixels: pieceWidth, rows: bandRows, columns: columns,
                 to: band.elements.baseAddress! + x0 * outputFormat.bytesPerPixel, rowPixels: width,
-                wideTransform: wideTransform)
+                transform: sampleTransform)
         }
     }
 

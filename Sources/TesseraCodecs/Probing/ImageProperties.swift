@@ -34,7 +34,9 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// states in numbers (HEIF/AVIF `nclx`, PNG `cICP`, `cHRM`/`gAMA`; its description says so).
     /// Nil for sRGB, stated or assumed.
     public var iccProfile: ICCProfile?
-    /// What the probe noticed and worked around, one line each (an embedded profile it ignored).
+    /// What the probe noticed and worked around, one line each (an embedded profile it ignored);
+    /// a decode's (``DecodedImage/properties``) also what the decoder met (image data that broke off
+    /// after some rows, shown as far as it went; a chunk whose CRC failed).
     public var warnings: [String] = []
     /// A PDF page's size in points (1/72 inch), unrounded; ``size`` is it rounded up, at 72 dpi.
     /// ``frameCount`` is then the document's page count. Nil for other formats.

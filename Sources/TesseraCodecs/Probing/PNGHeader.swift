@@ -30,6 +30,9 @@ struct PNGHeader {
     var hasSRGBChunk = false
     var gamma: Int?
     var chromaticities: [Int]?
+    /// After the image data came bytes that are no chunk (a length over 2³¹ − 1, a type that is not
+    /// four letters): the walk stopped there, as libpng never reads past the image data it needs.
+    var hasJunkAfterImageData = false
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -64,6 +67,11 @@ struct PNGHeader {
         var imageDataByteCount = 0
         var reachedEnd = false
         walking: while let length = try? stream.readBigEndian32(), let type = try? stream.readExactly(4) {
+            let isChunk = length <= 0x7FFF_FFFF && type.allSatisfy { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            if !isChunk && imageDataByteCount > 0 {
+                hasJunkAfterImageData = true
+                break walking
+            }
             guard length <= 0x7FFF_FFFF else { throw .corrupt(reason: "a PNG chunk of \(length) bytes") }
             let dataStart = stream.offset
             switch String(decoding: type, as: UTF8.self) {
@@ -162,6 +170,9 @@ struct PNGHeader {
             properties.frameCount = 1
             properties.warnings.append(
                 "APNG whose acTL announces \(frameCount) frames has \(frameDelays.count) fcTL chunks: shown as a still, as browsers do")
+        }
+        if hasJunkAfterImageData {
+            properties.warnings.append("the PNG has bytes that are no chunk after its image data: ignored, as libpng ignores them")
         }
         let isGray = colorType == 0 || colorType == 4
         if let codePoints {
