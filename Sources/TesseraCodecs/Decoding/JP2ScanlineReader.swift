@@ -147,10 +147,10 @@ final class JP2ScanlineReader: ScanlineReader {
             input.withFile { file in
                 tessera_jp2_open(
                     decode.pointer, fileno(file), nil, UInt64(input.fileByteCount ?? 0), header.layout.isRawCodestream ? 0 : 1,
-                    Int32(LibOpenJPEG.threadCount))
+                    Int32(LibOpenJPEG.decodeThreadCount))
             }
             ?? input.withBytes { bytes, count in
-                tessera_jp2_open(decode.pointer, -1, bytes, UInt64(count), header.layout.isRawCodestream ? 0 : 1, Int32(LibOpenJPEG.threadCount))
+                tessera_jp2_open(decode.pointer, -1, bytes, UInt64(count), header.layout.isRawCodestream ? 0 : 1, Int32(LibOpenJPEG.decodeThreadCount))
             }
         guard opened != 0, let image = decode.pointer.pointee.image else {
             throw failure(decode.pointer, "cannot read the JPEG 2000 header")
