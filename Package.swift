@@ -76,7 +76,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL",
+                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL", "CTesseraAV",
             ],
             swiftSettings: layered
         ),

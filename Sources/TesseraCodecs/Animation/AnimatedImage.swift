@@ -70,7 +70,7 @@ public struct AnimatedImage: Sendable {
             case .webp(let webp):
                 try WebPFrameDecoder(
                     source: source, header: webp, timing: timing.frameDurations, profile: header.properties.iccProfile, options: options)
-            case .png(let png): try APNGFrameDecoder(source: source, header: png, timing: timing.frameDurations, options: options)
+            case .png(let png): try APNGFrameDecoder(source: header.source, header: png, timing: timing.frameDurations, options: options)
             default: preconditionFailure("only GIF, WebP and PNG headers report an animation")
             }
         return AnimationFrameReader(decoder)
