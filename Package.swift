@@ -238,6 +238,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodePDF", ["TesseraCodecs"]),
         harness("FuzzDecodeJP2", ["TesseraCodecs"]),
         harness("FuzzDecodeJXL", ["TesseraCodecs"]),
+        harness("FuzzDecodeStill", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
