@@ -12,6 +12,12 @@ struct TesseraAVStill {
     struct SwsContext *scaler;
     int scalerRows;
     enum AVPixelFormat scalerFormat;
+    // What swscale writes into: its SIMD paths store whole blocks of pixels and may write past the
+    // end of a row (the last row's end is the end of the caller's buffer), so it gets rows of its
+    // own, padded, and they are copied out.
+    unsigned char *scratch;
+    size_t scratchStride;
+    int scratchRows;
 };
 
 TesseraAVStill *tessera_av_still_decode(int codec, const unsigned char *bytes, size_t length, int64_t maxPixels,
@@ -113,14 +119,26 @@ int tessera_av_still_rows(TesseraAVStill *still, int first, int count, int chann
             return 0;
         }
     }
+    if (still->scratchRows < count) {
+        free(still->scratch);
+        still->scratchStride = (rowBytes + 63) / 64 * 64 + 64;
+        still->scratch = aligned_alloc(64, still->scratchStride * (size_t)(count + 1));
+        still->scratchRows = still->scratch ? count : 0;
+        if (!still->scratch) {
+            snprintf(error, capacity, "no memory for %d rows of %zu bytes", count, rowBytes);
+            return 0;
+        }
+    }
     const uint8_t *sources[4] = {frame->data[0] + (ptrdiff_t)first * frame->linesize[0], frame->data[1],
                                  frame->data[2], frame->data[3]};
-    uint8_t *targets[4] = {pixels, NULL, NULL, NULL};
-    int targetStrides[4] = {(int)stride, 0, 0, 0};
+    uint8_t *targets[4] = {still->scratch, NULL, NULL, NULL};
+    int targetStrides[4] = {(int)still->scratchStride, 0, 0, 0};
     if (still->av->sws_scale(still->scaler, sources, frame->linesize, 0, count, targets, targetStrides) != count) {
         snprintf(error, capacity, "swscale converted too few rows");
         return 0;
     }
+    for (int row = 0; row < count; row++)
+        memcpy(pixels + (size_t)row * stride, still->scratch + (size_t)row * still->scratchStride, rowBytes);
     return 1;
 }
 
@@ -128,5 +146,6 @@ void tessera_av_still_free(TesseraAVStill *still) {
     if (!still) return;
     still->av->sws_freeContext(still->scaler);
     still->av->av_frame_free(&still->frame);
+    free(still->scratch);
     free(still);
 }

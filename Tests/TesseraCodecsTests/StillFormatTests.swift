@@ -114,6 +114,31 @@ import Testing
         #expect(throws: ImageDecodingError.self) { try ImageDecoder(options: limited).probe(.file(Self.path("ico-bmp32.ico"))) }
     }
 
+    /// swscale's SIMD paths store whole blocks of pixels past a row's end (a 3-pixel grey row: 7
+    /// bytes more): rows are converted into the reader's own padded rows, so the caller's buffer is
+    /// written to its last row's end and not a byte further.
+    @Test(arguments: [1, 3, 5, 37])
+    func convertsRowsWithinTheCallersBuffer(width: Int) throws {
+        // A PBM (1 bit a pixel, which swscale widens to grey) and a 16-bit BMP (5-5-5, widened to RGB).
+        let pbm = Array("P4\n\(width) 3\n".utf8) + [UInt8](repeating: 0xA5, count: 3 * ((width + 7) / 8))
+        for bytes in [pbm, Self.bmp16(width: width, height: 3)] {
+            let header = try Header(.data(Data(bytes)), options: DecodeOptions())
+            let reader = try #require(try header.scanlineReader(options: DecodeOptions()))
+            let rowBytes = width * reader.outputFormat.bytesPerPixel
+            var buffer = [UInt8](repeating: 0xEE, count: 3 * rowBytes + 64)
+            let rows = try buffer.withUnsafeMutableBufferPointer { try reader.readRows(into: $0.baseAddress!, maximumRows: 3) }
+            #expect(rows == 3)
+            #expect(buffer[(3 * rowBytes)...].allSatisfy { $0 == 0xEE }, "\(header.properties.format) of width \(width)")
+        }
+    }
+
+    static func bmp16(width: Int, height: Int) -> [UInt8] {
+        let rowBytes = (width * 2 + 3) / 4 * 4
+        func le(_ value: Int, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        return Array("BM".utf8) + le(54 + rowBytes * height, 4) + le(0, 4) + le(54, 4) + le(40, 4) + le(width, 4) + le(height, 4)
+            + le(1, 2) + le(16, 2) + le(0, 24) + (0..<(rowBytes * height)).map { UInt8(truncatingIfNeeded: $0 * 37) }
+    }
+
     /// Data that ends early or is damaged inside fails with a typed error, never a crash.
     @Test(arguments: entries)
     func cutFilesFailCleanly(_ entry: Entry) throws {
