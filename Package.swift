@@ -76,7 +76,7 @@ let package = Package(
             name: "TesseraCodecs",
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
-                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL",
+                "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL", "CTesseraAV",
             ],
             swiftSettings: layered
         ),
@@ -238,6 +238,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodePDF", ["TesseraCodecs"]),
         harness("FuzzDecodeJP2", ["TesseraCodecs"]),
         harness("FuzzDecodeJXL", ["TesseraCodecs"]),
+        harness("FuzzDecodeStill", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),

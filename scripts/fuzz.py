@@ -49,7 +49,8 @@ def images(*patterns):
 HARNESSES = {
     "FuzzProbe": dict(
         dict="probe", seeds=images("*.jpg", "*.png", "*.gif", "*.webp", "*.heic", "*.avif", "*.tif", "*.svg")
-        + [FIXTURES / "video/*.mp4", FIXTURES / "pdf/*.pdf", FIXTURES / "jpeg2000/*.jp2", FIXTURES / "jpegxl/*.jxl"], max_len=65536, timeout=10),
+        + [FIXTURES / "video/*.mp4", FIXTURES / "pdf/*.pdf", FIXTURES / "jpeg2000/*.jp2", FIXTURES / "jpegxl/*.jxl", FIXTURES / "stills/*.*"],
+        max_len=65536, timeout=10),
     "FuzzDecodeJPEG": dict(dict="jpeg", seeds=images("*.jpg"), max_len=65536, timeout=10),
     "FuzzDecodePNG": dict(dict="png", seeds=images("*.png"), max_len=65536, timeout=10),
     "FuzzDecodeGIF": dict(dict="gif", seeds=images("*.gif"), max_len=65536, timeout=10),
@@ -59,6 +60,9 @@ HARNESSES = {
     "FuzzDecodeSVG": dict(dict="svg", seeds=images("*.svg"), max_len=16384, timeout=10),
     "FuzzDecodePDF": dict(dict="pdf", seeds=[FIXTURES / "pdf/*.pdf"], max_len=65536, timeout=10),
     "FuzzDecodeJXL": dict(dict="jxl", seeds=[FIXTURES / "jpegxl/*.jxl"], max_len=65536, timeout=10),
+    "FuzzDecodeStill": dict(
+        dict="still", seeds=[FIXTURES / "stills" / p for p in ("*.bmp", "*.ico", "*.cur", "*.pbm", "*.pgm", "*.ppm", "*.pam", "*.tga")],
+        max_len=65536, timeout=10),
     "FuzzDecodeJP2": dict(dict="jp2", seeds=[FIXTURES / "jpeg2000/*.jp2", FIXTURES / "jpeg2000/*.j2k", FIXTURES / "jpeg2000/*.j2c"], max_len=65536, timeout=10),
     "FuzzVideo": dict(
         dict="video", seeds=[FIXTURES / "video" / p for p in ("*.mp4", "*.mkv", "*.webm", "*.ts", "*.m4a")],

@@ -154,6 +154,116 @@ done:
     return ok;
 }
 
+int tessera_jxl_timing(const unsigned char *bytes, size_t length, TesseraJXLTiming *timing) {
+    memset(timing, 0, sizeof *timing);
+    if (!tessera_jxl_load(timing->error, sizeof timing->error)) return 0;
+    // Frame headers only: libjxl passes over each frame's data by its table of contents.
+    JxlDecoder *decoder = started_decoder(bytes, length, JXL_DEC_BASIC_INFO | JXL_DEC_FRAME, NULL);
+    if (!decoder) {
+        snprintf(timing->error, sizeof timing->error, "libjxl cannot read the headers");
+        return 0;
+    }
+    int ok = 0;
+    size_t capacity = 0;
+    double secondsPerTick = 0;
+    for (;;) {
+        JxlDecoderStatus status = table.JxlDecoderProcessInput(decoder);
+        if (status == JXL_DEC_BASIC_INFO) {
+            JxlBasicInfo basic;
+            if (table.JxlDecoderGetBasicInfo(decoder, &basic) != JXL_DEC_SUCCESS) break;
+            if (basic.have_animation && basic.animation.tps_numerator > 0)
+                secondsPerTick = (double)basic.animation.tps_denominator / basic.animation.tps_numerator;
+            timing->loops = basic.have_animation ? basic.animation.num_loops : 1;
+        } else if (status == JXL_DEC_FRAME) {
+            JxlFrameHeader header;
+            if (table.JxlDecoderGetFrameHeader(decoder, &header) != JXL_DEC_SUCCESS) break;
+            if (timing->frameCount == capacity) {
+                capacity = capacity ? capacity * 2 : 16;
+                double *grown = realloc(timing->durations, capacity * sizeof *grown);
+                if (!grown) break;
+                timing->durations = grown;
+            }
+            timing->durations[timing->frameCount++] = header.duration * secondsPerTick;
+        } else if (status == JXL_DEC_SUCCESS) {
+            ok = timing->frameCount > 0;
+            break;
+        } else if (status == JXL_DEC_NEED_MORE_INPUT) {
+            timing->truncated = 1;
+            snprintf(timing->error, sizeof timing->error, "the JPEG XL data ends in frame %zu", timing->frameCount + 1);
+            break;
+        } else if (status == JXL_DEC_ERROR) {
+            snprintf(timing->error, sizeof timing->error, "libjxl cannot read frame %zu's header", timing->frameCount + 1);
+            break;
+        }
+    }
+    if (!ok && !timing->error[0]) snprintf(timing->error, sizeof timing->error, "libjxl cannot read the frames");
+    table.JxlDecoderDestroy(decoder);
+    return ok;
+}
+
+struct TesseraJXLFrames {
+    JxlDecoder *decoder;
+    void *runner;
+    unsigned char *bytes;  // the file, copied: libjxl reads it as frames are asked for
+};
+
+TesseraJXLFrames *_Nullable tessera_jxl_frames_open(const unsigned char *bytes, size_t length, int threads, char *error) {
+    error[0] = 0;
+    if (!tessera_jxl_load(error, 256)) return NULL;
+    TesseraJXLFrames *frames = calloc(1, sizeof *frames);
+    if (!frames || !(frames->bytes = malloc(length ? length : 1))) {
+        free(frames);
+        snprintf(error, 256, "no memory for the JPEG XL file");
+        return NULL;
+    }
+    memcpy(frames->bytes, bytes, length);
+    frames->runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
+    // Coalesced (libjxl's default): each FULL_IMAGE is a displayed frame, the whole canvas.
+    frames->decoder = started_decoder(frames->bytes, length, JXL_DEC_FULL_IMAGE, frames->runner);
+    if (!frames->decoder) {
+        snprintf(error, 256, "libjxl cannot decode the animation");
+        tessera_jxl_frames_close(frames);
+        return NULL;
+    }
+    return frames;
+}
+
+int tessera_jxl_frames_next(TesseraJXLFrames *frames, unsigned char *pixels, size_t capacity, char *error, int *truncated) {
+    error[0] = 0;
+    *truncated = 0;
+    JxlPixelFormat format = {4, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+    for (;;) {
+        JxlDecoderStatus status = table.JxlDecoderProcessInput(frames->decoder);
+        if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER) {
+            size_t size = 0;
+            if (table.JxlDecoderImageOutBufferSize(frames->decoder, &format, &size) != JXL_DEC_SUCCESS || size != capacity ||
+                table.JxlDecoderSetImageOutBuffer(frames->decoder, &format, pixels, capacity) != JXL_DEC_SUCCESS) {
+                snprintf(error, 256, "libjxl wants a %zu-byte frame for a %zu-byte one", size, capacity);
+                return -1;
+            }
+        } else if (status == JXL_DEC_FULL_IMAGE) {
+            return 1;
+        } else if (status == JXL_DEC_SUCCESS) {
+            return 0;
+        } else if (status == JXL_DEC_NEED_MORE_INPUT) {
+            *truncated = 1;
+            snprintf(error, 256, "the JPEG XL data ends early");
+            return -1;
+        } else if (status == JXL_DEC_ERROR) {
+            snprintf(error, 256, "libjxl cannot decode the frame");
+            return -1;
+        }
+    }
+}
+
+void tessera_jxl_frames_close(TesseraJXLFrames *_Nullable frames) {
+    if (!frames) return;
+    if (frames->decoder) table.JxlDecoderDestroy(frames->decoder);
+    if (frames->runner) table.JxlThreadParallelRunnerDestroy(frames->runner);
+    free(frames->bytes);
+    free(frames);
+}
+
 // Runs the encoder to the end, growing the output as it asks. NULL on failure.
 static unsigned char *encoded_output(JxlEncoder *encoder, size_t *length, char *error) {
     size_t capacity = 1 << 16, used = 0;

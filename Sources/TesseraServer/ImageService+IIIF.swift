@@ -146,7 +146,7 @@ extension ImageService {
     /// first frame.
     static let maximumAnimationPixelCount = 1 << 30
 
-    /// Whether the answer is an animation: an animated GIF, WebP or APNG asked for as WebP, within
+    /// Whether the answer is an animation: an animated GIF, WebP, APNG or JPEG XL asked for as WebP, within
     /// ``maximumAnimationPixelCount``.
     static func answersAnimated(_ request: ResolvedIIIFRequest, properties: ImageProperties) -> Bool {
         guard properties.animation != nil, request.format == .webp else { return false }

@@ -5,7 +5,7 @@ import Tessera
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic, jp2)."
+        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic, jp2, jxl)."
     )
 
     @Argument(help: "The image to read.")

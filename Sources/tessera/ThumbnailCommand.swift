@@ -28,7 +28,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Output format: jpeg, png, webp, gif, avif or heic (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette). An animated GIF, WebP or APNG stays animated as webp or gif.",
+            "Output format: jpeg, png, webp, gif, avif, heic, jp2 or jxl (default: the output's extension, else the input's if it is JPEG, PNG or WebP; PNG with --palette). An animated GIF, WebP, APNG or JPEG XL stays animated as webp or gif.",
         transform: Parse.formatName)
     var format: String?
 

@@ -37,10 +37,10 @@ struct TileCommand: AsyncParsableCommand {
     @Option(help: "Overlap in pixels, 0–64 (dzi only; default 1).", transform: Parse.integer(0, 64))
     var overlap: Int?
 
-    @Option(help: "Tile format: jpeg, png, webp, avif or heic.", transform: Parse.formatName)
+    @Option(help: "Tile format: jpeg, png, webp, avif, heic, jp2 or jxl.", transform: Parse.formatName)
     var format = "jpeg"
 
-    @Option(help: "JPEG, WebP, AVIF or HEIC quality, 1–100 (default 75, libvips' default).", transform: Parse.quality)
+    @Option(help: "JPEG, WebP, AVIF, HEIC, JPEG 2000 or JPEG XL quality, 1–100 (default 75, libvips' default).", transform: Parse.quality)
     var quality = 75
 
     @Option(help: "IIIF: the base URL of the service; `id` is BASE/NAME.", transform: Parse.httpURL)

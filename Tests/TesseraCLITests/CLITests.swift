@@ -130,18 +130,6 @@ struct CLITests {
         #expect(refused.status == 64 && refused.stderr.contains("--lossless applies to JPEG 2000 and JPEG XL"), "\(refused.stderr)")
     }
 
-    @Test("a still image in a format Tessera does not read is unsupported (67), never a video")
-    func unreadStillFormats() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID()).bmp").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var bmp = Array("BM".utf8) + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0]
-        bmp += [UInt8](repeating: 0, count: 64)
-        try Data(bmp).write(to: URL(fileURLWithPath: path))
-        let result = try CLI.run(["info", path])
-        #expect(result.status == 67)
-        #expect(result.stderr.contains("BMP images are not read") && !result.stderr.contains("video"), "\(result.stderr)")
-    }
-
     @Test("convert writes AVIF, HEIC and palette PNG; thumbnail --format avif and --palette into a directory")
     func newOutputFormats() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(UUID())").path

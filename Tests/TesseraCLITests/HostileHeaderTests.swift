@@ -32,6 +32,15 @@
             ("webp-65535x65535-animation-1x1-frame.webp", webp([vp8x(giant, flags: 0x02), anmf(1, 1)])),
             ("webp-riff-of-2-gb.webp", webp([vp8l(1, 1)], riffSize: 0x7FFF_FFF0)),
             ("webp-exif-chunk-of-2-gb.webp", webp([vp8l(1, 1), chunk("EXIF", [], length: 0x7FFF_FF00)])),
+            ("bmp-65535x65535-64-bytes-of-data.bmp", bmp(width: giant.width, height: giant.height)),
+            ("bmp-16000x16000-64-bytes-of-data.bmp", bmp(width: 16000, height: 16000)),
+            ("ico-entry-of-65535x65535.ico", icon(bmp(width: giant.width, height: 2 * giant.height).dropFirst(14))),
+            ("pam-9000x9000-rgba-3-bytes-of-data.pam", Array("P7\nWIDTH 9000\nHEIGHT 9000\nDEPTH 4\nMAXVAL 255\nENDHDR\n".utf8) + [1, 2, 3]),
+            (
+                "tga-rle-16000x16000-64-bytes-of-data.tga",
+                [0, 0, 10] + [UInt8](repeating: 0, count: 9) + littleEndian(16000, 2) + littleEndian(16000, 2) + [24, 0]
+                    + [UInt8](repeating: 0xFF, count: 64)
+            ),
         ]
 
         @Test(
@@ -135,6 +144,17 @@
                 "ANMF",
                 [0, 0, 0, 0, 0, 0] + littleEndian(width - 1, 3) + littleEndian(height - 1, 3) + [0, 0, 0, 0]
                     + vp8l(width, height))
+        }
+
+        /// A 24-bit BMP (info header) stating the size, and 64 bytes of pixels.
+        static func bmp(width: Int, height: Int) -> [UInt8] {
+            Array("BM".utf8) + littleEndian(0, 8) + littleEndian(54, 4) + littleEndian(40, 4) + littleEndian(width, 4)
+                + littleEndian(height, 4) + littleEndian(1, 2) + littleEndian(24, 2) + littleEndian(0, 24) + [UInt8](repeating: 0x55, count: 64)
+        }
+
+        /// An icon of one entry holding `entry` (a DIB, whose height counts the AND mask).
+        static func icon(_ entry: some Collection<UInt8>) -> [UInt8] {
+            [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 24, 0] + littleEndian(entry.count, 4) + littleEndian(22, 4) + Array(entry)
         }
 
         static func bigEndian(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }

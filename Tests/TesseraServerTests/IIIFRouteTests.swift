@@ -169,6 +169,25 @@ struct IIIFRouteTests {
         }
     }
 
+    /// BMP, ICO, PAM and TGA sources (ffmpeg's image decoders) are served like any other: info.json
+    /// from the header, the full image as PNG with the same pixels, alpha kept.
+    @Test(arguments: ["bmp-pal8.bmp", "ico-bmp32.ico", "pam-rgba.pam", "tga-rgba-rle.tga"])
+    func stillFormatsAreServed(_ name: String) async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/stills/" + name, toPath: sandbox.root + "/" + name)
+        let source = try ImageDecoder().decode(.file(ServerSandbox.fixtures + "/stills/" + name)).pixels
+        try await sandbox.server().test { client in
+            let info = try await client.execute(uri: "/iiif/3/\(name)/info.json", method: .get)
+            let json = try JSONSerialization.jsonObject(with: Data(info.body.readableBytesView)) as? [String: Any]
+            #expect(info.status == .ok && json?["width"] as? Int == 37 && json?["height"] as? Int == 23)
+            let full = try await client.execute(uri: "/iiif/3/\(name)/full/max/0/default.png", method: .get)
+            #expect(full.status == .ok)
+            let served = try ImageDecoder().decode(.data(Data(full.body.readableBytesView))).pixels
+            #expect(served.size == source.size && maximumDifference(served.converted(to: source.format), source) == 0)
+        }
+    }
+
     /// An animated source asked for as WebP is answered animated: every frame cut and scaled as
     /// asked, the durations and loop count kept; other formats get the first frame.
     @Test func animatedSourcesAnswerAnimatedWebP() async throws {

@@ -79,6 +79,7 @@ struct PageRouteTests {
             let width: Int?
             let height: Int?
             let duration: Double?
+            let error: String?
         }
 
         let dir: String
@@ -136,6 +137,29 @@ struct PageRouteTests {
             ] {
                 try await client.execute(uri: "/api/assets?" + query, method: .get) { #expect($0.status == status, "\(query)") }
             }
+        }
+    }
+
+    /// A still image is never handed to ffmpeg: one Tessera reads is an image (a TGA, which ffmpeg
+    /// opened as a one-frame "video"), and one it cannot read is listed with its image error
+    /// (a damaged PNG was a "corrupt video"), not skipped as neither.
+    @Test func theListingReportsStillsThatCannotBeReadAsImages() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let odd = sandbox.root + "/odd"
+        try FileManager.default.createDirectory(atPath: odd, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/stills/tga-rgb-nofooter.tga", toPath: odd + "/a.tga")
+        try FileManager.default.copyItem(atPath: ServerSandbox.fixtures + "/broken-garbage.gif", toPath: odd + "/b.gif")
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        try Data(signature + [0, 0, 0, 13] + Array("IHDX".utf8) + [UInt8](repeating: 7, count: 40)).write(to: URL(fileURLWithPath: odd + "/c.png"))
+        try Data([0x0A, 5, 1, 8] + [UInt8](repeating: 0, count: 124)).write(to: URL(fileURLWithPath: odd + "/d.pcx"))
+        try await sandbox.server().test { client in
+            let page = try await listing(client, "/api/assets?dir=odd")
+            #expect(page.entries.map(\.kind) == ["image", "image", "image", "image"])
+            #expect(page.entries.map(\.width) == [37, nil, nil, nil])
+            #expect(page.entries.map { $0.error?.split(separator: ":").first } == [nil, "corrupt", "corrupt", "unsupported"])
+            #expect(page.entries[3].error == "unsupported: PCX images are not read")
+            #expect(page.skipped == 0)
         }
     }
 

@@ -36,7 +36,8 @@
     X(av_packet_rescale_ts) X(av_frame_alloc) X(av_frame_free) X(av_frame_unref)                   \
     X(av_frame_move_ref) X(av_display_rotation_get) X(av_strerror) X(av_log_set_level)             \
     X(av_rescale_q) X(av_guess_frame_rate) X(av_opt_set)            \
-    X(av_frame_get_buffer) X(sws_getContext) X(sws_scale) X(sws_freeContext)
+    X(av_frame_get_buffer) X(sws_getContext) X(sws_scale) X(sws_freeContext)                      \
+    X(av_new_packet) X(av_pix_fmt_desc_get)
 
 typedef struct TesseraAV {
 #define TESSERA_AV_FIELD(name) __typeof__(&name) _Nonnull name;
@@ -47,6 +48,36 @@ typedef struct TesseraAV {
 /// The loaded table, or NULL when a library or symbol is missing; then `message` (at least 256
 /// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
 const TesseraAV *_Nullable tessera_av_load(char *_Nullable message, size_t capacity);
+
+#pragma clang assume_nonnull begin
+
+/// One still image decoded by ffmpeg's image decoders (bmp, pnm/pam, targa): the frame as the
+/// decoder left it, converted row by row on demand. Opaque; free with `tessera_av_still_free`.
+typedef struct TesseraAVStill TesseraAVStill;
+
+/// Decodes `length` bytes as one image of `codec` (an `AVCodecID`) on the calling thread. The
+/// decoder refuses to allocate a frame of more than `maxPixels` pixels (`AVCodecContext.max_pixels`),
+/// whatever its header says. Returns the image, or NULL with `error` (`capacity` bytes) set and
+/// `*truncated` 1 when the data ended early.
+TesseraAVStill *_Nullable tessera_av_still_decode(int codec, const unsigned char *bytes, size_t length, int64_t maxPixels,
+                                                  char *error, size_t capacity, int *truncated);
+
+/// The decoded frame's width and height in pixels, and whether its pixel format carries alpha
+/// (a 32-bit BMP whose alpha bytes are all 0 comes out without).
+int tessera_av_still_width(const TesseraAVStill *still);
+int tessera_av_still_height(const TesseraAVStill *still);
+int tessera_av_still_has_alpha(const TesseraAVStill *still);
+
+/// Writes rows `first` ..< `first + count` as `channels` (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA)
+/// 8-bit samples into `pixels`, `stride` bytes a row: 16-bit samples by their high byte, anything
+/// else through swscale (palettes looked up, 5- and 6-bit samples widened, alpha 255 where the
+/// frame has none). Returns 1, or 0 with `error` set when no conversion exists.
+int tessera_av_still_rows(TesseraAVStill *still, int first, int count, int channels, unsigned char *pixels, size_t stride,
+                          char *error, size_t capacity);
+
+void tessera_av_still_free(TesseraAVStill *_Nullable still);
+
+#pragma clang assume_nonnull end
 
 static inline int tessera_averror(int posixError) { return AVERROR(posixError); }
 static inline int tessera_averror_eof(void) { return AVERROR_EOF; }

@@ -19,6 +19,7 @@
     X(JxlDecoderCloseInput) X(JxlDecoderProcessInput) X(JxlDecoderGetBasicInfo)                      \
     X(JxlDecoderGetColorAsEncodedProfile) X(JxlDecoderGetICCProfileSize) X(JxlDecoderGetColorAsICCProfile) \
     X(JxlDecoderImageOutBufferSize) X(JxlDecoderSetImageOutBuffer) X(JxlDecoderSetParallelRunner)   \
+    X(JxlDecoderGetFrameHeader)                                                                      \
     X(JxlEncoderCreate) X(JxlEncoderDestroy) X(JxlEncoderSetParallelRunner) X(JxlEncoderInitBasicInfo)     \
     X(JxlEncoderSetBasicInfo) X(JxlColorEncodingSetToSRGB) X(JxlEncoderSetColorEncoding)              \
     X(JxlEncoderSetICCProfile) X(JxlEncoderFrameSettingsCreate) X(JxlEncoderSetFrameDistance)           \
@@ -61,6 +62,32 @@ int tessera_jxl_probe(const unsigned char *bytes, size_t length, TesseraJXLInfo 
 /// interleaved, in the profile the probe reported. Returns 1, or 0 with `error` (256 bytes) set.
 int tessera_jxl_decode(const unsigned char *bytes, size_t length, uint32_t channels, unsigned char *pixels,
                        size_t capacity, int threads, char *error, int *truncated);
+
+/// An animation's frames as shown (libjxl composes them: a frame of no duration is part of the
+/// next): how many, each one's duration in seconds, and plays (0 forever).
+typedef struct TesseraJXLTiming {
+    size_t frameCount;
+    double *_Nullable durations;  // frameCount of them (malloc'd; free with tessera_jxl_free)
+    uint32_t loops;
+    char error[256];
+    int truncated;
+} TesseraJXLTiming;
+
+/// Reads every frame's header, no pixels. Returns 1, or 0 with `timing->error` set; free
+/// `timing->durations` either way.
+int tessera_jxl_timing(const unsigned char *bytes, size_t length, TesseraJXLTiming *timing);
+
+/// An animation decoded frame by frame, as RGBA 8-bit canvases. Opaque.
+typedef struct TesseraJXLFrames TesseraJXLFrames;
+
+/// Starts a decode of `length` bytes (copied) on `threads` threads. NULL with `error` (256 bytes) set.
+TesseraJXLFrames *_Nullable tessera_jxl_frames_open(const unsigned char *bytes, size_t length, int threads, char *error);
+
+/// Decodes the next frame into `pixels` (`capacity` bytes: the canvas, RGBA). Returns 1 for a
+/// frame, 0 after the last, -1 with `error` (256 bytes) set and `*truncated` 1 when the data ended.
+int tessera_jxl_frames_next(TesseraJXLFrames *frames, unsigned char *pixels, size_t capacity, char *error, int *truncated);
+
+void tessera_jxl_frames_close(TesseraJXLFrames *_Nullable frames);
 
 /// Encodes `width` × `height` pixels of `channels` (1–4) 8-bit samples: losslessly, or at
 /// `distance` (1.0 is about visually lossless); tagged with `icc` (`iccLength` bytes) or sRGB.

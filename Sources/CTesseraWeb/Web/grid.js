@@ -69,7 +69,7 @@ async function listImages() {
     const response = await fetch("api/assets?" + query);
     if (!response.ok) throw new Error(`${response.status} ${(await response.text()).trim()}`);
     const page = await response.json();
-    images.push(...page.entries.filter((entry) => entry.kind === "image"));
+    images.push(...page.entries.filter((entry) => entry.kind === "image" && !entry.error));
     cursor = page.next;
   } while (cursor);
   return images;

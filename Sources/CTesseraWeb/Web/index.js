@@ -56,7 +56,7 @@ async function loadPage() {
 
 function row(entry) {
   const item = document.createElement("li");
-  const thumb = document.createElement(entry.kind === "image" ? "img" : "span");
+  const thumb = document.createElement(entry.kind === "image" && !entry.error ? "img" : "span");
   thumb.className = "thumb";
   let href;
   let meta = "";
@@ -65,6 +65,13 @@ function row(entry) {
     thumb.textContent = "folder";
     thumb.classList.add("badge");
     thumb.setAttribute("aria-hidden", "true");
+  } else if (entry.kind === "image" && entry.error) {
+    // A still image Tessera cannot read: its reason, and the viewer's page says the same.
+    href = "view/" + entry.id;
+    thumb.textContent = "image";
+    thumb.classList.add("badge");
+    thumb.setAttribute("aria-hidden", "true");
+    meta = entry.error;
   } else if (entry.kind === "image") {
     href = "view/" + entry.id;
     // A thumbnail no larger than its 48 CSS px box at this screen's density.

@@ -17,7 +17,7 @@ protocol AnimationFrameDecoding: AnyObject {
     func nextFrame() throws(ImageDecodingError) -> AnimationFrame?
 }
 
-/// An animated GIF, WebP or APNG, read frame by frame on demand.
+/// An animated GIF, WebP, APNG or JPEG XL, read frame by frame on demand.
 ///
 /// Opening one reads the headers only. Frames are decoded in order by an ``AnimationFrameReader``,
 /// each composed onto the canvas by the format's own disposal and blending rules, so a frame costs
@@ -70,8 +70,9 @@ public struct AnimatedImage: Sendable {
             case .webp(let webp):
                 try WebPFrameDecoder(
                     source: source, header: webp, timing: timing.frameDurations, profile: header.properties.iccProfile, options: options)
-            case .png(let png): try APNGFrameDecoder(source: source, header: png, timing: timing.frameDurations, options: options)
-            default: preconditionFailure("only GIF, WebP and PNG headers report an animation")
+            case .png(let png): try APNGFrameDecoder(source: header.source, header: png, timing: timing.frameDurations, options: options)
+            case .jxl(let jxl): try JXLFrameDecoder(jxl, profile: header.properties.iccProfile, options: options)
+            default: preconditionFailure("only GIF, WebP, PNG and JPEG XL headers report an animation")
             }
         return AnimationFrameReader(decoder)
     }

@@ -71,7 +71,7 @@ public struct ImageDecoder: Sendable {
             pixels = try pdf.render(at: target)
         case .jxl(let jxl):
             pixels = try jxl.decode(limits: options.limits)
-        case .jpeg, .png, .gif, .tiff, .jp2:
+        case .jpeg, .png, .gif, .tiff, .jp2, .still:
             preconditionFailure("streamed formats are handled above")
         }
         return DecodedImage(
@@ -101,8 +101,11 @@ struct Header {
         case pdf(PDFDecoder)
         case jp2(JP2Header)
         case jxl(JXLDecoder)
+        /// BMP, an icon's BMP entry, PNM/PAM, TGA: decoded by ffmpeg's image decoders.
+        case still(StillImageHeader)
     }
 
+    /// The bytes decoded: the file's, or an icon's PNG entry's.
     let source: ImageSource
     let kind: Kind
     let properties: ImageProperties
@@ -111,17 +114,14 @@ struct Header {
     /// may still be decoded. `countsPages`: a multi-page TIFF's directories are all walked to count
     /// its pages (a probe); a decode stops at the page it reads.
     init(_ source: ImageSource, options: DecodeOptions, countsPages: Bool = false) throws(ImageDecodingError) {
-        self.source = source
+        var source = source
         let stream = try source.openStream()
         let length = stream.length
         guard length > 0 else { throw .empty }
         let prefix = stream.read(ImageFormat.sniffLength)
-        guard let format = ImageFormat(sniffing: prefix) else {
+        guard let format = ImageFormat(sniffing: prefix) ?? Self.tgaByFooter(stream) else {
             if let failure = stream.readFailure { throw failure }
-            stream.seek(to: max(0, length - 26))
-            if let unread = UnreadImageFormat(prefix: prefix, suffix: stream.read(26)) {
-                throw .unsupported(reason: "\(unread.name) images are not read")
-            }
+            if let unread = UnreadImageFormat(prefix: prefix) { throw .unsupported(reason: "\(unread.name) images are not read") }
             throw .unknownFormat
         }
         switch format {
@@ -156,9 +156,37 @@ struct Header {
         case .jxl:
             let jxl = try JXLDecoder(source, limits: options.limits)
             (kind, properties) = (.jxl(jxl), jxl.properties(fileByteCount: length))
+        case .bmp, .pnm, .tga:
+            let header =
+                switch format {
+                case .bmp: try StillImageHeader.bmp(stream, limits: options.limits)
+                case .pnm: try StillImageHeader.pnm(stream, limits: options.limits)
+                default: try StillImageHeader.tga(stream, limits: options.limits)
+                }
+            (kind, properties) = (.still(header), header.properties(fileByteCount: length))
+        case .ico:
+            let icon = try StillImageHeader.icon(stream, limits: options.limits)
+            if let header = icon.header {
+                (kind, properties) = (.still(header), header.properties(fileByteCount: length))
+            } else {
+                // A PNG entry is a whole PNG file: read as one, reported as the icon.
+                source = .data(Data(icon.png ?? []))
+                let header = try PNGHeader(reading: try source.openStream(), allowsTruncatedData: options.allowsTruncatedData)
+                var png = header.properties(fileByteCount: length)
+                png.format = .ico
+                (kind, properties) = (.png(header), png)
+            }
         }
+        self.source = source
         // A page of an image that has one is the image itself; any other is not there.
         if options.pageIndex != 0 && properties.pageCount == 1 { throw .noSuchPage(index: options.pageIndex, count: 1) }
+    }
+
+    /// TGA when the file ends with version 2's footer, whatever its header (sniffing saw none).
+    private static func tgaByFooter(_ stream: ByteStream) -> ImageFormat? {
+        guard stream.length >= 18 + 26 else { return nil }
+        stream.seek(to: stream.length - 18)
+        return stream.read(18) == Array("TRUEVISION-XFILE.\0".utf8) ? .tga : nil
     }
 
     /// A row-streaming reader for the formats that have one; nil for those decoded whole.
@@ -193,6 +221,7 @@ struct Header {
         case .png(let header): try PNGScanlineReader(source: source, header: header, profile: properties.iccProfile, options: options)
         case .gif(let header): try GIFScanlineReader(source: source, header: header, options: options)
         case .tiff(let file): try TIFFScanlineReader(file: file, profile: properties.iccProfile, options: options)
+        case .still(let header): try StillScanlineReader(source: source, header: header, limits: options.limits)
         case .jp2: nil  // handled above
         case .webp, .heif, .svg, .pdf, .jxl: nil
         }

@@ -1,8 +1,9 @@
 public import TesseraCore
 
 /// An image's full-resolution rows, top to bottom, for consumers that never want the whole bitmap
-/// (tile pyramids). JPEG, PNG, GIF and TIFF stream from a decoder running on its own thread; the
-/// other formats are decoded whole first, within ``DecodeOptions/maximumPixelCount``.
+/// (tile pyramids). JPEG, PNG, GIF and TIFF stream from a decoder running on its own thread; BMP,
+/// ICO, PNM and TGA are decoded by ffmpeg into its frame (in the stored layout) and converted from it
+/// row by row; the other formats are decoded whole first, within ``DecodeOptions/maximumPixelCount``.
 ///
 /// A reader can also give its rows at a reduction where the format shrinks while decoding (JPEG's
 /// DCT scaling, up to 1/8; a JPEG 2000 codestream's resolution levels), and only the rows and

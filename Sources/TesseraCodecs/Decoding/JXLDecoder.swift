@@ -2,8 +2,9 @@ import CTesseraJXL
 import FoundationEssentials
 import TesseraCore
 
-/// A JPEG XL file read through libjxl (loaded on first use): headers when opened, the first frame
-/// decoded whole into 8-bit samples when asked, on several threads. libjxl turns the pixels
+/// A JPEG XL file read through libjxl (loaded on first use): headers (and an animation's frame
+/// headers) when opened, the first frame decoded whole into 8-bit samples when asked, on several
+/// threads; an animation's frames through ``JXLFrameDecoder``. libjxl turns the pixels
 /// upright itself (the size here is the upright one), and gives them in the profile the headers
 /// report: none for sRGB, else the one libjxl describes them with (an ICC profile, or one it makes
 /// from the file's enumerated colour encoding).
@@ -15,6 +16,11 @@ struct JXLDecoder {
     let hasAlpha: Bool
     let isGray: Bool
     let isAnimated: Bool
+    /// How long each frame shows, in seconds, as browsers show it (``AnimationTiming``): one entry
+    /// for a still. Frames of no duration are part of the next, as libjxl composes them.
+    let frameDurations: [Double]
+    /// Plays of an animation, 0 forever.
+    let loopCount: Int
     /// The decoded pixels' profile when they are not sRGB.
     let iccProfileData: [UInt8]?
 
@@ -36,7 +42,23 @@ struct JXLDecoder {
         isGray = info.colorChannels == 1
         isAnimated = info.animated != 0
         iccProfileData = info.isSRGB == 0 && info.iccLength > 0 ? Array(UnsafeBufferPointer(start: info.icc, count: info.iccLength)) : nil
+        if isAnimated { (frameDurations, loopCount) = try Self.timing(data) } else { (frameDurations, loopCount) = ([0], 1) }
         try limits.check(size, decodedFormat)
+    }
+
+    /// Every frame's duration and the plays, from the frame headers (no pixel is decoded).
+    private static func timing(_ data: Data) throws(ImageDecodingError) -> ([Double], Int) {
+        var timing = TesseraJXLTiming()
+        let read = data.withUnsafeBytes { tessera_jxl_timing($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count, &timing) }
+        defer { tessera_jxl_free(timing.durations) }
+        guard read != 0, let durations = timing.durations else {
+            let message = cMessage(timing.error)
+            throw timing.truncated != 0 ? .truncated(reason: message) : .corrupt(reason: message)
+        }
+        let seconds = UnsafeBufferPointer(start: durations, count: timing.frameCount).map {
+            AnimationTiming.displayedDuration(milliseconds: Int(($0 * 1000).rounded()))
+        }
+        return (seconds, Int(timing.loops))
     }
 
     var decodedFormat: PixelFormat { (isGray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha) }
@@ -44,14 +66,14 @@ struct JXLDecoder {
     func properties(fileByteCount: Int) -> ImageProperties {
         var properties = ImageProperties(
             format: .jxl, size: size, orientation: .up, hasAlpha: hasAlpha, bitsPerComponent: bitsPerSample,
-            colorModel: isGray ? .gray : .rgb, frameCount: 1, isProgressive: false, fileByteCount: fileByteCount,
+            colorModel: isGray ? .gray : .rgb, frameCount: frameDurations.count, isProgressive: false, fileByteCount: fileByteCount,
             decodedFormat: decodedFormat)
         properties.attachProfile(iccProfileData)
-        if isAnimated { properties.warnings.append("an animated JPEG XL: its first frame is shown") }
+        if frameDurations.count > 1 { properties.animation = AnimationTiming(frameDurations: frameDurations, loopCount: loopCount) }
         return properties
     }
 
-    /// The first frame, 8 bits a sample, upright.
+    /// The first frame (of an animation, as it shows first), 8 bits a sample, upright.
     func decode(limits: AllocationLimits) throws(ImageDecodingError) -> PixelBuffer {
         let format = decodedFormat
         try limits.check(size, format)

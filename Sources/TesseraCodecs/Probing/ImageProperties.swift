@@ -47,7 +47,7 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// decode of a TIFF reads its directories only as far as the page it decodes, so its
     /// properties count no further.
     public var pageCount = 1
-    /// For an animated GIF, WebP or APNG (more than one frame): each frame's duration and the loop
+    /// For an animated GIF, WebP, APNG or JPEG XL (more than one frame): each frame's duration and the loop
     /// count. Nil for a still image.
     public var animation: AnimationTiming?
     /// A JPEG 2000 codestream's tiles, resolution levels and coding choices; nil for other formats.

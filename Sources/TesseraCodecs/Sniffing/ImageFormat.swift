@@ -3,8 +3,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// One case per format read; the raw values (`jpeg`, `heic`…) are what `--json` output prints.
     /// `heic` is any HEIF image that is not AVIF; `jp2` is JPEG 2000 in JP2 boxes, `j2k` a raw
     /// JPEG 2000 codestream (`.j2k`, `.j2c`; HTJ2K too).
-    /// `jxl` is JPEG XL, a bare codestream or in its ISO BMFF container.
-    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl
+    /// `jxl` is JPEG XL, a bare codestream or in its ISO BMFF container. `ico` is a Windows icon
+    /// or cursor (ICO/CUR), `pnm` any Netpbm file (PBM, PGM, PPM, plain or binary, and PAM), `tga`
+    /// Truevision TGA.
+    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl, bmp, ico, pnm, tga
 
     /// The format's media type, as a file of it is served.
     public var mediaType: String {
@@ -21,6 +23,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .jp2: "image/jp2"
         case .j2k: "image/j2c"
         case .jxl: "image/jxl"
+        case .bmp: "image/bmp"
+        case .ico: "image/vnd.microsoft.icon"
+        case .pnm: "image/x-portable-anymap"
+        case .tga: "image/x-tga"
         }
     }
 
@@ -64,6 +70,22 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
             self = .pdf
         } else if Self.looksLikeSVG(bytes) {
             self = .svg
+        } else if starts(Array("BM".utf8)) && bytes.count >= 18
+            && [12, 40, 52, 56, 64, 108, 124].contains(Int(bytes[14]) | Int(bytes[15]) << 8)
+        {
+            self = .bmp
+        } else if bytes.count >= 14, starts([0, 0, 1, 0]) || starts([0, 0, 2, 0]),
+            (1...256).contains(Int(bytes[4]) | Int(bytes[5]) << 8), bytes[9] == 0
+        {
+            // A directory of 1…256 images whose first entry's reserved byte is 0: an MP4 whose
+            // first box is 256 bytes long also starts 00 00 01 00, but "ft" follows.
+            self = .ico
+        } else if bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "7")).contains(bytes[1]),
+            [0x20, 0x09, 0x0A, 0x0D].contains(bytes[2])
+        {
+            self = .pnm
+        } else if Self.isPlausibleTGAHeader(bytes) {
+            self = .tga
         } else {
             return nil
         }
@@ -83,6 +105,29 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return .avif }
         let heifBrands: Set = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
         return brands.contains(where: heifBrands.contains) ? .heic : nil
+    }
+
+    /// TGA has no magic number (a version 2 file has a footer, which a prefix cannot show): its
+    /// 18-byte header is taken for one when every field is in range, as Pillow's reader checks it,
+    /// and stricter: a known image type, a colour map exactly when the type needs one (or an
+    /// unused one), a depth the type allows, a non-zero size, no interleaving. The first bytes of
+    /// video containers and of the other formats fail it.
+    static func isPlausibleTGAHeader(_ bytes: some Collection<UInt8>) -> Bool {
+        let header = Array(bytes.prefix(18))
+        guard header.count == 18, header[1] <= 1 else { return false }
+        let type = header[2], mapEntryBits = header[7], depth = header[16], descriptor = header[17]
+        let width = Int(header[12]) | Int(header[13]) << 8, height = Int(header[14]) | Int(header[15]) << 8
+        guard width > 0, height > 0, descriptor & 0xC0 == 0, descriptor & 0x0F <= 8 else { return false }
+        if header[1] == 1 {
+            let mapLength = Int(header[5]) | Int(header[6]) << 8
+            guard mapLength > 0, [15, 16, 24, 32].contains(mapEntryBits) else { return false }
+        }
+        switch type {
+        case 1, 9: return header[1] == 1 && depth == 8
+        case 2, 10: return [15, 16, 24, 32].contains(depth)
+        case 3, 11: return depth == 8 || depth == 16
+        default: return false
+        }
     }
 
     /// SVG is XML text whose root is `<svg`: accept text that starts with markup and has an svg element.

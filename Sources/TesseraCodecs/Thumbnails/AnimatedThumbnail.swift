@@ -29,7 +29,7 @@ public struct AnimatedThumbnail: Sendable {
 }
 
 extension Thumbnailer {
-    /// Shrinks every frame of an animated GIF, WebP or APNG as it is decoded and encodes the frames
+    /// Shrinks every frame of an animated GIF, WebP, APNG or JPEG XL as it is decoded and encodes the frames
     /// as they come into an animation of `encoding` (``EncodingFormat/webp(quality:)``,
     /// ``EncodingFormat/webpLossless`` or ``EncodingFormat/gif(dithering:)``), keeping each frame's
     /// duration and the loop count. Frames are never all held: memory is bounded by the source's

@@ -2,7 +2,7 @@ import FoundationEssentials
 public import TesseraCodecs
 public import TesseraCore
 
-/// An animated GIF, WebP or APNG loaded through an ``ImagePipeline``: its bytes came through the
+/// An animated GIF, WebP, APNG or JPEG XL loaded through an ``ImagePipeline``: its bytes came through the
 /// disk cache or the network like any image's, and its frames, at the request's size, are decoded
 /// when asked for.
 ///

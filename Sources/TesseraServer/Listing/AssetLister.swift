@@ -19,6 +19,9 @@ final class AssetLister: Sendable {
     /// What a file turned out to be.
     enum Media: Sendable {
         case image(ImageProperties)
+        /// A still image (its bytes are an image format, or one Tessera recognises and does not
+        /// read) that could not be probed: listed with its error, never handed to ffmpeg as a video.
+        case unreadableImage(ImageDecodingError)
         case video(VideoProperties)
         case neither
     }
@@ -148,6 +151,8 @@ final class AssetLister: Sendable {
                     .init(
                         kind: .image, name: item.name, path: path, id: id, bytes: image.fileByteCount,
                         width: size.width, height: size.height, format: image.format.rawValue))
+            case .unreadableImage(let error):
+                entries.append(.init(kind: .image, name: item.name, path: path, id: id, bytes: media[path]?.bytes, error: error.description))
             case .video(let video):
                 entries.append(
                     .init(
@@ -177,24 +182,39 @@ final class AssetLister: Sendable {
         guard !unknown.isEmpty else { return found }
         let pending = unknown
         let images = try await executor.run(priority: .high) { context in
-            try pending.map { source -> ImageProperties? in
+            try pending.map { source -> Result<ImageProperties, ImageDecodingError> in
                 try context.checkCancellation()
-                return try? ImageDecoder().probe(source.input)
+                return Result { () throws(ImageDecodingError) in try ImageDecoder().probe(source.input) }
             }
         }
         for (source, image) in zip(unknown, images) {
             let media: Media
-            if let image {
-                media = .image(image)
-            } else if let path = source.path, let video = try? await VideoAsset.load(path: path) {
-                media = .video(VideoProperties(video))
-            } else {
-                media = .neither
+            switch image {
+            case .success(let properties):
+                media = .image(properties)
+            case .failure(let error) where Self.isStillImage(error):
+                media = .unreadableImage(error)
+            case .failure:
+                // Only bytes that are no image format go on to the video probe.
+                if let path = source.path, let video = try? await VideoAsset.load(path: path) {
+                    media = .video(VideoProperties(video))
+                } else {
+                    media = .neither
+                }
             }
             found[source.relativePath] = (media, source.identity.byteCount)
             probes.withLock { _ = $0.insert(media, for: source.identity, cost: 1) }
         }
         return found
+    }
+
+    /// Whether a probe that failed so had sniffed a still image (or one Tessera recognises and does
+    /// not read): every error but those about the bytes' kind or the file itself.
+    static func isStillImage(_ error: ImageDecodingError) -> Bool {
+        switch error {
+        case .unknownFormat, .empty, .unreadable, .notFound, .transferFailed, .cancelled: false
+        default: true
+        }
     }
 
     /// Where an entry sorts: directories first, then files, each in natural name order. A cursor

@@ -1,6 +1,7 @@
 /// One page of a directory under the root, as `GET /api/assets` answers it: subdirectories, then
 /// the images and videos Tessera reads, in natural name order (`photo-2` before `photo-10`).
-/// Files that are neither, or that cannot be read, are counted in ``skipped`` and left out.
+/// An image that cannot be read is listed with its error; files that are neither an image nor a
+/// video (no image format, and no container ffmpeg opens) are counted in ``skipped`` and left out.
 struct AssetListing: Encodable, Sendable {
     /// One directory, image or video.
     struct Entry: Encodable, Sendable {
@@ -24,6 +25,9 @@ struct AssetListing: Encodable, Sendable {
         var format: String?
         /// Seconds, for a video.
         var duration: Double?
+        /// Why an image could not be read (`corrupt: …`, `unsupported: PCX images are not read`);
+        /// such an entry has no size or format.
+        var error: String?
     }
 
     /// The directory listed, relative to the root ("" for the root).
@@ -33,7 +37,7 @@ struct AssetListing: Encodable, Sendable {
     var entries: [Entry]
     /// The cursor of the next page (`cursor=`), nil on the last page.
     var next: String?
-    /// Files on this page that are neither an image nor a video Tessera reads, or are unreadable.
+    /// Files on this page that are neither an image nor a video Tessera reads, or unreadable videos.
     var skipped: Int
 }
 

@@ -105,9 +105,9 @@ enum Parse {
         return PixelPoint(x: x, y: y)
     }
 
-    /// An output format by name: jpeg (jpg), png, webp, avif or heic (heif).
+    /// An output format by name: jpeg (jpg), png, webp, gif, avif, heic (heif), jp2 (j2k) or jxl.
     static func formatName(_ text: String) throws -> String {
-        guard let format = EncodingFormat(formatName: text) else { throw ValidationError("must be jpeg, png, webp, gif, avif, heic or jp2") }
+        guard let format = EncodingFormat(formatName: text) else { throw ValidationError("must be jpeg, png, webp, gif, avif, heic, jp2 or jxl") }
         return format.fileExtension
     }
 
