@@ -555,6 +555,27 @@ def decode_floor(args, jp2_dir, work, report):
             entry["iipsrv_requests_per_s"] = iipsrv
             line += f"; iipsrv served {iipsrv:.1f}, so 2× iipsrv ({2 * iipsrv:.1f}) is {2 * iipsrv / ceiling:.2f}× the ceiling"
         say(line)
+        # The same for aligned 256-px tiles of the 3 finest levels (iipsrv's tiles of either file):
+        # what OpenJPEG alone spends on one, so what 5× iipsrv's tile rate asks of any server.
+        rng = random.Random(args.seed + 11)
+        tile_cpu = []
+        for _ in range(args.floor_regions):
+            scale = rng.choice([1, 2, 4])
+            side = 256 * scale
+            column, row = rng.randrange(math.ceil(PHOTO_SIZE[0] / side)), rng.randrange(math.ceil(PHOTO_SIZE[1] / side))
+            x, y = column * side, row * side
+            area = f"{x},{y},{min(x + side, PHOTO_SIZE[0])},{min(y + side, PHOTO_SIZE[1])}"
+            tile_cpu.append(max(cpu(["-r", str(int(math.log2(scale))), "-d", area]) - base, 0.0))
+        tile_mean = statistics.mean(tile_cpu)
+        tile_ceiling = cores / tile_mean if tile_mean else None
+        entry.update({"tile_mean_cpu_s": tile_mean, "tile_ceiling_requests_per_s": tile_ceiling})
+        line = (f"  {'':<22} aligned 256-px tiles of the 3 finest levels: mean {tile_mean * 1000:.0f} ms CPU a tile: at most "
+                f"{fmt(tile_ceiling)} tiles/s on {cores} cores")
+        tiles = summarise_serving(served).get("aligned", {}).get("iipsrv", {}).get("requests_per_s") if served else None
+        if tiles and tile_ceiling:
+            entry["iipsrv_tiles_per_s"] = tiles
+            line += f"; iipsrv served {tiles:.1f}, so 5× iipsrv ({5 * tiles:.1f}) is {5 * tiles / tile_ceiling:.2f}× the ceiling"
+        say(line)
 
 
 def opj_env():

@@ -150,7 +150,8 @@ final class JP2ScanlineReader: ScanlineReader {
                     Int32(LibOpenJPEG.decodeThreadCount))
             }
             ?? input.withBytes { bytes, count in
-                tessera_jp2_open(decode.pointer, -1, bytes, UInt64(count), header.layout.isRawCodestream ? 0 : 1, Int32(LibOpenJPEG.decodeThreadCount))
+                tessera_jp2_open(
+                    decode.pointer, -1, bytes, UInt64(count), header.layout.isRawCodestream ? 0 : 1, Int32(LibOpenJPEG.decodeThreadCount))
             }
         guard opened != 0, let image = decode.pointer.pointee.image else {
             throw failure(decode.pointer, "cannot read the JPEG 2000 header")
