@@ -72,7 +72,7 @@ public final class AccessControl: Sendable {
         self.policy = policy
         self.keys = keys
         self.users = users
-        external = policy.authorizeURL.map { ExternalAuthorizer(url: $0, timeout: policy.authorizeTimeout) }
+        external = policy.authorizeURL.map { ExternalAuthorizer(url: $0, timeout: policy.authorizeTimeout, freshness: policy.authorizeFreshness) }
     }
 
     /// Whether everyone sees `identifier` whole, judged from the policy alone: what the event

@@ -73,6 +73,9 @@ public struct AccessPolicy: Sendable {
     /// How long the ``authorizeURL`` service may take before the request is answered 503
     /// (`authorizeSeconds`, 0.1–60; default 2).
     public var authorizeTimeout: Duration = .seconds(2)
+    /// How long an answer of the ``authorizeURL`` service is kept for the same `Cookie` and
+    /// `Authorization` (10 s: a revoked session is refused within that).
+    public var authorizeFreshness: Duration = .seconds(10)
     /// How long an access cookie and a probe token last.
     public var tokenLifetime: Duration = .seconds(3600)
     /// Whether the access cookie is `Secure` (set it when clients reach the server by https).
