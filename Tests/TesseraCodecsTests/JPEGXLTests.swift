@@ -52,8 +52,14 @@ import Testing
         for (frame, shown) in zip(frames, [0, 2, 3]) {
             #expect(frame.pixels.format == .rgba8 && maximumDifference(frame.pixels, gifFrames[shown]) == 0, "frame \(frame.index)")
         }
-        // A still decode and a thumbnail show the first frame.
+        // A still decode shows the first frame.
         #expect(maximumDifference(try ImageDecoder().decode(.file(Self.path("animated.jxl"))).pixels.converted(to: .rgba8), gifFrames[0]) == 0)
+        // Cut inside its last frames, it shows its first frame, with a warning, as before its frames were read.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: Self.path("animated.jxl")))
+        let cut = try ImageDecoder().decode(.data(whole.prefix(120)))
+        #expect(cut.properties.frameCount == 1 && cut.properties.animation == nil)
+        #expect(cut.properties.warnings.contains { $0.contains("its first frame is shown") })
+        #expect(maximumDifference(cut.pixels.converted(to: .rgba8), gifFrames[0]) == 0)
     }
 
     /// The same library decodes both: lossless files exactly, the rest within a level (djxl's

@@ -21,6 +21,8 @@ struct JXLDecoder {
     let frameDurations: [Double]
     /// Plays of an animation, 0 forever.
     let loopCount: Int
+    /// Why an animation is shown as its first frame: its frame headers could not all be read.
+    let animationWarning: String?
     /// The decoded pixels' profile when they are not sRGB.
     let iccProfileData: [UInt8]?
 
@@ -42,23 +44,24 @@ struct JXLDecoder {
         isGray = info.colorChannels == 1
         isAnimated = info.animated != 0
         iccProfileData = info.isSRGB == 0 && info.iccLength > 0 ? Array(UnsafeBufferPointer(start: info.icc, count: info.iccLength)) : nil
-        if isAnimated { (frameDurations, loopCount) = try Self.timing(data) } else { (frameDurations, loopCount) = ([0], 1) }
+        (frameDurations, loopCount, animationWarning) = isAnimated ? Self.timing(data) : ([0], 1, nil)
         try limits.check(size, decodedFormat)
     }
 
-    /// Every frame's duration and the plays, from the frame headers (no pixel is decoded).
-    private static func timing(_ data: Data) throws(ImageDecodingError) -> ([Double], Int) {
+    /// Every frame's duration and the plays, from the frame headers (no pixel is decoded). An
+    /// animation whose frame headers cannot all be read (cut short, damaged) is shown as its first
+    /// frame, as browsers show what decodes, with the reason as a warning.
+    private static func timing(_ data: Data) -> ([Double], Int, String?) {
         var timing = TesseraJXLTiming()
         let read = data.withUnsafeBytes { tessera_jxl_timing($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count, &timing) }
         defer { tessera_jxl_free(timing.durations) }
         guard read != 0, let durations = timing.durations else {
-            let message = cMessage(timing.error)
-            throw timing.truncated != 0 ? .truncated(reason: message) : .corrupt(reason: message)
+            return ([0], 1, "an animated JPEG XL whose frames cannot all be read (\(cMessage(timing.error))): its first frame is shown")
         }
         let seconds = UnsafeBufferPointer(start: durations, count: timing.frameCount).map {
             AnimationTiming.displayedDuration(milliseconds: Int(($0 * 1000).rounded()))
         }
-        return (seconds, Int(timing.loops))
+        return (seconds, Int(timing.loops), nil)
     }
 
     var decodedFormat: PixelFormat { (isGray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha) }
@@ -70,6 +73,7 @@ struct JXLDecoder {
             decodedFormat: decodedFormat)
         properties.attachProfile(iccProfileData)
         if frameDurations.count > 1 { properties.animation = AnimationTiming(frameDurations: frameDurations, loopCount: loopCount) }
+        if let animationWarning { properties.warnings.append(animationWarning) }
         return properties
     }
 
