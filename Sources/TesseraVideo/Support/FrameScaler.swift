@@ -7,6 +7,8 @@ final class FrameScaler {
     private let av: TesseraAV
     private var context: OpaquePointer?
     private var key: (width: Int32, height: Int32, format: Int32, output: PixelSize)?
+    /// Padded rows swscale writes into (kept from frame to frame).
+    private var scratch: [UInt8] = []
 
     init(av: TesseraAV) { self.av = av }
 
@@ -26,14 +28,27 @@ final class FrameScaler {
         }
         guard let context else { throw .decodeFailed(reason: "no scaler from pixel format \(source.format)") }
         var output = PixelBuffer(width: size.width, height: size.height, format: .rgba8)
-        let rows = output.bytes.withUnsafeMutableBufferPointer { destination -> Int32 in
+        // swscale's SIMD stores may run past a row's last pixel (seen: 13 bytes, converting stills):
+        // it writes into rows padded to 64 bytes, with a spare row, and they are copied out.
+        let stride = (output.bytesPerRow + 63) / 64 * 64
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: repeatElement(0, count: stride * (size.height + 1)))
+        let rows = scratch.withUnsafeMutableBufferPointer { destination -> Int32 in
             var planes: [UnsafeMutablePointer<UInt8>?] = [destination.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(output.bytesPerRow), 0, 0, 0]
+            var strides: [Int32] = [Int32(stride), 0, 0, 0]
             return frame.withPlanes { sourcePlanes, sourceStrides in
                 av.sws_scale(context, readOnly(sourcePlanes), sourceStrides, 0, source.height, &planes, &strides)
             }
         }
         guard rows == Int32(size.height) else { throw .decodeFailed(reason: "scaling produced \(rows) of \(size.height) rows") }
+        let rowBytes = output.bytesPerRow
+        output.bytes.withUnsafeMutableBufferPointer { target in
+            scratch.withUnsafeBufferPointer { padded in
+                for y in 0..<size.height {
+                    (target.baseAddress! + y * rowBytes).update(from: padded.baseAddress! + y * stride, count: rowBytes)
+                }
+            }
+        }
         return output
     }
 }
