@@ -6,11 +6,7 @@ import Testing
 /// `tessera user` and `tessera sign`, run as a user runs them.
 @Suite("tessera user and tessera sign")
 struct AccessCommandTests {
-    static func directory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-access-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    static func directory() throws -> String { try CLI.scratchDirectory("access") }
 
     /// The password comes from standard input and appears nowhere but as its scrypt hash; the
     /// file is private; the user logs in with it; `remove` takes them out, and removing nobody fails.

@@ -34,6 +34,13 @@ enum CLI {
         return environment
     }
 
+    /// A fresh directory named after `purpose`, for one test, removed afterwards by the caller.
+    static func scratchDirectory(_ purpose: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-\(purpose)-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// - Parameters:
     ///   - environment: variables added to ``childEnvironment``.
     ///   - input: what the child reads on standard input (nothing: it inherits this process's).

@@ -4,11 +4,7 @@ import Testing
 @Suite("Renditions: tessera renditions writes an Xcode image set")
 struct RenditionsCommandTests {
     /// A fresh directory for one test's catalog, removed afterwards by the caller.
-    static func scratch() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-renditions-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory
-    }
+    static func scratch() throws -> String { try CLI.scratchDirectory("renditions") }
 
     /// `tessera info --json`'s width and height of an image.
     static func size(_ path: String) throws -> (width: Int, height: Int, hasAlpha: Bool) {

@@ -14,11 +14,22 @@ final class SVGDecoder {
     private let rsvg: CHandle<OpaquePointer>
     private var handle: OpaquePointer { rsvg.pointer }
 
+    /// The largest document a gzipped SVG may inflate to: 64 MB of XML is far beyond any drawing.
+    static let maximumDocumentBytes = 64 << 20
+
     init(_ source: ImageSource) throws(ImageDecodingError) {
         let cairo = try LibCairo.table()
         let svg = try LibRSVG.table()
         self.svg = svg
-        let data = try source.loadData()
+        var data = try source.loadData()
+        if data.starts(with: [0x1F, 0x8B]) {
+            // SVGZ, inflated here with a bound: librsvg would inflate it whole, however far a few
+            // hostile bytes of gzip go.
+            guard let inflated = Inflate.gunzip(Array(data)[...], limit: Self.maximumDocumentBytes) else {
+                throw .corrupt(reason: "a gzipped SVG that is damaged or inflates past \(Self.maximumDocumentBytes >> 20) MB")
+            }
+            data = Data(inflated)
+        }
         var error: UnsafeMutablePointer<TesseraGError>?
         let parsed = data.withUnsafeBytes {
             svg.rsvg_handle_new_from_data($0.baseAddress?.assumingMemoryBound(to: UInt8.self), $0.count, &error)

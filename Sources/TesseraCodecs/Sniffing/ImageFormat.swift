@@ -70,6 +70,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
             self = .pdf
         } else if Self.looksLikeSVG(bytes) {
             self = .svg
+        } else if starts([0x1F, 0x8B]), let content = Inflate.gzipPrefix(bytes[...], limit: Self.sniffLength), Self.looksLikeSVG(content) {
+            // A gzipped SVG (.svgz), as librsvg and browsers read it.
+            self = .svg
         } else if starts(Array("BM".utf8)) && bytes.count >= 18
             && [12, 40, 52, 56, 64, 108, 124].contains(Int(bytes[14]) | Int(bytes[15]) << 8)
         {

@@ -26,9 +26,8 @@ struct UnreadImageFormat: Equatable {
         } else if starts("DDS ") {
             name = "DirectDraw Surface (DDS)"
         } else if starts([0x1F, 0x8B]) {
-            // gzip: an SVGZ drawing (librsvg reads them, Tessera does not yet) or any other gzipped
-            // file; neither is a video.
-            name = "gzip-compressed (SVGZ?)"
+            // gzip of anything but an SVG drawing (that is read: ImageFormat); not a video either.
+            name = "gzip-compressed"
         } else {
             return nil
         }
