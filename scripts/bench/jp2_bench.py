@@ -20,8 +20,9 @@
               area when the tile is only part of its level), and one full-resolution tile in the
               middle beside `opj_decompress -d` of that area; opj_decompress with its default
               threads (OPJ_NUM_THREADS unset: decodes on one thread) and with -threads 2.
-  Floor       what OpenJPEG alone spends per unaligned region (opj_decompress -d -r, CPU seconds):
-              the most requests a second any server decoding each region with OpenJPEG can answer.
+  Floor       what opj_decompress spends per unaligned region and per 256-px tile (-d -r, CPU
+              seconds, less a 1x1 region's): an estimate of what any OpenJPEG server can answer (its
+              PNM writer included; iipsrv has been measured above it, so it is no hard floor).
   Sweep       (not in the default parts) the photo coded six ways (tile sizes, progression,
               precincts), each served cold by both servers: how Tessera's defaults were chosen.
   Thumbnails  `tessera thumbnail --max-pixel-size 256` beside `vipsthumbnail -s 256` (JPEG q75
@@ -509,8 +510,9 @@ def decode_floor(args, jp2_dir, work, report):
     both servers decode it at (the coarsest whose pixels still cover the 512-px output), in CPU
     seconds from the kernel, less what the same command spends on a 1×1 region of the coarsest
     level (process start, main and tile-part headers, writing a file). The inverse, times the
-    cores, is the most requests a second any server decoding with OpenJPEG can answer without a
-    cache: the ceiling the 2× goal against iipsrv is held to."""
+    cores, estimates the most requests a second a server decoding each region with OpenJPEG could
+    answer. Only an estimate: the tool's own output (a byte-by-byte PNM writer) is in it, and
+    iipsrv has been measured above it (docs/benchmarks.md, JPEG 2000)."""
     regions = random_regions(args.unaligned, *PHOTO_SIZE, seed=args.seed, smallest=1000, largest=6000, box=512)
     regions = regions[:args.floor_regions]
     out = work / "floor.ppm"
