@@ -161,6 +161,9 @@ def test_a_page_on_another_origin_gets_no_token(driver, access_server):
     driver.find_element(By.NAME, "username").send_keys("alice")
     driver.find_element(By.NAME, "password").send_keys(PASSWORD)
     driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    # The click does not wait for the form's navigation; a get issued before it lands is
+    # overtaken by it (seen in CI), so wait for the signed-in page first.
+    WebDriverWait(driver, WAIT).until(lambda d: "Signed in as alice" in d.page_source, "the login did not answer")
     driver.get(access_server.url + "/auth/token?messageId=own&origin=" + access_server.url)
     assert "AuthAccessToken2" in driver.page_source
     port = free_port()
