@@ -43,14 +43,19 @@ static JxlDecoder *started_decoder(const unsigned char *bytes, size_t length, in
     return decoder;
 }
 
+// A single-threaded decoder for headers only, subscribed to `events`; NULL with `error` (256 bytes)
+// set when libjxl is missing or refuses the bytes.
+static JxlDecoder *header_decoder(const unsigned char *bytes, size_t length, int events, char *error) {
+    if (!tessera_jxl_load(error, 256)) return NULL;
+    JxlDecoder *decoder = started_decoder(bytes, length, events, NULL);
+    if (!decoder) snprintf(error, 256, "libjxl cannot read the headers");
+    return decoder;
+}
+
 int tessera_jxl_probe(const unsigned char *bytes, size_t length, TesseraJXLInfo *info) {
     memset(info, 0, sizeof *info);
-    if (!tessera_jxl_load(info->error, sizeof info->error)) return 0;
-    JxlDecoder *decoder = started_decoder(bytes, length, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING, NULL);
-    if (!decoder) {
-        snprintf(info->error, sizeof info->error, "libjxl cannot read the headers");
-        return 0;
-    }
+    JxlDecoder *decoder = header_decoder(bytes, length, JXL_DEC_BASIC_INFO | JXL_DEC_COLOR_ENCODING, info->error);
+    if (!decoder) return 0;
     int ok = 0, haveInfo = 0;
     for (;;) {
         JxlDecoderStatus status = table.JxlDecoderProcessInput(decoder);
@@ -156,13 +161,9 @@ done:
 
 int tessera_jxl_timing(const unsigned char *bytes, size_t length, TesseraJXLTiming *timing) {
     memset(timing, 0, sizeof *timing);
-    if (!tessera_jxl_load(timing->error, sizeof timing->error)) return 0;
     // Frame headers only: libjxl passes over each frame's data by its table of contents.
-    JxlDecoder *decoder = started_decoder(bytes, length, JXL_DEC_BASIC_INFO | JXL_DEC_FRAME, NULL);
-    if (!decoder) {
-        snprintf(timing->error, sizeof timing->error, "libjxl cannot read the headers");
-        return 0;
-    }
+    JxlDecoder *decoder = header_decoder(bytes, length, JXL_DEC_BASIC_INFO | JXL_DEC_FRAME, timing->error);
+    if (!decoder) return 0;
     int ok = 0;
     size_t capacity = 0;
     double secondsPerTick = 0;

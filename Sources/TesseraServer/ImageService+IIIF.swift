@@ -228,10 +228,13 @@ extension ImageService {
         return path
     }
 
-    /// A JPEG 2000 source read in place: a tile of its level (``jpeg2000Levels(_:_:)``) is decoded
-    /// from the codestream at that resolution level and of that area only, and kept in the decoded
-    /// cache (viewers ask for the same tiles again); any other region is decoded as one area at
-    /// its level. Nothing is derived from the file.
+    /// A JPEG 2000 source read in place. A level small enough to hold
+    /// (``ServerConfiguration/wholeLevelPixelLimit``) is decoded whole at its resolution level, once
+    /// for every request that needs it and answered band by band as it is decoded, then kept, as
+    /// every other source's is: regions on it are cut, not decoded again. On a finer level a tile of
+    /// its tiling (``jpeg2000Levels(_:_:)``) is decoded from the codestream at that resolution level
+    /// and of that area only, and kept in the decoded cache (viewers ask for the same tiles again);
+    /// any other region is decoded as one area at its level. Nothing is derived from the file.
     func renderInPlace(
         _ request: ResolvedIIIFRequest, levels: SourceLevels, codestream: JPEG2000Layout, source: ResolvedSource, profile: ICCProfile?
     ) async throws -> ByteBuffer {
@@ -246,6 +249,13 @@ extension ImageService {
         let levelSize = levels.levelSize(reduction: reduction)
         let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
         let quality = configuration.jpegQuality
+        if levelSize.area <= configuration.wholeLevelPixelLimit {
+            let cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+            return try await executor.run { context in
+                try context.checkCancellation()
+                return ByteBuffer(bytes: try RegionRenderer.render(cut, profile: profile, request: request, jpegQuality: quality))
+            }
+        }
         let tileSize = tiling.tileSize
         guard rect.tilePosition(tileSize: tileSize, imageSize: levelSize) != nil else {
             // Any other region is one decode of its own area, as iipsrv decodes it: composing it

@@ -33,11 +33,17 @@ struct JPEG2000ServingTests {
         return PixelBuffer(width: reader.rowSize.width, height: reader.rowSize.height, format: reader.format, bytes: rows)
     }
 
-    @Test func servesTheCodestreamsTilesAndLevelsWithNoDerivative() async throws {
+    /// The same pixels whether levels are held whole (each decoded once, whatever asks for it) or
+    /// read tile by tile and area by area (`levelPixelLimit` 0: none is held whole).
+    @Test(arguments: [true, false])
+    func servesTheCodestreamsTilesAndLevelsWithNoDerivative(wholeLevels: Bool) async throws {
         let sandbox = try sandbox()
         defer { sandbox.cleanUp() }
         let levels = try (0..<5).map { try level($0, root: sandbox.root) }
-        let server = try sandbox.server { $0.smallSourcePixelLimit = 1000 }
+        let server = try sandbox.server {
+            $0.smallSourcePixelLimit = 1000
+            if !wholeLevels { $0.levelPixelLimit = 0 }
+        }
         try await server.test { client in
             try await client.execute(uri: "/iiif/3/\(Self.file)/info.json", method: .get) { response in
                 #expect(response.status == .ok)
@@ -84,6 +90,10 @@ struct JPEG2000ServingTests {
                     #expect(meanDifference(cut, right) < meanDifference(cut, shifted), "level \(reduction), off by (\(dx), \(dy))")
                 }
             }
+            // Held whole, each of the five levels asked for was decoded once, for the tile, the
+            // regions and the Deep Zoom tiles alike; read by areas, none was decoded whole.
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            #expect(metrics.contains("tessera_source_level_decodes_total \(wholeLevels ? 5 : 0)"))
         }
         // Served from the file: nothing was built.
         let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []

@@ -10,9 +10,10 @@
               info.json lists (tile size and scale factors differ: Mpx/s is printed beside req/s),
               in a seeded order. Each server gets one pass over each URL list first, 8 clients
               (timed: the "first pass", from empty caches); the main figure is wrk's rate over
-              the same list after it (warm). Warm includes whatever each server keeps: Tessera
-              its memory cache (decoded tiles and responses; 20 MiB as in serving_bench.py, whose
-              hit rates during the wrk runs are printed), iipsrv its 10 MB tile cache and no
+              the same list after it (warm). Warm includes whatever each server keeps in the same
+              memory budget (--memory-cache, default 20 MiB as in serving_bench.py): Tessera its
+              memory cache (decoded levels and tiles, responses; hit rates during the wrk runs are
+              printed), iipsrv its tile cache (MAX_IMAGE_CACHE_SIZE, the budget per process) and no
               responses. Peak RSS is VmHWM summed over each server's processes, from /proc.
   Cold tile   a fresh `tessera serve` (empty cache on /dev/shm) per sample, one tile timed from
               request to last byte: the tile at 0,0 of each of the 3 coarsest levels of
@@ -268,7 +269,7 @@ def serving(args, tessera, jp2_dir, work, report):
                         entry["notes"].append(str(error))
                         say(f"  {name}: {error}")
                 (work / stem).mkdir()
-                i = start_iipsrv(work / stem, jp2_dir / name, args.iipsrv_processes)
+                i = start_iipsrv(work / stem, jp2_dir / name, args.iipsrv_processes, args.memory_cache)
                 servers.append(i)
                 sampler.register(f"iipsrv:{name}", [p.pid for p in i.procs])
                 serve_one(args, name, servers, entry, work / stem)
@@ -431,7 +432,8 @@ def print_serving(args, report):
     say(f"\nServing JP2 (warm: after one pass over each URL list; wrk -t{args.threads} -c{args.connections} "
         f"-d{args.duration}s, median of {args.runs} interleaved runs; × = tessera ÷ iipsrv, the median of per-run ratios, "
         f"higher is better for tessera); tessera serve as "
-        f"'{args.serve}'; iipsrv ×{args.iipsrv_processes} (FastCGI, OpenJPEG) behind nginx, JPEG q75 both")
+        f"'{args.serve}'; iipsrv ×{args.iipsrv_processes} (FastCGI, OpenJPEG, MAX_IMAGE_CACHE_SIZE={args.memory_cache}) behind nginx, "
+        "JPEG q75 both")
     say(f"  {'file':<17}{'set':<11}{'tessera req/s':>14}{'iipsrv req/s':>14}{'×':>7}{'tessera Mpx/s':>15}"
         f"{'iipsrv Mpx/s':>14}{'×':>7}   first pass req/s, tessera / iipsrv")
     for name, entry in report["serving"].items():
@@ -719,7 +721,7 @@ def sweep(args, tessera, photo, jp2_dir, work, report):
             servers.append(t)
             directory = work / f"sweep-{Path(name).stem}"
             directory.mkdir(exist_ok=True)
-            servers.append(start_iipsrv(directory, jp2_dir / name, args.iipsrv_processes))
+            servers.append(start_iipsrv(directory, jp2_dir / name, args.iipsrv_processes, args.memory_cache))
             for server in servers:
                 info = fetch_info(server)
                 tiles = info["tiles"][0]
@@ -856,9 +858,13 @@ def main():
     parser.add_argument("--serve", default=os.environ.get("TESSERA_SERVE", DEFAULT_SERVE),
                         help="command line template of tessera serve, with {tessera} {root} {port} {cache} "
                              "(default: $TESSERA_SERVE or serving_bench.py's: '%(default)s')")
+    parser.add_argument("--memory-cache", type=int, default=20,
+                        help="MiB of memory cache for each server: tessera serve's --memory-cache (replacing the template's) "
+                             "and iipsrv's MAX_IMAGE_CACHE_SIZE (default 20)")
     parser.add_argument("--json", help="write every number measured to this file")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
+    args.serve = re.sub(r"\s*--memory-cache[ =]\S+", "", args.serve) + f" --memory-cache {args.memory_cache}"
 
     missing = sorted({pkg for tool, pkg in TOOLS.items() if not shutil.which(tool) and not os.access(tool, os.X_OK)})
     if missing:

@@ -2,13 +2,14 @@
 //
 // Build and run (Debian's libjxl-dev; a 6000x4000 JPEG XL made with `cjxl big.png big.jxl`):
 //   cc -O2 scripts/bench/jxl_dc_probe.c -ljxl -ljxl_threads -o /tmp/jxl_dc_probe
-//   for mode in 0 1 2 3; do /usr/bin/time -f "mode $mode: %e s, %U s user, %M kB" /tmp/jxl_dc_probe big.jxl $mode 16384; done
+//   for mode in 0 1 2 3 4; do /usr/bin/time -f "mode $mode: %e s, %U s user, %M kB" /tmp/jxl_dc_probe big.jxl $mode 16384; done
 //
 // Modes: 0 a full decode into a full-size RGB buffer; 1 stop at JXL_DEC_FRAME_PROGRESSION (kDC)
 // and JxlDecoderFlushImage into a full-size buffer (the only way 0.7 hands the DC out: "the image
 // data is still returned at full resolution, giving upscaled DC"); 2 the same flush through an
 // output callback that keeps every 8th pixel of every 8th row (a 1/8 buffer); 3 stop at the event
-// without flushing (what reaching the DC costs). The input is given `chunk` bytes at a time (third
+// without flushing (what reaching the DC costs); 4 a full decode through that output callback
+// (whether streaming the rows out saves the full-size buffer: in 0.7 it does not). The input is given `chunk` bytes at a time (third
 // argument; default all), so decoding can stop before the AC data is read.
 #include <jxl/decode.h>
 #include <jxl/thread_parallel_runner.h>
@@ -41,8 +42,9 @@ int main(int argc, char **argv) {
     JxlDecoder *decoder = JxlDecoderCreate(NULL);
     void *runner = JxlThreadParallelRunnerCreate(NULL, 2);
     JxlDecoderSetParallelRunner(decoder, JxlThreadParallelRunner, runner);
-    JxlDecoderSubscribeEvents(decoder, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE | (mode ? JXL_DEC_FRAME_PROGRESSION : 0));
-    if (mode) JxlDecoderSetProgressiveDetail(decoder, kDC);
+    int progressive = mode >= 1 && mode <= 3;
+    JxlDecoderSubscribeEvents(decoder, JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE | (progressive ? JXL_DEC_FRAME_PROGRESSION : 0));
+    if (progressive) JxlDecoderSetProgressiveDetail(decoder, kDC);
     given = chunk < length ? chunk : length;
     JxlDecoderSetInput(decoder, bytes, given);
     if (given == length) JxlDecoderCloseInput(decoder);

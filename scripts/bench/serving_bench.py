@@ -571,12 +571,16 @@ def start_nginx_static(work, static_root, name):
     return server
 
 
-def start_iipsrv(work, tif, processes):
+def start_iipsrv(work, tif, processes, cache_mb=None):
+    """iipsrv serving `tif`'s folder as `processes` FastCGI processes behind nginx; `cache_mb` sets its
+    tile cache (MAX_IMAGE_CACHE_SIZE, per process; iipsrv's default is 10)."""
     server = Server("iipsrv", f"iipsrv ×{processes}")
     directory = work / "nginx-iipsrv"
     directory.mkdir()
     env = dict(os.environ, FILESYSTEM_PREFIX=str(tif.parent) + "/", VERBOSITY="0", JPEG_QUALITY="75",
                ALLOW_UPSCALING="0", LOGFILE=str(directory / "iipsrv.log"))
+    if cache_mb is not None:
+        env["MAX_IMAGE_CACHE_SIZE"] = str(cache_mb)
     ports = []
     for _ in range(processes):
         port = free_port()
