@@ -228,13 +228,14 @@ extension ImageService {
         return path
     }
 
-    /// A JPEG 2000 source read in place. A level small enough to hold
-    /// (``ServerConfiguration/wholeLevelPixelLimit``) is decoded whole at its resolution level, once
-    /// for every request that needs it and answered band by band as it is decoded, then kept, as
-    /// every other source's is: regions on it are cut, not decoded again. On a finer level a tile of
-    /// its tiling (``jpeg2000Levels(_:_:)``) is decoded from the codestream at that resolution level
-    /// and of that area only, and kept in the decoded cache (viewers ask for the same tiles again);
-    /// any other region is decoded as one area at its level. Nothing is derived from the file.
+    /// A JPEG 2000 source read in place. A tile of its tiling (``jpeg2000Levels(_:_:)``) is decoded
+    /// from the codestream at that resolution level and of that area only, and kept in the decoded
+    /// cache (viewers ask for the same tiles again, and a screenful of them decodes on every worker
+    /// at once). Any other region on a level small enough to hold
+    /// (``ServerConfiguration/wholeLevelPixelLimit``) makes that level whole, once for every request
+    /// that needs it and answered band by band as it is decoded, then kept, as every other source's
+    /// levels are: later regions and tiles on it are cut, not decoded again. On a finer level such
+    /// a region is decoded as one area at its level. Nothing is derived from the file.
     func renderInPlace(
         _ request: ResolvedIIIFRequest, levels: SourceLevels, codestream: JPEG2000Layout, source: ResolvedSource, profile: ICCProfile?
     ) async throws -> ByteBuffer {
@@ -249,15 +250,18 @@ extension ImageService {
         let levelSize = levels.levelSize(reduction: reduction)
         let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
         let quality = configuration.jpegQuality
-        if levelSize.area <= configuration.wholeLevelPixelLimit {
+        let tileSize = tiling.tileSize
+        let isTile = rect.tilePosition(tileSize: tileSize, imageSize: levelSize) != nil
+        if levelSize.area <= configuration.wholeLevelPixelLimit,
+            !isTile || decoded.image(for: levelKey(source, reduction: reduction)) != nil
+        {
             let cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
             return try await executor.run { context in
                 try context.checkCancellation()
                 return ByteBuffer(bytes: try RegionRenderer.render(cut, profile: profile, request: request, jpegQuality: quality))
             }
         }
-        let tileSize = tiling.tileSize
-        guard rect.tilePosition(tileSize: tileSize, imageSize: levelSize) != nil else {
+        guard isTile else {
             // Any other region is one decode of its own area, as iipsrv decodes it: composing it
             // from whole tiles would decode up to four times its pixels, each with its own codec.
             return try await executor.run { context in

@@ -52,7 +52,7 @@ extension ImageService {
     func wholeLevel(
         _ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool, cut: PixelRect? = nil
     ) async throws -> PixelBuffer {
-        let key = source.key + (small ? "/resampled/" : "/level/") + String(reduction)
+        let key = levelKey(source, reduction: reduction, small: small)
         if let level = decoded.image(for: key) {
             metrics.recordCache(tier: "decoded", hit: true)
             return cut.flatMap { level.cropped(to: $0) } ?? level
@@ -81,6 +81,11 @@ extension ImageService {
             self.decoded.store(pixels, for: key)
             return pixels
         }
+    }
+
+    /// The decoded cache's key for a whole level of `source` (``wholeLevel(_:levels:reduction:small:cut:)``).
+    func levelKey(_ source: ResolvedSource, reduction: Int, small: Bool = false) -> String {
+        source.key + (small ? "/resampled/" : "/level/") + String(reduction)
     }
 
     /// Starts building `kind`'s pyramid for `source` if it is not built or being built, without
