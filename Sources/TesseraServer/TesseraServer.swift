@@ -29,17 +29,20 @@ public struct TesseraServer: Sendable {
     let shortcuts: StoredTileShortcuts
     /// When this server was made (`/health`'s uptime).
     let started = ContinuousClock.now
+    /// Its directories, which no error text a client or a job reports may name (resolved once).
+    let privatePaths: PrivatePaths
 
     /// - Throws: `IdentifierError` when the root is not a directory; a file-system error when the
     ///   cache directory cannot be made.
     public init(configuration: ServerConfiguration) throws {
         self.configuration = configuration
+        privatePaths = PrivatePaths(configuration)
         let restricts = configuration.access?.policy.restrictsAnything ?? false
         service = try ImageService(configuration: configuration, metrics: ServerMetrics(perSourceDetail: !restricts))
         videos = VideoService(images: service)
         // A dot name: the pyramid store passes over it (its pyramids are the other entries).
         jobs = try TrimJobs(
-            directory: configuration.cacheDirectory + "/.jobs", executor: service.executor, privatePaths: PrivatePaths(configuration))
+            directory: configuration.cacheDirectory + "/.jobs", executor: service.executor, privatePaths: privatePaths)
         lister = AssetLister(resolver: service.resolver, executor: service.executor)
         presentation = PresentationService(images: service, videos: videos, lister: lister)
         assets = WebAssets(directory: configuration.pagesDirectory)
@@ -58,7 +61,7 @@ public struct TesseraServer: Sendable {
         router.add(
             middleware: TesseraMiddleware(
                 metrics: service.metrics, route: "unmatched", limits: configuration.clientLimits, access: configuration.access,
-                privatePaths: PrivatePaths(configuration)))
+                privatePaths: privatePaths))
         return router
     }
 
@@ -179,7 +182,7 @@ public struct TesseraServer: Sendable {
         add(
             LabelledRoutes(
                 collection: routes, metrics: service.metrics, limits: configuration.clientLimits, access: configuration.access,
-                privatePaths: PrivatePaths(configuration)))
+                privatePaths: privatePaths))
         return routes
     }
 

@@ -27,7 +27,7 @@ public struct TesseraMiddleware<Context: RequestContext>: RouterMiddleware {
     ///   - server: whose metrics count the requests, and whose directories no error text names.
     ///   - route: their label in the metrics (`route="…"`).
     public init(server: TesseraServer, route: String) {
-        self.init(metrics: server.service.metrics, route: route, privatePaths: PrivatePaths(server.configuration))
+        self.init(metrics: server.service.metrics, route: route, privatePaths: server.privatePaths)
     }
 
     init(

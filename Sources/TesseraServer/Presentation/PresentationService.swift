@@ -309,10 +309,6 @@ struct PresentationService: Sendable {
         }
     }
 
-    /// Whether a folder's documents list `entry`: folders, and images and videos of which everyone
-    /// may see something (a substitute at least). The documents are the same for every requester
-    /// (one cached copy, validators by the folder's version), so an image only some may see is
-    /// left out for all; its own manifest answers those who may see it.
     /// The longest side of the thumbnails documents name for the image at `path`: at most its
     /// substitute's size where a policy gives everyone only that, so that every thumbnail in a
     /// document everyone shares is one everyone may fetch.
@@ -323,6 +319,10 @@ struct PresentationService: Sendable {
         return min(Self.thumbnailSide, substitute.maxSize)
     }
 
+    /// Whether a folder's documents list `entry`: folders, and images and videos of which everyone
+    /// may see something (a substitute at least). The documents are the same for every requester
+    /// (one cached copy, validators by the folder's version), so an image only some may see is
+    /// left out for all; its own manifest answers those who may see it.
     private func isListed(_ entry: AssetListing.Entry) -> Bool {
         guard entry.kind != .directory, let access = images.configuration.access else { return true }
         let rule = access.policy.rule(for: entry.path)
