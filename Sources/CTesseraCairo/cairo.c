@@ -3,7 +3,7 @@
 #include "CTesseraLoader.h"
 
 static TesseraCairoTable table;
-static TesseraLibrary library = TESSERA_LIBRARY_INIT;
+TESSERA_LOADER(TesseraCairoTable, tessera_cairo_load, &table)
 
 static void ignore(const char *domain, int level, const char *message, void *userData) {
     (void)domain, (void)level, (void)message, (void)userData;
@@ -14,16 +14,11 @@ static void load(void) {
     static const char *const sonames[] = {"libglib-2.0.so.0", "libgobject-2.0.so.0", "libcairo.so.2", NULL};
 #define TESSERA_CAIRO_SYMBOL(library, result, name, parameters) #name,
 #define TESSERA_CAIRO_LIBRARY(library, result, name, parameters) library,
-    static const char *const symbols[] = {TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_SYMBOL) NULL};
+    TESSERA_SYMBOLS(table, TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_SYMBOL));
     static const unsigned char from[] = {TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_LIBRARY)};
 #undef TESSERA_CAIRO_SYMBOL
 #undef TESSERA_CAIRO_LIBRARY
-    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
     if (tessera_library_open(&library, sonames, RTLD_NOW, symbols, from, (void **)&table,
                              "cannot load %s (install libcairo2)", NULL))
         table.g_log_set_default_handler(ignore, NULL);
-}
-
-const TesseraCairoTable *_Nullable tessera_cairo_load(char *_Nullable message, size_t capacity) {
-    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }

@@ -21,8 +21,7 @@ static TesseraLibrary library = TESSERA_LIBRARY_INIT;
 static void load(void) {
     // OpenSSL 3 (Debian 12), then 1.1.
     static const char *const openSSL3[] = {"libcrypto.so.3", NULL}, *const openSSL11[] = {"libcrypto.so.1.1", NULL};
-    static const char *const symbols[] = {"EVP_sha256", "EVP_Digest", "HMAC", "EVP_PBE_scrypt", "RAND_bytes", NULL};
-    _Static_assert(sizeof symbols / sizeof *symbols == sizeof libcrypto / sizeof(void *) + 1, "a symbol for each slot");
+    TESSERA_SYMBOLS(libcrypto, "EVP_sha256", "EVP_Digest", "HMAC", "EVP_PBE_scrypt", "RAND_bytes", );
     const char *cannotLoad = "cannot load libcrypto (install libssl3)";
     const char *lacks = "libcrypto lacks EVP_sha256, EVP_Digest, HMAC, EVP_PBE_scrypt or RAND_bytes";
     if (tessera_library_open(&library, openSSL3, RTLD_NOW, symbols, NULL, (void **)&libcrypto, cannotLoad, lacks) ||

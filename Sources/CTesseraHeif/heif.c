@@ -7,20 +7,15 @@
 #include <string.h>
 
 static TesseraHeif table;
-static TesseraLibrary library = TESSERA_LIBRARY_INIT;
+TESSERA_LOADER(TesseraHeif, tessera_heif_load, &table)
 
 static void load(void) {
     char name[32];
     snprintf(name, sizeof name, "libheif.so.%d", (int)(LIBHEIF_NUMERIC_VERSION >> 24));
     const char *const sonames[] = {name, NULL};
-    static const char *const symbols[] = {TESSERA_HEIF_FUNCTIONS(TESSERA_SYMBOL) NULL};
-    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
+    TESSERA_SYMBOLS(table, TESSERA_HEIF_FUNCTIONS(TESSERA_SYMBOL));
     tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&table,
                          "cannot load %s (install libheif)", "libheif lacks %s");
-}
-
-const TesseraHeif *_Nullable tessera_heif_load(char *_Nullable message, size_t capacity) {
-    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }
 
 static struct heif_error append(struct heif_context *context, const void *data, size_t size, void *userdata) {

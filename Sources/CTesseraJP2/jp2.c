@@ -9,18 +9,13 @@
 #include <unistd.h>
 
 static TesseraJP2 table;
-static TesseraLibrary library = TESSERA_LIBRARY_INIT;
+TESSERA_LOADER(TesseraJP2, tessera_jp2_load, &table)
 
 static void load(void) {
     static const char *const sonames[] = {"libopenjp2.so.7", NULL};
-    static const char *const symbols[] = {TESSERA_JP2_FUNCTIONS(TESSERA_SYMBOL) NULL};
-    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
+    TESSERA_SYMBOLS(table, TESSERA_JP2_FUNCTIONS(TESSERA_SYMBOL));
     tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&table,
                          "cannot load %s (install libopenjp2-7)", "libopenjp2 lacks %s");
-}
-
-const TesseraJP2 *_Nullable tessera_jp2_load(char *_Nullable message, size_t capacity) {
-    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }
 
 // OpenJPEG's messages end with a newline; the first error is kept, without it.

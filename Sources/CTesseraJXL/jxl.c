@@ -7,23 +7,18 @@
 #include <string.h>
 
 static TesseraJXL table;
-static TesseraLibrary library = TESSERA_LIBRARY_INIT;
+TESSERA_LOADER(TesseraJXL, tessera_jxl_load, &table)
 
 static void load(void) {
     // The runner's library needs libjxl's: opened first.
     static const char *const sonames[] = {"libjxl.so.0.7", "libjxl_threads.so.0.7", NULL};
-    static const char *const symbols[] = {TESSERA_JXL_FUNCTIONS(TESSERA_SYMBOL) NULL};
-    _Static_assert(sizeof symbols / sizeof *symbols == sizeof table / sizeof(void *) + 1, "a symbol for each slot");
+    TESSERA_SYMBOLS(table, TESSERA_JXL_FUNCTIONS(TESSERA_SYMBOL));
     // Every symbol is libjxl's but the runner's three, the table's last (libjxl_threads).
     enum { count = sizeof table / sizeof(void *) };
     static unsigned char from[count];
     for (int index = 0; index < count; index++) from[index] = index >= count - 3 ? 1 : 0;
     tessera_library_open(&library, sonames, RTLD_NOW, symbols, from, (void **)&table,
                          "cannot load %s (install libjxl0.7)", NULL);
-}
-
-const TesseraJXL *_Nullable tessera_jxl_load(char *_Nullable message, size_t capacity) {
-    return tessera_library_once(&library, load, message, capacity) ? &table : NULL;
 }
 
 void tessera_jxl_free(void *_Nullable pointer) { free(pointer); }

@@ -19,21 +19,15 @@ static struct {
     __typeof__(&TIFFGetFieldDefaulted) TIFFGetFieldDefaulted;
     __typeof__(&TIFFSetField) TIFFSetField;
 } libtiff;
-static TesseraLibrary library = TESSERA_LIBRARY_INIT;
+TESSERA_LOADER(TesseraTIFF, tessera_tiff_load, &libtiff.table)
 
 static void load(void) {
     // libtiff's soname has moved on its own (4.0-4.4: .so.5, 4.5 on: .so.6), not with its version;
     // .so.6 is the ABI of the 4.5 header this is built with (TIFFOpenExt and friends are 4.5's).
     static const char *const sonames[] = {"libtiff.so.6", NULL};
-    static const char *const symbols[] = {
-        TESSERA_TIFF_FUNCTIONS(TESSERA_SYMBOL) "TIFFGetFieldDefaulted", "TIFFSetField", NULL};
-    _Static_assert(sizeof symbols / sizeof *symbols == sizeof libtiff / sizeof(void *) + 1, "a symbol for each slot");
+    TESSERA_SYMBOLS(libtiff, TESSERA_TIFF_FUNCTIONS(TESSERA_SYMBOL) "TIFFGetFieldDefaulted", "TIFFSetField", );
     tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&libtiff,
                          "cannot load %s (install libtiff)", "libtiff lacks %s");
-}
-
-const TesseraTIFF *_Nullable tessera_tiff_load(char *_Nullable message, size_t capacity) {
-    return tessera_library_once(&library, load, message, capacity) ? &libtiff.table : NULL;
 }
 
 static int capture_error(TIFF *tiff, void *userData, const char *module, const char *format, va_list arguments) {

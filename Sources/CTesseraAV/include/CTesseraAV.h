@@ -20,6 +20,8 @@
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
+#include "CTesseraLoader.h"
+
 #define TESSERA_AV_FUNCTIONS(X)                                                                    \
     X(avformat_open_input) X(avformat_find_stream_info) X(avformat_close_input)                    \
     X(av_find_best_stream) X(av_read_frame) X(av_seek_frame) X(avformat_index_get_entries_count)   \
@@ -40,9 +42,7 @@
     X(av_new_packet) X(av_pix_fmt_desc_get)
 
 typedef struct TesseraAV {
-#define TESSERA_AV_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_AV_FUNCTIONS(TESSERA_AV_FIELD)
-#undef TESSERA_AV_FIELD
+    TESSERA_AV_FUNCTIONS(TESSERA_SLOT)
 } TesseraAV;
 
 /// The loaded table, or NULL when a library or symbol is missing; then `message` (at least 256

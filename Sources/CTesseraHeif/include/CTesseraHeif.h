@@ -13,6 +13,8 @@
 #include <libheif/heif.h>
 #include <stddef.h>
 
+#include "CTesseraLoader.h"
+
 #define TESSERA_HEIF_FUNCTIONS(X)                                                                  \
     X(heif_context_alloc) X(heif_context_free) X(heif_context_read_from_file)                      \
     X(heif_context_read_from_memory_without_copy) X(heif_context_get_primary_image_handle)         \
@@ -33,9 +35,7 @@
     X(heif_context_write)
 
 typedef struct TesseraHeif {
-#define TESSERA_HEIF_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_HEIF_FUNCTIONS(TESSERA_HEIF_FIELD)
-#undef TESSERA_HEIF_FIELD
+    TESSERA_HEIF_FUNCTIONS(TESSERA_SLOT)
 } TesseraHeif;
 
 /// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256

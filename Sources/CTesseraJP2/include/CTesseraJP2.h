@@ -10,6 +10,8 @@
 // compiled against (libopenjp2.so.7 is the 2.x ABI).
 
 #include <stddef.h>
+
+#include "CTesseraLoader.h"
 #include <stdint.h>
 #include <openjpeg-2.5/openjpeg.h>
 
@@ -26,9 +28,7 @@
     X(opj_write_tile) X(opj_end_compress)
 
 typedef struct TesseraJP2 {
-#define TESSERA_JP2_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_JP2_FUNCTIONS(TESSERA_JP2_FIELD)
-#undef TESSERA_JP2_FIELD
+    TESSERA_JP2_FUNCTIONS(TESSERA_SLOT)
 } TesseraJP2;
 
 /// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256

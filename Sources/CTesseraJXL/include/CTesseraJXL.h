@@ -9,6 +9,8 @@
 // drift from the ABI they were compiled against (libjxl.so.0.7).
 
 #include <stddef.h>
+
+#include "CTesseraLoader.h"
 #include <stdint.h>
 #include <jxl/decode.h>
 #include <jxl/encode.h>
@@ -28,9 +30,7 @@
     X(JxlThreadParallelRunner) X(JxlThreadParallelRunnerCreate) X(JxlThreadParallelRunnerDestroy)
 
 typedef struct TesseraJXL {
-#define TESSERA_JXL_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_JXL_FUNCTIONS(TESSERA_JXL_FIELD)
-#undef TESSERA_JXL_FIELD
+    TESSERA_JXL_FUNCTIONS(TESSERA_SLOT)
 } TesseraJXL;
 
 /// The loaded table, or NULL when a library or a symbol is missing; then `message` (at least 256

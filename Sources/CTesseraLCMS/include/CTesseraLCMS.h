@@ -6,6 +6,8 @@
 // the library. The header is lcms's own, so the prototypes cannot drift from its ABI.
 
 #include <stddef.h>
+
+#include "CTesseraLoader.h"
 #include <lcms2.h>
 
 #define TESSERA_LCMS_FUNCTIONS(X)                                                                  \
@@ -16,9 +18,7 @@
     X(cmsWriteTag)
 
 typedef struct TesseraLCMS {
-#define TESSERA_LCMS_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_LCMS_FUNCTIONS(TESSERA_LCMS_FIELD)
-#undef TESSERA_LCMS_FIELD
+    TESSERA_LCMS_FUNCTIONS(TESSERA_SLOT)
 } TesseraLCMS;
 
 // lcms's pixel types are function-like macros, which Swift cannot import: their values, as constants.

@@ -3,9 +3,9 @@
 
 // The one dlopen loader behind the C targets that reach a system library through a table of
 // function pointers filled on first use rather than by the linker (CTesseraAV, CTesseraHeif,
-// CTesseraCairo, CTesseraSVG, CTesseraPDF, CTesseraTIFF, CTesseraCrypto, CTesseraLCMS,
-// CTesseraQuant; each header says why its library is not linked). Each of those keeps its own
-// sonames, symbol list and reason strings, and calls this.
+// CTesseraCairo, CTesseraSVG, CTesseraPDF, CTesseraTIFF, CTesseraJP2, CTesseraJXL, CTesseraCrypto,
+// CTesseraLCMS, CTesseraQuant; each header says why its library is not linked). Each of those keeps
+// its own sonames, symbol list and reason strings; the macros below are what they all write alike.
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -25,6 +25,27 @@ typedef struct TesseraLibrary {
 
 /// For a table's X-macro of bare function names: each name as a string, for `symbols`.
 #define TESSERA_SYMBOL(name) #name,
+
+/// For a table's X-macro of bare function names: each name's slot in the table's struct, with the
+/// library header's own prototype, so that the table cannot drift from the ABI it was built against.
+#define TESSERA_SLOT(name) __typeof__(&name) _Nonnull name;
+
+/// In a `load` function: `symbols`, the names listed after `slots` (each followed by a comma) and a
+/// NULL, checked at compile time to be one for each pointer in `slots` (the table they fill).
+#define TESSERA_SYMBOLS(slots, ...)                                                                  \
+    static const char *const symbols[] = {__VA_ARGS__ NULL};                                         \
+    _Static_assert(sizeof symbols / sizeof *symbols == sizeof(slots) / sizeof(void *) + 1,             \
+                   "a symbol for each slot")
+
+/// Declares a table's loading (`library`, and the `load` function the file defines next, which
+/// calls `tessera_library_open`) and defines the public `function`: the table at `result` once
+/// loaded, or NULL with the reason in `message` (see `tessera_library_once`).
+#define TESSERA_LOADER(Type, function, result)                                                       \
+    static TesseraLibrary library = TESSERA_LIBRARY_INIT;                                            \
+    static void load(void);                                                                          \
+    const Type *_Nullable function(char *_Nullable message, size_t capacity) {                       \
+        return tessera_library_once(&library, load, message, capacity) ? (result) : NULL;             \
+    }
 
 /// Opens the NULL-terminated `sonames` (at least one) in order with dlopen(mode | RTLD_LOCAL),
 /// dependencies first so that each finds those it needs already in the process; then fills

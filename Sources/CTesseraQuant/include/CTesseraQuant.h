@@ -6,6 +6,8 @@
 // palette PNG maps it. The header is libimagequant's own, so the prototypes cannot drift from its ABI.
 
 #include <stddef.h>
+
+#include "CTesseraLoader.h"
 #include <libimagequant.h>
 
 #define TESSERA_QUANT_FUNCTIONS(X)                                                                 \
@@ -14,9 +16,7 @@
     X(liq_write_remapped_image) X(liq_get_palette) X(liq_result_destroy)
 
 typedef struct TesseraQuant {
-#define TESSERA_QUANT_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_QUANT_FUNCTIONS(TESSERA_QUANT_FIELD)
-#undef TESSERA_QUANT_FIELD
+    TESSERA_QUANT_FUNCTIONS(TESSERA_SLOT)
 } TesseraQuant;
 
 /// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256

@@ -12,6 +12,8 @@
 // is not in the header (libtiff 4.5 is libtiff.so.6): see tiff.c.
 
 #include <stddef.h>
+
+#include "CTesseraLoader.h"
 #include <stdint.h>
 #include <tiffio.h>
 
@@ -27,9 +29,7 @@
     X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt)
 
 typedef struct TesseraTIFF {
-#define TESSERA_TIFF_FIELD(name) __typeof__(&name) _Nonnull name;
-    TESSERA_TIFF_FUNCTIONS(TESSERA_TIFF_FIELD)
-#undef TESSERA_TIFF_FIELD
+    TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT)
 } TesseraTIFF;
 
 /// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256

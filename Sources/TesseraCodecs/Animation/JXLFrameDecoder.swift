@@ -23,7 +23,7 @@ final class JXLFrameDecoder: AnimationFrameDecoding {
         var error = [CChar](repeating: 0, count: 256)
         let opened = jxl.data.withUnsafeBytes { bytes in
             tessera_jxl_frames_open(
-                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(LibOpenJPEG.threadCount), &error)
+                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(Libraries.threadCount), &error)
         }
         guard let opened else { throw .corrupt(reason: Self.text(error)) }
         frames = opened

@@ -29,7 +29,7 @@ final class HEIFDecoder {
     init(_ source: ImageSource, limits: AllocationLimits, page: Int = 0) throws(ImageDecodingError) {
         derivedCanvases = HEIFDerivedCanvases(reading: try source.openStream())
         self.limits = limits
-        let heif = try LibHeif.table()
+        let heif = try Libraries.heif.get()
         self.heif = heif
         guard let context = heif.heif_context_alloc() else { throw .unsupported(reason: "libheif could not start") }
         contextHandle = CHandle(context) { heif.heif_context_free($0) }

@@ -67,7 +67,7 @@ final class JP2ScanlineReader: ScanlineReader {
         source: ImageSource, header: JP2Header, profile: ICCProfile?, options: DecodeOptions, reduction: Int = 0, window: PixelRect? = nil,
         bandByteBudget: Int = defaultBandByteBudget
     ) throws(ImageDecodingError) {
-        _ = try LibOpenJPEG.table()
+        _ = try Libraries.openJPEG.get()
         guard header.depth <= JP2Header.maximumDepth else {
             throw .unsupported(reason: "\(header.depth)-bit JPEG 2000 samples (at most \(JP2Header.maximumDepth))")
         }
@@ -141,17 +141,17 @@ final class JP2ScanlineReader: ScanlineReader {
     private func decodeBand(startingAt start: Int) throws(ImageDecodingError) {
         band = nil
         let rows = start..<min(outputSize.height, start + bandRows)
-        _ = try LibOpenJPEG.table()
+        _ = try Libraries.openJPEG.get()
         let decode = CHandle.allocate(TesseraJP2Decode(), destroy: tessera_jp2_close)
         let opened: Int32 =
             input.withFile { file in
                 tessera_jp2_open(
                     decode.pointer, fileno(file), nil, UInt64(input.fileByteCount ?? 0), header.layout.isRawCodestream ? 0 : 1,
-                    Int32(LibOpenJPEG.decodeThreadCount))
+                    Int32(Libraries.openJPEGDecodeThreadCount))
             }
             ?? input.withBytes { bytes, count in
                 tessera_jp2_open(
-                    decode.pointer, -1, bytes, UInt64(count), header.layout.isRawCodestream ? 0 : 1, Int32(LibOpenJPEG.decodeThreadCount))
+                    decode.pointer, -1, bytes, UInt64(count), header.layout.isRawCodestream ? 0 : 1, Int32(Libraries.openJPEGDecodeThreadCount))
             }
         guard opened != 0, let image = decode.pointer.pointee.image else {
             throw failure(decode.pointer, "cannot read the JPEG 2000 header")

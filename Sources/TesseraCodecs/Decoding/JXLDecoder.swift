@@ -28,7 +28,7 @@ struct JXLDecoder {
 
     /// Reads the headers. Throws `.libraryUnavailable` without libjxl, and `.tooLarge` past the limits.
     init(_ source: ImageSource, limits: AllocationLimits) throws(ImageDecodingError) {
-        _ = try LibJXL.table()
+        _ = try Libraries.jxl.get()
         data = try source.loadData()
         var info = TesseraJXLInfo()
         let probed = data.withUnsafeBytes { tessera_jxl_probe($0.baseAddress!.assumingMemoryBound(to: UInt8.self), $0.count, &info) }
@@ -88,7 +88,7 @@ struct JXLDecoder {
             let decoded = data.withUnsafeBytes { bytes in
                 tessera_jxl_decode(
                     bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, UInt32(format.bytesPerPixel), target.baseAddress!,
-                    target.count, Int32(LibOpenJPEG.threadCount), &error, &truncated)
+                    target.count, Int32(Libraries.threadCount), &error, &truncated)
             }
             failed = decoded == 0
         }

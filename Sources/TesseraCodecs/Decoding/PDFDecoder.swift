@@ -25,8 +25,8 @@ final class PDFDecoder {
 
     /// - Parameter pageIndex: which page, from 0.
     init(_ source: ImageSource, pageIndex: Int) throws(ImageDecodingError) {
-        let cairo = try LibCairo.table()
-        let pdf = try LibPoppler.table()
+        let cairo = try Libraries.cairo.get()
+        let pdf = try Libraries.poppler.get()
         self.pdf = pdf
         self.pageIndex = pageIndex
         data = try source.loadData()
@@ -63,7 +63,7 @@ final class PDFDecoder {
     /// Every page's size in pixels at 72 dpi (as ``size``), read from the open document; a page
     /// poppler cannot read, or with no usable size, is 0×0.
     func pageSizes() -> [PixelSize] {
-        let cairo = try? LibCairo.table()
+        let cairo = try? Libraries.cairo.get()
         return (0..<pageCount).map { index in
             guard let loaded = pdf.poppler_document_get_page(document.pointer, Int32(index)) else { return PixelSize(width: 0, height: 0) }
             defer { cairo?.g_object_unref(UnsafeMutableRawPointer(loaded)) }

@@ -18,8 +18,8 @@ final class SVGDecoder {
     static let maximumDocumentBytes = 64 << 20
 
     init(_ source: ImageSource) throws(ImageDecodingError) {
-        let cairo = try LibCairo.table()
-        let svg = try LibRSVG.table()
+        let cairo = try Libraries.cairo.get()
+        let svg = try Libraries.rsvg.get()
         self.svg = svg
         var data = try source.loadData()
         if data.starts(with: [0x1F, 0x8B]) {

@@ -123,7 +123,7 @@ final class TIFFFile {
         _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0, page: Int? = nil,
         countsPages: Bool = false
     ) throws(ImageDecodingError) {
-        let library = try LibTIFF.table()
+        let library = try Libraries.tiff.get()
         self.library = library
         messagesHandle = .allocate(TesseraTIFFMessages()) { _ in }
         let messages = messagesHandle.pointer

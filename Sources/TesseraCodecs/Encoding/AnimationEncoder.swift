@@ -159,8 +159,7 @@ private final class GIFWriter {
                 }
             }
         }
-        let quant: TesseraQuant
-        do { quant = try LibImageQuant.table() } catch { throw .libraryUnavailable(error.description) }
+        let quant = try encoderTable(Libraries.imageQuant)
         // Speed 8: a palette per frame at a fifth of the default's time (100 frames of 128 pixels:
         // 1.4 s instead of 6.6), for a difference frames flicking by do not show.
         let (palette, indices) = try PalettePNGEncoder.quantize(binary, dithering: dithering, speed: 8, quant)

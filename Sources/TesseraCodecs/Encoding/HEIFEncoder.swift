@@ -25,8 +25,7 @@ enum HEIFEncoder {
         let name = isAVIF ? "AVIF" : "HEIC"
         guard (0...100).contains(quality) else { throw .invalidParameter("\(name) quality \(quality) is not 0–100") }
         if let speed, !(0...9).contains(speed) { throw .invalidParameter("\(name) speed \(speed) is not 0–9") }
-        let heif: TesseraHeif
-        do { heif = try LibHeif.table() } catch { throw .libraryUnavailable(error.description) }
+        let heif = try encoderTable(Libraries.heif)
         func check(_ error: heif_error) throws(ImageEncodingError) {
             guard error.code != heif_error_Ok else { return }
             var message = error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"

@@ -82,7 +82,7 @@ public final class JP2Writer {
     public init(path: String, size: PixelSize, format: PixelFormat, settings: Settings = Settings(), iccProfile: ICCProfile? = nil)
         throws(ImageEncodingError)
     {
-        _ = try encoderTable(LibOpenJPEG.table)
+        _ = try encoderTable(Libraries.openJPEG)
         guard size.width > 0, size.height > 0, size.width <= Int(Int32.max), size.height <= Int(Int32.max) else {
             throw .sizeNotSupported(size, .jpeg2000())
         }
@@ -108,7 +108,7 @@ public final class JP2Writer {
         var encodeSettings = TesseraJP2EncodeSettings(
             width: UInt32(size.width), height: UInt32(size.height), components: UInt32(channels),
             tileWidth: UInt32(tileSize.width), tileHeight: UInt32(tileSize.height), resolutions: UInt32(levels),
-            lossless: settings.isLossless ? 1 : 0, psnr: settings.psnr, threads: Int32(LibOpenJPEG.threadCount))
+            lossless: settings.isLossless ? 1 : 0, psnr: settings.psnr, threads: Int32(Libraries.threadCount))
         guard tessera_jp2_encode_open(handle.pointer, codestreamPath ?? path, &encodeSettings) != 0 else {
             if let codestreamPath { unlink(codestreamPath) }
             throw failure("cannot start the JPEG 2000 file")

@@ -12,7 +12,7 @@ enum JXLEncoder {
     }
 
     static func encode(_ pixels: PixelBuffer, quality: Int, lossless: Bool, profile: ICCProfile?) throws(ImageEncodingError) -> Data {
-        _ = try encoderTable(LibJXL.table)
+        _ = try encoderTable(Libraries.jxl)
         guard (1...100).contains(quality) else { throw .invalidParameter("JPEG XL quality \(quality) is not 1–100") }
         var length = 0
         var error = [CChar](repeating: 0, count: 256)
@@ -22,7 +22,7 @@ enum JXLEncoder {
                 tessera_jxl_encode(
                     bytes.baseAddress!, UInt32(pixels.width), UInt32(pixels.height), UInt32(pixels.format.bytesPerPixel),
                     lossless || quality == 100 ? 1 : 0, distance(quality: quality), icc.isEmpty ? nil : icc.baseAddress, icc.count,
-                    Int32(LibOpenJPEG.threadCount), &length, &error)
+                    Int32(Libraries.threadCount), &length, &error)
             }
         }
         return try take(output, length: length, error: error)
@@ -34,7 +34,7 @@ enum JXLEncoder {
         var error = [CChar](repeating: 0, count: 256)
         let output = jpeg.withUnsafeBytes { bytes in
             tessera_jxl_recompress_jpeg(
-                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(LibOpenJPEG.threadCount), &length, &error)
+                bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, Int32(Libraries.threadCount), &length, &error)
         }
         return try take(output, length: length, error: error)
     }
@@ -58,7 +58,7 @@ extension ImageEncoder {
     /// - Throws: ``ImageEncodingError`` when libjxl is missing or cannot take this JPEG
     ///   (arithmetic coding, some unusual layouts).
     public static func recompressJPEGAsJPEGXL(_ jpeg: Data) throws(ImageEncodingError) -> Data {
-        _ = try encoderTable(LibJXL.table)
+        _ = try encoderTable(Libraries.jxl)
         return try JXLEncoder.recompress(jpeg: jpeg)
     }
 }

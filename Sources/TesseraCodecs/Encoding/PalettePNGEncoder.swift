@@ -13,7 +13,7 @@ enum PalettePNGEncoder {
     static func encode(_ pixels: PixelBuffer, dithering: Double, profile: ICCProfile?) throws(ImageEncodingError) -> Data {
         guard (0...1).contains(dithering) else { throw .invalidParameter("dithering \(dithering) is not 0–1") }
         let quant: TesseraQuant
-        do { quant = try LibImageQuant.table() } catch {
+        do { quant = try Libraries.imageQuant.get() } catch {
             // The loader's own reason ("cannot load libimagequant.so.0 …"), not its description,
             // which would say "library unavailable" a second time.
             guard case .libraryUnavailable(let reason) = error else { throw .libraryUnavailable(error.description) }

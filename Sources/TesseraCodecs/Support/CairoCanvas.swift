@@ -15,7 +15,7 @@ final class CairoCanvas {
     private(set) var context: OpaquePointer?
 
     init(size: PixelSize, opaque: Bool) throws(ImageDecodingError) {
-        let cairo = try LibCairo.table()
+        let cairo = try Libraries.cairo.get()
         self.cairo = cairo
         self.size = size
         isOpaque = opaque

@@ -13,68 +13,26 @@ import CTesseraTIFF
     import Darwin
 #endif
 
-/// libheif's function table, loaded on first use (see CTesseraHeif.h for why it is not linked).
-enum LibHeif {
-    private static let loaded = load { tessera_heif_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraHeif { try loaded.get() }
-}
-
-/// cairo's and GLib's function table, loaded on first use (see CTesseraCairo.h).
-enum LibCairo {
-    private static let loaded = load { tessera_cairo_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraCairoTable { try loaded.get() }
-}
-
-/// librsvg's function table, loaded on first use (see CTesseraSVG.h).
-enum LibRSVG {
-    private static let loaded = load { tessera_svg_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraSVG { try loaded.get() }
-}
-
-/// poppler-glib's function table, loaded on first use (see CTesseraPDF.h).
-enum LibPoppler {
-    private static let loaded = load { tessera_pdf_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraPDF { try loaded.get() }
-}
-
-/// libtiff's function table, loaded on first use (see CTesseraTIFF.h).
-enum LibTIFF {
-    private static let loaded = load { tessera_tiff_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraTIFF { try loaded.get() }
-}
-
-/// libimagequant's function table, loaded on first use (see CTesseraQuant.h).
-enum LibImageQuant {
-    private static let loaded = load { tessera_quant_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraQuant { try loaded.get() }
-}
-
-/// libjxl's (and its thread runner's) function table, loaded on first use (see CTesseraJXL.h).
-enum LibJXL {
-    private static let loaded = load { tessera_jxl_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraJXL { try loaded.get() }
-}
-
-/// OpenJPEG's function table, loaded on first use (see CTesseraJP2.h).
-enum LibOpenJPEG {
-    private static let loaded = load { tessera_jp2_load($0, $1) }
-
-    /// The table, or `.libraryUnavailable` naming what could not be loaded.
-    static func table() throws(ImageDecodingError) -> TesseraJP2 { try loaded.get() }
+/// The C libraries' function tables, each loaded on first use (each header says why it is not
+/// linked). `try Libraries.heif.get()` gives the table, or `.libraryUnavailable` naming what could
+/// not be loaded; the attempt is made once per process.
+enum Libraries {
+    /// libheif (CTesseraHeif.h).
+    static let heif = load { tessera_heif_load($0, $1) }
+    /// cairo and GLib (CTesseraCairo.h).
+    static let cairo = load { tessera_cairo_load($0, $1) }
+    /// librsvg (CTesseraSVG.h).
+    static let rsvg = load { tessera_svg_load($0, $1) }
+    /// poppler-glib (CTesseraPDF.h).
+    static let poppler = load { tessera_pdf_load($0, $1) }
+    /// libtiff (CTesseraTIFF.h).
+    static let tiff = load { tessera_tiff_load($0, $1) }
+    /// libimagequant (CTesseraQuant.h).
+    static let imageQuant = load { tessera_quant_load($0, $1) }
+    /// libjxl and its thread runner (CTesseraJXL.h).
+    static let jxl = load { tessera_jxl_load($0, $1) }
+    /// OpenJPEG (CTesseraJP2.h).
+    static let openJPEG = load { tessera_jp2_load($0, $1) }
 
     /// Threads OpenJPEG and libjxl encode on, and libjxl decodes on: the cores, up to 4.
     static let threadCount = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -83,14 +41,14 @@ enum LibOpenJPEG {
     /// region or tile is one codec: measured (jp2_bench, 16000×12000 file, 2 cores), a level of
     /// 250×188 took 0.072 s on one thread and 0.109 s on two, 500×375 0.139 against 0.213 s, and a
     /// server's concurrent requests use the cores anyway.
-    static let decodeThreadCount = 1
+    static let openJPEGDecodeThreadCount = 1
 }
 
 /// A library's table for an encoder: a missing library is the encoder's
 /// ``ImageEncodingError/libraryUnavailable(_:)``, not a decoding error.
-func encoderTable<Table>(_ table: () throws(ImageDecodingError) -> Table) throws(ImageEncodingError) -> Table {
+func encoderTable<Table>(_ table: Result<Table, ImageDecodingError>) throws(ImageEncodingError) -> Table {
     do throws(ImageDecodingError) {
-        return try table()
+        return try table.get()
     } catch {
         throw .libraryUnavailable(error.description)
     }
