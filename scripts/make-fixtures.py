@@ -759,6 +759,38 @@ def png_fixture(name, data, kind, label, expected, *, has_alpha):
     expect_image(name, expected)
 
 
+def png_8_and_16(kind, natural, colour_type, seed, *, has_alpha):
+    """Writes png-<kind>-8.png through Pillow (content from `seed`) and png-<kind>-16.png by hand
+    (content from `seed` + 1), because Pillow cannot write 16-bit RGB or RGBA. The 16-bit samples
+    get a random low byte; the pixels expected are their high bytes, as the references have them."""
+    im = natural(64, 48, seed=seed)
+    png_fixture(f"png-{kind}-8.png", image_bytes(im, "PNG"), (8, colour_type), f"{kind} 8-bit",
+                im, has_alpha=has_alpha)
+
+    rng = random.Random(seed + 1)
+    base = natural(64, 48, seed=seed + 1).tobytes()
+    s16 = [(v << 8) | rng.randrange(256) for v in base]
+    png_fixture(f"png-{kind}-16.png", encode_png(64, 48, colour_type, 16, s16), (16, colour_type),
+                f"{kind} 16-bit", Image.frombytes(im.mode, (64, 48), bytes(base)), has_alpha=has_alpha)
+
+
+def png_trns_fixture(name, im, key, colour_type, label):
+    """Writes `im` (L or RGB) as an 8-bit PNG whose tRNS chunk makes the colour `key` (as Pillow
+    takes it: a number for L, a tuple for RGB) transparent, and expects every pixel of that
+    colour to decode with alpha 0 and every other one opaque."""
+    samples = key if isinstance(key, tuple) else (key,)
+    data = write(name, image_bytes(im, "PNG", transparency=key))
+    pi = png_entry(name, data, has_alpha=True)
+    check((pi["bitDepth"], pi["colorType"]) == (8, colour_type)
+          and pi["chunks"].get(b"tRNS") == struct.pack(f">{len(samples)}H", *samples), label)
+    px = im.tobytes()
+    with_alpha = bytearray()
+    for i in range(0, len(px), len(samples)):
+        pixel = px[i:i + len(samples)]
+        with_alpha += pixel + bytes([0 if tuple(pixel) == samples else 255])
+    expect_image(name, Image.frombytes(im.mode + "A", im.size, bytes(with_alpha)))
+
+
 def make_png():
     # --- grayscale, low bit depths (odd 61x47 size -> row padding bits) ---
     g = natural_gray(61, 47, seed=201)
@@ -789,49 +821,17 @@ def make_png():
                 la, has_alpha=True)
 
     gt = natural_gray(64, 48, seed=205)
-    key = 77
-    ImageDraw.Draw(gt).ellipse([36, 6, 58, 26], fill=key)
-    data = write("png-gray-trns.png", image_bytes(gt, "PNG", transparency=key))
-    pi = png_entry("png-gray-trns.png", data, has_alpha=True)
-    check((pi["bitDepth"], pi["colorType"]) == (8, 0)
-          and pi["chunks"].get(b"tRNS") == struct.pack(">H", key), "gray tRNS")
-    expect_image("png-gray-trns.png", Image.frombytes(
-        "LA", gt.size, b"".join(bytes((v, 0 if v == key else 255)) for v in gt.tobytes())))
+    ImageDraw.Draw(gt).ellipse([36, 6, 58, 26], fill=77)
+    png_trns_fixture("png-gray-trns.png", gt, 77, 0, "gray tRNS")
 
     # --- RGB / RGBA ---
-    rgb = natural_rgb(64, 48, seed=206)
-    png_fixture("png-rgb-8.png", image_bytes(rgb, "PNG"), (8, 2), "rgb 8-bit",
-                rgb, has_alpha=False)
-
-    rng = random.Random(207)
-    base = natural_rgb(64, 48, seed=207).tobytes()
-    s16 = [(v << 8) | rng.randrange(256) for v in base]
-    png_fixture("png-rgb-16.png", encode_png(64, 48, 2, 16, s16), (16, 2), "rgb 16-bit",
-                Image.frombytes("RGB", (64, 48), bytes(base)), has_alpha=False)
+    png_8_and_16("rgb", natural_rgb, 2, 206, has_alpha=False)
 
     rt = natural_rgb(64, 48, seed=208)
-    key_rgb = (255, 0, 255)
-    ImageDraw.Draw(rt).ellipse([34, 4, 60, 28], fill=key_rgb)
-    data = write("png-rgb-trns.png", image_bytes(rt, "PNG", transparency=key_rgb))
-    pi = png_entry("png-rgb-trns.png", data, has_alpha=True)
-    check((pi["bitDepth"], pi["colorType"]) == (8, 2)
-          and pi["chunks"].get(b"tRNS") == struct.pack(">HHH", *key_rgb), "rgb tRNS")
-    px = rt.tobytes()
-    rgba = bytearray()
-    for i in range(0, len(px), 3):
-        t = px[i:i + 3]
-        rgba += t + bytes([0 if tuple(t) == key_rgb else 255])
-    expect_image("png-rgb-trns.png", Image.frombytes("RGBA", rt.size, bytes(rgba)))
+    ImageDraw.Draw(rt).ellipse([34, 4, 60, 28], fill=(255, 0, 255))
+    png_trns_fixture("png-rgb-trns.png", rt, (255, 0, 255), 2, "rgb tRNS")
 
-    rgba_im = natural_rgba(64, 48, seed=209)
-    png_fixture("png-rgba-8.png", image_bytes(rgba_im, "PNG"), (8, 6), "rgba 8-bit",
-                rgba_im, has_alpha=True)
-
-    rng = random.Random(210)
-    base = natural_rgba(64, 48, seed=210).tobytes()
-    s16 = [(v << 8) | rng.randrange(256) for v in base]
-    png_fixture("png-rgba-16.png", encode_png(64, 48, 6, 16, s16), (16, 6), "rgba 16-bit",
-                Image.frombytes("RGBA", (64, 48), bytes(base)), has_alpha=True)
+    png_8_and_16("rgba", natural_rgba, 6, 209, has_alpha=True)
 
     # --- palette 1/2/4/8 bit ---
     for bits in (1, 2, 4, 8):

@@ -180,54 +180,6 @@ extension ImageService {
         }
     }
 
-    /// The stored bytes that answer `request` for `identifier` at once, when they are there: the
-    /// source is a file whose header is already known, and the request is an aligned tile of its
-    /// pyramid, already built. Nil otherwise, and on any failure (``image(for:request:)`` then
-    /// answers, or reports it). Synchronous, for the event loop: a few `stat`s and one small read.
-    func storedTile(
-        identifier: String, request: IIIFImageRequest
-    ) -> (source: ResolvedSource, body: ByteBuffer, resolved: ResolvedIIIFRequest, tilePath: String)? {
-        guard let source = recentlyResolved(identifier),
-            let properties = probes.withLock({ $0.value(for: source.key) }),
-            let resolved = try? request.resolved(imageSize: properties.displaySize, limits: configuration.limits),
-            let path = storedTilePath(resolved, of: source, properties: properties), let body = try? Self.readFile(path)
-        else { return nil }
-        return (source, body, resolved, path)
-    }
-
-    /// `identifier`'s source for ``storedTile(identifier:request:)``: the real path a full resolution
-    /// found within the root's freshness (its realpath walk costs a `readlink` per path
-    /// component), with the file's identity read now, so a changed file is never served old tiles.
-    /// Nothing outside the root is read through a reused path: an identity that is not a built
-    /// pyramid's sends the request to the route, which resolves it in full.
-    func recentlyResolved(_ identifier: String) -> ResolvedSource? {
-        guard let resolver else { return nil }
-        let now = ContinuousClock.now
-        if let (source, checked) = resolutions.withLock({ $0.value(for: identifier) }), now - checked < configuration.rootFreshness {
-            guard let path = source.path, let identity = FileIdentity(path: path) else { return nil }
-            guard identity != source.identity else { return source }
-            let changed = ResolvedSource(relativePath: source.relativePath, path: path, identity: identity)
-            return source.page.map { changed.page($0) } ?? changed
-        }
-        guard let source = try? resolver.resolve(identifier) else { return nil }
-        resolutions.withLock { _ = $0.insert((source, now), for: identifier, cost: 1) }
-        return source
-    }
-
-    /// The file of an aligned tile of a pyramid already built, whose bytes are the answer: read on
-    /// the calling thread, as nginx serves files (a small read, from the page cache once warm), with
-    /// no hop to a worker and no copy in the memory cache, which is kept for what costs work to make.
-    /// Nil when the request is anything else, or the pyramid is not there.
-    func storedTilePath(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) -> String? {
-        // TIFF pyramids are read from their own levels; turned sources are composed and turned.
-        guard !configuration.isSmall(properties.size), properties.format != .tiff, properties.orientation == .up,
-            let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size),
-            let layout = pyramid.layout as? IIIFLayout, let tile = AlignedTile(request, layout: layout),
-            let path = pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row)
-        else { return nil }
-        return path
-    }
-
     /// A JPEG 2000 source read in place. A tile of its tiling (``jpeg2000Levels(_:_:)``) is decoded
     /// from the codestream at that resolution level and of that area only, and kept in the decoded
     /// cache (viewers ask for the same tiles again, and a screenful of them decodes on every worker
