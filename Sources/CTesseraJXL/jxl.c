@@ -288,6 +288,28 @@ static unsigned char *encoded_output(JxlEncoder *encoder, size_t *length, char *
     return output;
 }
 
+// Starts an encode: libjxl loaded, an encoder, and a runner of `threads` threads attached to it when
+// there are more than one. NULL, with `error` set, when any of it fails.
+static JxlEncoder *start(int threads, void **runner, char *error) {
+    error[0] = 0;
+    *runner = NULL;
+    if (!tessera_jxl_load(error, 256)) return NULL;
+    JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
+    if (!encoder) {
+        snprintf(error, 256, "libjxl cannot make an encoder");
+        return NULL;
+    }
+    if (threads > 1) *runner = table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads);
+    if (*runner && table.JxlEncoderSetParallelRunner(encoder, table.JxlThreadParallelRunner, *runner) != JXL_ENC_SUCCESS) {
+        snprintf(error, 256, "libjxl cannot encode on %d threads", threads);
+        table.JxlThreadParallelRunnerDestroy(*runner);
+        table.JxlEncoderDestroy(encoder);
+        *runner = NULL;
+        return NULL;
+    }
+    return encoder;
+}
+
 // Ends an encode: when `ready` (its frame added), closes the input and collects the output; then
 // frees the encoder and its runner. The output, or NULL with `error` set (to `failure` when
 // nothing more precise was said).
@@ -306,11 +328,9 @@ static unsigned char *finish(JxlEncoder *encoder, void *runner, int ready, size_
 unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_t width, uint32_t height, uint32_t channels,
                                             int lossless, float distance, const unsigned char *_Nullable icc,
                                             size_t iccLength, int threads, size_t *length, char *error) {
-    error[0] = 0;
-    if (!tessera_jxl_load(error, 256)) return NULL;
-    JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
+    void *runner;
+    JxlEncoder *encoder = start(threads, &runner, error);
     if (!encoder) return NULL;
-    void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
     int ready = 0;
     JxlBasicInfo info;
     table.JxlEncoderInitBasicInfo(&info);
@@ -323,8 +343,7 @@ unsigned char *_Nullable tessera_jxl_encode(const unsigned char *pixels, uint32_
     // Lossless keeps the samples as they are; lossy lets libjxl use its XYB colour space.
     info.uses_original_profile = lossless ? JXL_TRUE : JXL_FALSE;
     JxlPixelFormat format = {channels, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
-    if ((runner && table.JxlEncoderSetParallelRunner(encoder, table.JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) ||
-        table.JxlEncoderSetBasicInfo(encoder, &info) != JXL_ENC_SUCCESS) {
+    if (table.JxlEncoderSetBasicInfo(encoder, &info) != JXL_ENC_SUCCESS) {
         snprintf(error, 256, "libjxl refuses a %ux%u image of %u channels", width, height, channels);
         goto done;
     }
@@ -360,16 +379,12 @@ done:
 
 unsigned char *_Nullable tessera_jxl_recompress_jpeg(const unsigned char *jpeg, size_t jpegLength, int threads, size_t *length,
                                                      char *error) {
-    error[0] = 0;
-    if (!tessera_jxl_load(error, 256)) return NULL;
-    JxlEncoder *encoder = table.JxlEncoderCreate(NULL);
+    void *runner;
+    JxlEncoder *encoder = start(threads, &runner, error);
     if (!encoder) return NULL;
-    void *runner = threads > 1 ? table.JxlThreadParallelRunnerCreate(NULL, (size_t)threads) : NULL;
     int ready = 0;
     JxlEncoderFrameSettings *settings = table.JxlEncoderFrameSettingsCreate(encoder, NULL);
-    if (!settings ||
-        (runner && table.JxlEncoderSetParallelRunner(encoder, table.JxlThreadParallelRunner, runner) != JXL_ENC_SUCCESS) ||
-        table.JxlEncoderStoreJPEGMetadata(encoder, JXL_TRUE) != JXL_ENC_SUCCESS) {
+    if (!settings || table.JxlEncoderStoreJPEGMetadata(encoder, JXL_TRUE) != JXL_ENC_SUCCESS) {
         goto done;
     }
     if (table.JxlEncoderAddJPEGFrame(settings, jpeg, jpegLength) != JXL_ENC_SUCCESS) {

@@ -41,6 +41,9 @@ enum CLI {
         return directory
     }
 
+    /// ``scratchDirectory(_:)`` as a file URL.
+    static func scratchURL(_ purpose: String) throws -> URL { URL(fileURLWithPath: try scratchDirectory(purpose)) }
+
     /// - Parameters:
     ///   - environment: variables added to ``childEnvironment``.
     ///   - input: what the child reads on standard input (nothing: it inherits this process's).

@@ -11,15 +11,9 @@ struct JSONOutputTests {
         }
     }
 
-    static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test("info, thumbnail, tile, load, strip and trim print exactly their documented keys")
     func keys() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try CLI.scratchURL("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let image = CLI.fixture("photo-400x300.png")
         let video = CLI.fixture("video/gop1.mp4")
@@ -92,7 +86,7 @@ struct JSONOutputTests {
 
     @Test("tile writes a pyramid that render draws; render --no-wait draws the placeholder level")
     func tileThenRender() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try CLI.scratchURL("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let tiled = try CLI.run([
             "tile", CLI.fixture("photo-400x300.png"), "--layout", "iiif", "--tile-size", "128",
@@ -120,7 +114,7 @@ struct JSONOutputTests {
 
     @Test("render of an image file draws what render of its built pyramid draws, with no pyramid; a broken file fails in one line")
     func renderAnImageFile() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try CLI.scratchURL("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let photo = CLI.fixture("photo-400x300.png")
         // Lossless tiles, so both draw the same pixels: the builder's levels are the region core's.
@@ -150,7 +144,7 @@ struct JSONOutputTests {
 
     @Test("load of a missing file and an unreachable loopback URL: a line each, the others load")
     func loadFailures() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try CLI.scratchURL("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try CLI.run([
             "load", CLI.fixture("jpeg-baseline.jpg"), directory.appendingPathComponent("none.jpg").path,
@@ -169,7 +163,7 @@ struct JSONOutputTests {
     /// is checked through the executable, not in TesseraPipelineTests (which import Foundation).
     @Test("a second load with the same --cache-dir is served from the disk cache the first one filled")
     func diskCacheAcrossRuns() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try CLI.scratchURL("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let arguments = [
             "load", CLI.fixture("jpeg-baseline.jpg"), "--size", "32x32",
@@ -184,7 +178,7 @@ struct JSONOutputTests {
     /// `tile --keep-profile` embeds the source's profile in every tile; by default tiles are converted
     /// and untagged.
     @Test func tilesKeepTheProfileOnlyWhenAsked() throws {
-        let directory = try Self.temporaryDirectory()
+        let directory = try CLI.scratchURL("cli")
         defer { try? FileManager.default.removeItem(at: directory) }
         let source = CLI.fixture("colour/adobe-rgb.png")
         let described = try Self.objects(try CLI.run(["info", source, "--json"]).stdout)[0]["iccProfile"] as? String

@@ -75,8 +75,9 @@ struct ServeCLITests {
         return (process.terminationStatus, String(decoding: text, as: UTF8.self))
     }
 
+    /// A scratch directory with an empty `root` in it to serve.
     static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-serve-cli-\(UUID().uuidString)").path
+        let path = try CLI.scratchDirectory("serve-cli")
         try FileManager.default.createDirectory(atPath: path + "/root", withIntermediateDirectories: true)
         return path
     }

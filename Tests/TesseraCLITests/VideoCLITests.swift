@@ -3,15 +3,9 @@ import Testing
 
 @Suite("tessera strip, trimmer and trim")
 struct VideoCLITests {
-    private func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-cli-video-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test("strip --json lists every slot's centre, the frame's real time and its place in the image")
     func stripJSON() throws {
-        let directory = try temporaryDirectory()
+        let directory = try CLI.scratchURL("cli-video")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sprite = directory.appendingPathComponent("sprite.jpg").path
         let vtt = directory.appendingPathComponent("thumbs.vtt").path
@@ -54,7 +48,7 @@ struct VideoCLITests {
 
     @Test("strip --layout frames writes one numbered PNG per slot")
     func stripFrames() throws {
-        let directory = try temporaryDirectory()
+        let directory = try CLI.scratchURL("cli-video")
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try CLI.run(["strip", CLI.fixture("video/short.mp4"), "--frames", "3", "--layout", "frames", "--output", directory.path])
         #expect(result.status == 0, "\(result.stderr)")
@@ -64,7 +58,7 @@ struct VideoCLITests {
 
     @Test("trim --json reports the keyframe it really starts on; --exact starts on the requested frame")
     func trimJSON() throws {
-        let directory = try temporaryDirectory()
+        let directory = try CLI.scratchURL("cli-video")
         defer { try? FileManager.default.removeItem(at: directory) }
         let copy = try CLI.run([
             "trim", CLI.fixture("video/gop1.mp4"), "--from", "1.5", "--to", "3", "--output", directory.appendingPathComponent("copy.mp4").path,
@@ -85,7 +79,7 @@ struct VideoCLITests {
 
     @Test("trimmer draws the control at points × scale")
     func trimmer() throws {
-        let directory = try temporaryDirectory()
+        let directory = try CLI.scratchURL("cli-video")
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("control.png").path
         let result = try CLI.run([
@@ -110,7 +104,7 @@ struct VideoCLITests {
             (["trimmer", "video/gop1.mp4", "--size", "100x20", "--lower", "2", "--upper", "9"], "outside"),
         ])
     func brokenInputs(arguments: [String], message: String) throws {
-        let directory = try temporaryDirectory()
+        let directory = try CLI.scratchURL("cli-video")
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent(arguments[0] == "trim" ? "out.mp4" : "out.png").path
         let result = try CLI.run([arguments[0], CLI.fixture(arguments[1])] + arguments.dropFirst(2) + ["--output", output])
@@ -125,7 +119,7 @@ struct VideoCLITests {
 
     @Test("control characters in a file name or in bytes quoted from a damaged file never split the one line")
     func controlCharactersStayOnOneLine() throws {
-        let directory = try temporaryDirectory()
+        let directory = try CLI.scratchURL("cli-video")
         defer { try? FileManager.default.removeItem(at: directory) }
         // A valid 'ftyp' box, then a box whose type holds a newline and whose size runs past the end.
         var bytes = Data([0, 0, 0, 16] + Array("ftypisom".utf8) + [0, 0, 2, 0])

@@ -84,14 +84,6 @@ public struct PyramidSummary: Sendable, Codable, Equatable {
             levels: try container.decode(Int.self, forKey: .levels), tiles: try container.decode(Int.self, forKey: .tiles),
             bytes: try container.decode(Int.self, forKey: .bytes), peakHeldRowBytes: 0)
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(layout, forKey: .layout)
-        try container.encode(levels, forKey: .levels)
-        try container.encode(tiles, forKey: .tiles)
-        try container.encode(bytes, forKey: .bytes)
-    }
 }
 
 /// Builds a tile pyramid in one pass over the source, as libvips' `dzsave` does: rows stream from
