@@ -14,6 +14,14 @@ let layered: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// AsyncHTTPClient and the NIO types its requests and responses are made of: what object storage (S3),
+/// the pipeline's HTTP loader and the server's external access check all speak.
+let httpClient: [Target.Dependency] = [
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+]
+
 let package = Package(
     name: "Tessera",
     platforms: [.macOS(.v13)],
@@ -85,26 +93,8 @@ let package = Package(
             swiftSettings: layered),
         // Object storage (the `ObjectStoring` role, the file and S3 stores, SigV4, leases): below
         // the pipeline and the tiles, which both store through it.
-        .target(
-            name: "TesseraStorage",
-            dependencies: [
-                "TesseraCore", "TesseraCodecs", "CTesseraCrypto",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: layered
-        ),
-        .target(
-            name: "TesseraPipeline",
-            dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraStorage",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: layered
-        ),
+        .target(name: "TesseraStorage", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraCrypto"] + httpClient, swiftSettings: layered),
+        .target(name: "TesseraPipeline", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage"] + httpClient, swiftSettings: layered),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
         // IIIF without HTTP: the Image API's grammar, its resolution against an image, info.json, and
@@ -120,11 +110,8 @@ let package = Package(
                 "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "TesseraIIIF",
                 "CTesseraProcess", "CTesseraWeb", "CTesseraCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -132,7 +119,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + httpClient,
             swiftSettings: layered
         ),
         .target(

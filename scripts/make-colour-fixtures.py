@@ -896,12 +896,14 @@ def main() -> None:
     entries = []
     made: list[tuple[str, str, str | None]] = []  # printed at the end; README.md says the same in prose
 
-    srgb_assumed = {"description": "sRGB (lcms built-in, cmsCreate_sRGBProfile)", "path": None, "bytes": None,
-                    "sha256": None}
+    def assumed_without_file(description):
+        """An assumed profile that is no file (lcms built-in, or colour stated in numbers): only described."""
+        return {"description": description, "path": None, "bytes": None, "sha256": None}
+
+    srgb_assumed = assumed_without_file("sRGB (lcms built-in, cmsCreate_sRGBProfile)")
     cmyk_assumed = {"description": description(default_cmyk), "path": str(DEFAULT_CMYK_ICC),
                     "bytes": len(default_cmyk), "sha256": hashlib.sha256(default_cmyk).hexdigest()}
-    lab_assumed = {"description": "CIELab D50 (lcms built-in, cmsCreateLab2Profile(NULL))", "path": None,
-                   "bytes": None, "sha256": None}
+    lab_assumed = assumed_without_file("CIELab D50 (lcms built-in, cmsCreateLab2Profile(NULL))")
 
     def add(name, data, *, fmt, colour_space, profile, hostile=False, reference=None, bits=8, alpha=None,
             profile_source=None, how_made, reference_made=None, bugs=None, assumed=None):
@@ -942,6 +944,16 @@ def main() -> None:
         add(name, data, fmt=fmt, colour_space="RGB", profile=profile, reference=reference,
             profile_source=profile_source, bugs=bug_table(reference, profileIgnored=pixels), how_made=how_made,
             reference_made=reference_made)
+
+    def add_p3_by_numbers(name, data, *, fmt, ignored_bug, how_made, reference_made):
+        """An 8-bit RGB fixture that states Display P3 in numbers (PNG cICP, HEIF nclx) rather than in a profile,
+        its reference the decode through the script's Display P3 profile (the same primaries, white and curve);
+        `ignored_bug` names the bug of taking the pixels as sRGB."""
+        pixels = decoded(data).convert("RGB")
+        reference = to_srgb(pixels, open_profile(p3))
+        add(name, data, fmt=fmt, colour_space="RGB", profile=None, reference=reference,
+            assumed=assumed_without_file("Display P3, sRGB curve (H.273 primaries 12, transfer 13)"),
+            bugs=bug_table(reference, **{ignored_bug: pixels}), how_made=how_made, reference_made=reference_made)
 
     # --- RGB 8-bit, one base JPEG shared by p3.jpg, p3-multichunk.jpg and the hostile JPEGs ---
     rgb = rgb8_image()
@@ -1136,8 +1148,7 @@ def main() -> None:
     gamma_png = png_insert_after_ihdr(png_insert_after_ihdr(rgb_png, chrm), png_chunk(b"gAMA", struct.pack(">I", 55556)))
     gamma_reference = rgb_by_numbers(rgb_pixels, adobe_primaries, lambda v: v ** (100000 / 55556))
     add("gamma18-chrm.png", gamma_png, fmt="png", colour_space="RGB", profile=None, reference=gamma_reference,
-        assumed={"description": "PNG gAMA 0.55556 cHRM", "path": None, "bytes": None,
-                 "sha256": None},
+        assumed=assumed_without_file("PNG gAMA 0.55556 cHRM"),
         bugs=bug_table(gamma_reference, chunksIgnored=rgb_pixels,
                        gammaOnly=rgb_by_numbers(rgb_pixels, SRGB_PRIMARIES, lambda v: v ** (100000 / 55556)),
                        gammaNotInverted=rgb_by_numbers(rgb_pixels, adobe_primaries, lambda v: v ** 0.55556)),
@@ -1145,13 +1156,10 @@ def main() -> None:
                  "Adobe RGB (1998) primaries and D65 white inserted after IHDR; no iCCP, no sRGB",
         reference_made="computed here in floating point, not by lcms: stored^1.8 -> XYZ by the cHRM primaries -> "
                        "linear sRGB (the sRGB matrix; both whites D65) -> the sRGB curve, rounded")
-    p3_pixels_png = to_srgb(rgb_pixels, open_profile(p3))
     cicp_png = png_insert_after_ihdr(png_insert_after_ihdr(rgb_png, png_chunk(b"sRGB", b"\0")),
                                      png_chunk(b"cICP", bytes([12, 13, 0, 1])))
-    add("p3-cicp.png", cicp_png, fmt="png", colour_space="RGB", profile=None, reference=p3_pixels_png,
-        assumed={"description": "Display P3, sRGB curve (H.273 primaries 12, transfer 13)", "path": None,
-                 "bytes": None, "sha256": None},
-        bugs=bug_table(p3_pixels_png, cicpIgnored=rgb_pixels),
+    add_p3_by_numbers(
+        "p3-cicp.png", cicp_png, fmt="png", ignored_bug="cicpIgnored",
         how_made="Pillow PNG, 8-bit RGB, then cICP (12, 13, 0, 1: Display P3 primaries, sRGB transfer, RGB, full "
                  "range) and an sRGB chunk, which cICP overrides (PNG 3rd edition), inserted after IHDR",
         reference_made="ImageCms 8-bit: the script's Display P3 profile (the same primaries, white and curve) -> sRGB")
@@ -1165,12 +1173,8 @@ def main() -> None:
         reference_made="the decoded pixels unchanged")
     nclx_heic = heic_bytes(rgb, nclx_profile={"color_primaries": 12, "transfer_characteristics": 13,
                                                "matrix_coefficients": 6, "full_range_flag": 1})
-    nclx_pixels = decoded(nclx_heic).convert("RGB")
-    nclx_reference = to_srgb(nclx_pixels, open_profile(p3))
-    add("p3-nclx.heic", nclx_heic, fmt="heif", colour_space="RGB", profile=None, reference=nclx_reference,
-        assumed={"description": "Display P3, sRGB curve (H.273 primaries 12, transfer 13)", "path": None,
-                 "bytes": None, "sha256": None},
-        bugs=bug_table(nclx_reference, nclxIgnored=nclx_pixels),
+    add_p3_by_numbers(
+        "p3-nclx.heic", nclx_heic, fmt="heif", ignored_bug="nclxIgnored",
         how_made="pillow-heif 1.8.1 HEIC (x265, quality 95, 4:4:4) of the RGB test image with an nclx colr box: "
                  "primaries 12 (Display P3), transfer 13 (sRGB), matrix 6 (BT.601), full range; no ICC",
         reference_made="pillow-heif's decode, then ImageCms 8-bit: the script's Display P3 profile -> sRGB")

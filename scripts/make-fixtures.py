@@ -249,27 +249,22 @@ def stored_for_orientation(u, n):
         sw, sh = W, H
     else:
         sw, sh = H, W
+    # Where stored pixel (sx, sy) is in the upright image, by where orientation n puts row 0 and column 0.
+    upright_of = {
+        1: lambda sx, sy: (sx, sy),  # row0 top, col0 left
+        2: lambda sx, sy: (W - 1 - sx, sy),  # row0 top, col0 right
+        3: lambda sx, sy: (W - 1 - sx, H - 1 - sy),  # row0 bottom, col0 right
+        4: lambda sx, sy: (sx, H - 1 - sy),  # row0 bottom, col0 left
+        5: lambda sx, sy: (sy, sx),  # row0 left, col0 top
+        6: lambda sx, sy: (W - 1 - sy, sx),  # row0 right, col0 top
+        7: lambda sx, sy: (W - 1 - sy, H - 1 - sx),  # row0 right, col0 bottom
+        8: lambda sx, sy: (sy, H - 1 - sx),  # row0 left, col0 bottom
+    }[n]
     out = Image.new("RGB", (sw, sh))
     dst = out.load()
     for sy in range(sh):
         for sx in range(sw):
-            if n == 1:
-                x, y = sx, sy  # row0 top, col0 left
-            elif n == 2:
-                x, y = W - 1 - sx, sy  # row0 top, col0 right
-            elif n == 3:
-                x, y = W - 1 - sx, H - 1 - sy  # row0 bottom, col0 right
-            elif n == 4:
-                x, y = sx, H - 1 - sy  # row0 bottom, col0 left
-            elif n == 5:
-                x, y = sy, sx  # row0 left, col0 top
-            elif n == 6:
-                x, y = W - 1 - sy, sx  # row0 right, col0 top
-            elif n == 7:
-                x, y = W - 1 - sy, H - 1 - sx  # row0 right, col0 bottom
-            else:
-                x, y = sy, H - 1 - sx  # row0 left, col0 bottom
-            dst[sx, sy] = src[x, y]
+            dst[sx, sy] = src[upright_of(sx, sy)]
     check(out.tobytes() == apply_t(u, INVERSE[n]).tobytes(), f"inverse transform {n}")
     check(apply_t(out, DISPLAY[n]).tobytes() == u.tobytes(), f"display transform {n}")
     return out
@@ -993,41 +988,32 @@ def make_webp():
 # ---------------------------------------------------------------------------
 
 
+def heif_fixture(name, src, max_mae, **save_options):
+    """Writes `src` (RGB or RGBA) as HEIC or AVIF, by the name's extension, checks the container
+    states its brand, the size uncropped (ispe, no clap), 8 bits a channel (pixi) and an alpha
+    plane (auxC) exactly when `src` has alpha, and records it as lossy, within a mean absolute
+    error of `max_mae`."""
+    kind = Path(name).suffix[1:]
+    has_alpha = src.mode == "RGBA"
+    data = write(name, image_bytes(src, {"heic": "HEIF", "avif": "AVIF"}[kind], **save_options))
+    pr = isobmff_props(data)
+    check(pr["brand"] == kind.encode() and pr["ispe"] == src.size and pr["pixi"] == [8, 8, 8]
+          and not pr["clap"] and pr["auxC_alpha"] == has_alpha, f"{name} {pr}")
+    add(name, kind, *src.size, has_alpha=has_alpha)
+    approx_image(name, src, max_mae)
+
+
 def make_heif():
     pillow_heif.register_heif_opener()
     # 64x64: libheif/x265 codes 64x48 as 64x64 plus a 'clap' crop; keep these plain.
-    src = natural_rgb(64, 64, seed=501)
-    data = write("heic-basic.heic", image_bytes(src, "HEIF", quality=90))
-    pr = isobmff_props(data)
-    check(pr["brand"] == b"heic" and pr["ispe"] == (64, 64) and pr["pixi"] == [8, 8, 8]
-          and not pr["clap"], f"heic {pr}")
-    add("heic-basic.heic", "heic", 64, 64)
-    approx_image("heic-basic.heic", src, 8)
-
-    src = natural_rgba(64, 64, seed=502)
-    data = write("heic-alpha.heic", image_bytes(src, "HEIF", quality=90))
-    pr = isobmff_props(data)
-    check(pr["brand"] == b"heic" and pr["auxC_alpha"] and pr["ispe"] == (64, 64)
-          and not pr["clap"], f"heic alpha {pr}")
-    add("heic-alpha.heic", "heic", 64, 64, has_alpha=True)
-    approx_image("heic-alpha.heic", src, 10)
+    heif_fixture("heic-basic.heic", natural_rgb(64, 64, seed=501), 8, quality=90)
+    heif_fixture("heic-alpha.heic", natural_rgba(64, 64, seed=502), 10, quality=90)
 
     # 4:4:4 so the reference does not hinge on chroma upsampling, which libavif (Pillow) and
     # libheif do differently; what the comparison then checks is matrix, range and channel order.
-    src = natural_rgb(64, 48, seed=503)
-    data = write("avif-basic.avif", image_bytes(src, "AVIF", quality=90, speed=6, subsampling="4:4:4"))
-    pr = isobmff_props(data)
-    check(pr["brand"] == b"avif" and pr["ispe"] == (64, 48) and pr["pixi"] == [8, 8, 8]
-          and not pr["clap"], f"avif {pr}")
-    add("avif-basic.avif", "avif", 64, 48)
-    approx_image("avif-basic.avif", src, 8)
-
-    src = natural_rgba(64, 48, seed=504)
-    data = write("avif-alpha.avif", image_bytes(src, "AVIF", quality=90, speed=6, subsampling="4:4:4"))
-    pr = isobmff_props(data)
-    check(pr["brand"] == b"avif" and pr["auxC_alpha"], f"avif alpha {pr}")
-    add("avif-alpha.avif", "avif", 64, 48, has_alpha=True)
-    approx_image("avif-alpha.avif", src, 10)
+    avif_options = {"quality": 90, "speed": 6, "subsampling": "4:4:4"}
+    heif_fixture("avif-basic.avif", natural_rgb(64, 48, seed=503), 8, **avif_options)
+    heif_fixture("avif-alpha.avif", natural_rgba(64, 48, seed=504), 10, **avif_options)
 
 
 # ---------------------------------------------------------------------------

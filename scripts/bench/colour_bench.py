@@ -199,6 +199,18 @@ def summary(title, results, times, rows, notes=()):
     sys.stdout.flush()
 
 
+def measure_and_report(cases, runs, outputs, tagged, heading, title, rows, notes=()):
+    """Runs the cases (rounds()), then prints their table under `heading` and the summary under
+    title(size), size the tagged source's width×height. False when a case failed: there is nothing
+    to check then."""
+    results, times = rounds(cases, runs, outputs)
+    with Image.open(tagged) as image:
+        width, height = image.size
+    table(f"{heading}: median of {runs} interleaved runs", results, reference="tessera tagged")
+    summary(title(f"{width}×{height}"), results, times, rows, notes)
+    return not any(error for _, _, error in results.values())
+
+
 def thumbnails(fx, tessera, tagged, untagged, out, runs):
     files = {"tessera tagged": out / "tessera-tagged.jpg", "tessera untagged": out / "tessera-untagged.jpg",
              "vipsthumbnail -e srgb, tagged": out / "vips-tagged.jpg", "vipsthumbnail, untagged": out / "vips-untagged.jpg"}
@@ -214,15 +226,11 @@ def thumbnails(fx, tessera, tagged, untagged, out, runs):
         ("vipsthumbnail, untagged", ["vipsthumbnail", str(untagged), "--size", str(THUMB_SIZE),
                                      "-o", f"{files['vipsthumbnail, untagged']}[Q={QUALITY}]"]),
     ]
-    results, times = rounds(cases, runs, files)
-    with Image.open(tagged) as image:
-        width, height = image.size
-    table(f"{tagged.name} (Display P3) and {untagged.name} → {THUMB_SIZE} px, JPEG q{QUALITY}: "
-          f"median of {runs} interleaved runs", results, reference="tessera tagged")
-    summary(f"thumbnail {width}×{height} → {THUMB_SIZE} px", results, times,
-            [("tessera", "tessera tagged", "tessera untagged"),
-             ("vipsthumbnail", "vipsthumbnail -e srgb, tagged", "vipsthumbnail, untagged")])
-    if any(error for _, _, error in results.values()):
+    if not measure_and_report(cases, runs, files, tagged,
+                              f"{tagged.name} (Display P3) and {untagged.name} → {THUMB_SIZE} px, JPEG q{QUALITY}",
+                              lambda size: f"thumbnail {size} → {THUMB_SIZE} px",
+                              [("tessera", "tessera tagged", "tessera untagged"),
+                               ("vipsthumbnail", "vipsthumbnail -e srgb, tagged", "vipsthumbnail, untagged")]):
         return
     t_tag, t_un = rgb(files["tessera tagged"]), rgb(files["tessera untagged"])
     v_tag, v_un = rgb(files["vipsthumbnail -e srgb, tagged"]), rgb(files["vipsthumbnail, untagged"])
@@ -269,19 +277,16 @@ def pyramids(fx, tessera, tagged, untagged, out, runs):
              (converting, ["vips", "icc_transform", str(tagged),
                            f"{dirs[converting] / tagged.stem}.dz[container=fs,tile-size={TILE},overlap={OVERLAP},"
                            f"suffix=.jpeg[Q={QUALITY}]]", "srgb", "--embedded", "--intent", "perceptual"])]
-    results, times = rounds(cases, runs, dirs)
-    with Image.open(tagged) as image:
-        width, height = image.size
-    table(f"{tagged.name} (Adobe RGB) and {untagged.name} → Deep Zoom (tile {TILE}, overlap {OVERLAP}, "
-          f"JPEG q{QUALITY}): median of {runs} interleaved runs", results, reference="tessera tagged")
-    summary(f"Deep Zoom pyramid of {width}×{height}", results, times,
-            [("tessera", "tessera tagged", "tessera untagged"),
-             ("vips dzsave", "vips dzsave tagged", "vips dzsave untagged"),
-             (converting, converting, None)],
-            ["vips dzsave has no profile option in libvips 8.14 and converts nothing (it strips the profile from "
-             "the tiles): its tagged run is untagged work; `vips icc_transform … srgb --embedded` into dzsave is "
-             "vips doing the conversion Tessera does"])
-    if any(error for _, _, error in results.values()):
+    if not measure_and_report(cases, runs, dirs, tagged,
+                              f"{tagged.name} (Adobe RGB) and {untagged.name} → Deep Zoom (tile {TILE}, "
+                              f"overlap {OVERLAP}, JPEG q{QUALITY})",
+                              lambda size: f"Deep Zoom pyramid of {size}",
+                              [("tessera", "tessera tagged", "tessera untagged"),
+                               ("vips dzsave", "vips dzsave tagged", "vips dzsave untagged"),
+                               (converting, converting, None)],
+                              ["vips dzsave has no profile option in libvips 8.14 and converts nothing (it strips "
+                               "the profile from the tiles): its tagged run is untagged work; `vips icc_transform … "
+                               "srgb --embedded` into dzsave is vips doing the conversion Tessera does"]):
         return
 
     def source(name):

@@ -59,9 +59,9 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import compare, free_port, jpeg_size, run_once, say, table  # noqa: E402
-from serving_bench import (DEFAULT_SERVE, IIPSRV, NGINX, PHOTO_SIZE, Sampler, Server, fetch_info,  # noqa: E402
-                           get, make_photo, random_regions, run_wrk, start_iipsrv, tail, tile_paths, wait_for_port,
-                           warm)
+from serving_bench import (DEFAULT_SERVE, IIPSRV, NGINX, PHOTO_SIZE, Sampler, Server, add_wrk_arguments,  # noqa: E402
+                           fetch_info, get, make_photo, random_regions, run_wrk, start_iipsrv, tail, tile_paths,
+                           wait_for_port, warm)
 
 SHM = Path("/dev/shm")
 # name → opj_compress parameters (after -i PPM -o NAME).
@@ -842,13 +842,7 @@ def main():
                              "about 15 minutes, run when the defaults are reconsidered)")
     parser.add_argument("--sweep-urls", type=int, default=60, help="regions and tiles per server and file in the sweep (default 60)")
     parser.add_argument("--floor-regions", type=int, default=40, help="unaligned regions the decode floor is measured on (default 40)")
-    parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
-    parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
-    parser.add_argument("--connections", type=int, default=8, help="wrk connections, and the first pass's (default 8)")
-    parser.add_argument("--wrk-timeout", type=int, default=30, help="seconds before wrk counts a request as timed out")
-    parser.add_argument("--status-hook", choices=("audit", "timed"), default="audit",
-                        help="count statuses in a short audit run after each timed run (default) or in the timed run")
-    parser.add_argument("--audit-duration", type=int, default=2, help="seconds of each status audit (default 2)")
+    add_wrk_arguments(parser, connections=8, wrk_timeout=30, connections_help="wrk connections, and the first pass's")
     parser.add_argument("--unaligned", type=int, default=300, help="random regions per file (default 300)")
     parser.add_argument("--aligned", type=int, default=300, help="at most this many tiles per server and file (default 300)")
     parser.add_argument("--check", type=int, default=5, help="answers of each set checked and sized per server (default 5)")

@@ -653,21 +653,28 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("tessera", help="the tessera binary (its absence skips `tessera serve`)")
-    parser.add_argument("inputs", help="bench-out/inputs; the 16000×12000 JPEG is made there if missing")
+def add_wrk_arguments(parser, *, connections, wrk_timeout, connections_help="wrk connections"):
+    """The options that wrk() and run_wrk() read from their `args`, with the load and timeout the
+    calling bench picks."""
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
-    parser.add_argument("--connections", type=int, default=64, help="wrk connections (default 64)")
-    parser.add_argument("--wrk-timeout", type=int, default=5,
-                        help="seconds before wrk counts a request as timed out, an error (default 5)")
-    parser.add_argument("--runs", type=int, default=1,
-                        help="wrk runs per server and URL set, interleaved; the median is reported (default 1)")
+    parser.add_argument("--connections", type=int, default=connections,
+                        help=f"{connections_help} (default {connections})")
+    parser.add_argument("--wrk-timeout", type=int, default=wrk_timeout,
+                        help=f"seconds before wrk counts a request as timed out, an error (default {wrk_timeout})")
     parser.add_argument("--status-hook", choices=("audit", "timed"), default="audit",
                         help="count every status with wrk's Lua response hook in a short audit run after "
                              "each timed run (default), or in the timed run itself (slower wrk)")
     parser.add_argument("--audit-duration", type=int, default=2, help="seconds of each status audit (default 2)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tessera", help="the tessera binary (its absence skips `tessera serve`)")
+    parser.add_argument("inputs", help="bench-out/inputs; the 16000×12000 JPEG is made there if missing")
+    add_wrk_arguments(parser, connections=64, wrk_timeout=5)
+    parser.add_argument("--runs", type=int, default=1,
+                        help="wrk runs per server and URL set, interleaved; the median is reported (default 1)")
     parser.add_argument("--unaligned", type=int, default=2000, help="random regions (default 2000)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random regions and orders")
     parser.add_argument("--warm-limit", type=int, default=120, help="seconds at most for each warming pass")
