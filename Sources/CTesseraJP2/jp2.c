@@ -113,15 +113,19 @@ int tessera_jp2_decode_area(TesseraJP2Decode *decode, uint32_t reduction, int32_
     return table.opj_end_decompress(decode->codec, decode->stream) ? 1 : 0;
 }
 
-void tessera_jp2_close(TesseraJP2Decode *decode) {
+// Frees what a decode or an encode holds (any part may be missing) and clears it. The stream goes
+// first: destroying it closes an encode's file, and nothing else uses it.
+static void release(opj_stream_t *stream, opj_codec_t *codec, opj_image_t **image) {
     if (!tessera_jp2_load(NULL, 0)) return;
-    if (decode->image) table.opj_image_destroy(decode->image);
-    if (decode->codec) table.opj_destroy_codec(decode->codec);
-    if (decode->stream) table.opj_stream_destroy(decode->stream);
-    decode->image = NULL;
-    decode->codec = NULL;
-    decode->stream = NULL;
+    if (*stream) table.opj_stream_destroy(*stream);
+    if (*codec) table.opj_destroy_codec(*codec);
+    if (*image) table.opj_image_destroy(*image);
+    *stream = NULL;
+    *codec = NULL;
+    *image = NULL;
 }
+
+void tessera_jp2_close(TesseraJP2Decode *decode) { release(&decode->stream, &decode->codec, &decode->image); }
 
 int tessera_jp2_encode_open(TesseraJP2Encode *encode, const char *path, const TesseraJP2EncodeSettings *settings) {
     memset(encode, 0, sizeof *encode);
@@ -198,12 +202,4 @@ int tessera_jp2_encode_finish(TesseraJP2Encode *encode) {
     return finished;
 }
 
-void tessera_jp2_encode_close(TesseraJP2Encode *encode) {
-    if (!tessera_jp2_load(NULL, 0)) return;
-    if (encode->stream) table.opj_stream_destroy(encode->stream);
-    if (encode->codec) table.opj_destroy_codec(encode->codec);
-    if (encode->image) table.opj_image_destroy(encode->image);
-    encode->stream = NULL;
-    encode->codec = NULL;
-    encode->image = NULL;
-}
+void tessera_jp2_encode_close(TesseraJP2Encode *encode) { release(&encode->stream, &encode->codec, &encode->image); }
