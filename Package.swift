@@ -145,8 +145,9 @@ let package = Package(
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
-        .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore"]),
-        // What several test targets share: pixel differences, a TIFF writer for any layout.
+        .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore", "TesseraTestSupport"]),
+        // What several test targets share: pixel differences, a TIFF writer for any layout, info.json as a
+        // client reads it.
         .target(name: "TesseraTestSupport", dependencies: ["TesseraCore"], path: "Tests/TesseraTestSupport"),
         // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
         .target(name: "StorageTestSupport", dependencies: ["TesseraStorage"], path: "Tests/StorageTestSupport"),

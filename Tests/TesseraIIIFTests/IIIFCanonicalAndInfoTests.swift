@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraTestSupport
 import Testing
 
 @testable import TesseraIIIF
@@ -81,33 +82,6 @@ extension IIIFRequestTests {
 
     // MARK: - info.json
 
-    /// info.json as a client reads it.
-    struct InfoDocument: Decodable {
-        struct SizeEntry: Decodable, Equatable { var width: Int, height: Int }
-        struct TileEntry: Decodable, Equatable { var width: Int, height: Int, scaleFactors: [Int] }
-        var context: String
-        var id: String
-        var type: String
-        var `protocol`: String
-        var profile: String
-        var width: Int
-        var height: Int
-        var maxWidth: Int?
-        var maxHeight: Int?
-        var maxArea: Int?
-        var sizes: [SizeEntry]?
-        var tiles: [TileEntry]?
-        var extraFormats: [String]?
-        var extraQualities: [String]?
-        var extraFeatures: [String]?
-
-        enum CodingKeys: String, CodingKey {
-            case context = "@context"
-            case id, type, `protocol`, profile, width, height, maxWidth, maxHeight, maxArea
-            case sizes, tiles, extraFormats, extraQualities, extraFeatures
-        }
-    }
-
     /// The top-level keys of a JSON object, in the order the decoder sees them.
     struct TopLevelKeys: Decodable {
         struct Key: CodingKey {
@@ -139,7 +113,7 @@ extension IIIFRequestTests {
             sizes: [PixelSize(width: 150, height: 100), PixelSize(width: 600, height: 400)],
             limits: IIIFLimits(maxWidth: 3000, maxHeight: 2000, maxArea: 4_000_000))
         let json = info.json()
-        let document = try JSONDecoder().decode(InfoDocument.self, from: Data(json.utf8))
+        let document = try JSONDecoder().decode(IIIFInfoDocument.self, from: Data(json.utf8))
         #expect(document.context == "http://iiif.io/api/image/3/context.json")
         #expect(document.id == id)
         #expect(document.type == "ImageService3")
@@ -174,14 +148,14 @@ extension IIIFRequestTests {
         let json = info.json()
         let keys = try JSONDecoder().decode(TopLevelKeys.self, from: Data(json.utf8)).keys
         #expect(keys == ["@context", "id", "type", "protocol", "profile", "width", "height", "extraFeatures"])
-        let document = try JSONDecoder().decode(InfoDocument.self, from: Data(json.utf8))
+        let document = try JSONDecoder().decode(IIIFInfoDocument.self, from: Data(json.utf8))
         #expect(document.extraFeatures == ["mirroring", "rotationArbitrary", "profileLinkHeader", "canonicalLinkHeader"])
     }
 
     @Test("a height-only limit also writes maxWidth, which §5.2 requires alongside maxHeight")
     func infoJSONHeightOnly() throws {
         let info = IIIFImageInfo(id: "i", size: PixelSize(width: 10, height: 20), limits: IIIFLimits(maxHeight: 500))
-        let document = try JSONDecoder().decode(InfoDocument.self, from: Data(info.json().utf8))
+        let document = try JSONDecoder().decode(IIIFInfoDocument.self, from: Data(info.json().utf8))
         #expect(document.maxHeight == 500)
         #expect(document.maxWidth == IIIFLimits.largestSide)
         #expect(document.maxArea == nil)
