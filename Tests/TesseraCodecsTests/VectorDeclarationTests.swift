@@ -13,7 +13,7 @@ struct VectorDeclarationTests {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let flags = try run("pkg-config", ["--cflags", "librsvg-2.0", "poppler-glib"])
         #expect(flags.status == 0, "pkg-config knows no librsvg-2.0 or poppler-glib: \(flags.errors)")
-        let includes = ["CTesseraCairo", "CTesseraSVG", "CTesseraPDF"].flatMap {
+        let includes = ["CTesseraCairo", "CTesseraSVG", "CTesseraPDF", "CTesseraLoader"].flatMap {
             ["-I", repository.appendingPathComponent("Sources/\($0)/include").path]
         }
         let compile = try run(

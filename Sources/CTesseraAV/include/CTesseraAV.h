@@ -41,13 +41,7 @@
     X(av_frame_get_buffer) X(sws_getContext) X(sws_scale) X(sws_freeContext)                      \
     X(av_new_packet) X(av_pix_fmt_desc_get)
 
-typedef struct TesseraAV {
-    TESSERA_AV_FUNCTIONS(TESSERA_SLOT)
-} TesseraAV;
-
-/// The loaded table, or NULL when a library or symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraAV *_Nullable tessera_av_load(char *_Nullable message, size_t capacity);
+TESSERA_TABLE(TesseraAV, tessera_av_load, TESSERA_AV_FUNCTIONS(TESSERA_SLOT))
 
 #pragma clang assume_nonnull begin
 

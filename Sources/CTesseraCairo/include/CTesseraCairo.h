@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CTesseraLoader.h"
+
 #pragma clang assume_nonnull begin
 
 typedef struct TesseraCairoSurface TesseraCairoSurface; // cairo_surface_t
@@ -79,17 +81,11 @@ enum {
     X(2, void, cairo_fill_preserve, (TesseraCairo * context))                                      \
     X(2, void, cairo_stroke, (TesseraCairo * context))
 
-typedef struct TesseraCairoTable {
+// Loading also silences GLib's default log handler, through which librsvg and poppler-glib report
+// what they find wrong in a document: Tessera reports problems through its errors.
 #define TESSERA_CAIRO_FIELD(library, result, name, parameters) result (*_Nonnull name) parameters;
-    TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_FIELD)
+TESSERA_TABLE(TesseraCairoTable, tessera_cairo_load, TESSERA_CAIRO_FUNCTIONS(TESSERA_CAIRO_FIELD))
 #undef TESSERA_CAIRO_FIELD
-} TesseraCairoTable;
-
-/// The loaded table, or NULL when a library or symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-/// Also silences GLib's default log handler, through which librsvg and poppler-glib report what
-/// they find wrong in a document: Tessera reports problems through its errors.
-const TesseraCairoTable *_Nullable tessera_cairo_load(char *_Nullable message, size_t capacity);
 
 #pragma clang assume_nonnull end
 

@@ -34,13 +34,7 @@
     X(heif_encoding_options_alloc) X(heif_encoding_options_free) X(heif_context_encode_image)      \
     X(heif_context_write)
 
-typedef struct TesseraHeif {
-    TESSERA_HEIF_FUNCTIONS(TESSERA_SLOT)
-} TesseraHeif;
-
-/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraHeif *_Nullable tessera_heif_load(char *_Nullable message, size_t capacity);
+TESSERA_TABLE(TesseraHeif, tessera_heif_load, TESSERA_HEIF_FUNCTIONS(TESSERA_SLOT))
 
 #pragma clang assume_nonnull begin
 

@@ -27,13 +27,7 @@
     X(opj_image_tile_create) X(opj_stream_create_default_file_stream) X(opj_start_compress)            \
     X(opj_write_tile) X(opj_end_compress)
 
-typedef struct TesseraJP2 {
-    TESSERA_JP2_FUNCTIONS(TESSERA_SLOT)
-} TesseraJP2;
-
-/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraJP2 *_Nullable tessera_jp2_load(char *_Nullable message, size_t capacity);
+TESSERA_TABLE(TesseraJP2, tessera_jp2_load, TESSERA_JP2_FUNCTIONS(TESSERA_SLOT))
 
 #pragma clang assume_nonnull begin
 

@@ -29,13 +29,7 @@
     X(JxlEncoderStoreJPEGMetadata) X(JxlEncoderCloseInput) X(JxlEncoderProcessOutput)                 \
     X(JxlThreadParallelRunner) X(JxlThreadParallelRunnerCreate) X(JxlThreadParallelRunnerDestroy)
 
-typedef struct TesseraJXL {
-    TESSERA_JXL_FUNCTIONS(TESSERA_SLOT)
-} TesseraJXL;
-
-/// The loaded table, or NULL when a library or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraJXL *_Nullable tessera_jxl_load(char *_Nullable message, size_t capacity);
+TESSERA_TABLE(TesseraJXL, tessera_jxl_load, TESSERA_JXL_FUNCTIONS(TESSERA_SLOT))
 
 #pragma clang assume_nonnull begin
 

@@ -17,9 +17,8 @@
     X(cmsCreateRGBProfile) X(cmsSaveProfileToMem) X(cmsMLUalloc) X(cmsMLUsetASCII) X(cmsMLUfree)  \
     X(cmsWriteTag)
 
-typedef struct TesseraLCMS {
-    TESSERA_LCMS_FUNCTIONS(TESSERA_SLOT)
-} TesseraLCMS;
+// lcms's error log is silenced on loading: a profile it refuses is reported by the caller, not printed.
+TESSERA_TABLE(TesseraLCMS, tessera_lcms_load, TESSERA_LCMS_FUNCTIONS(TESSERA_SLOT))
 
 // lcms's pixel types are function-like macros, which Swift cannot import: their values, as constants.
 static const cmsUInt32Number tessera_lcms_type_rgb_8 = TYPE_RGB_8;
@@ -48,9 +47,5 @@ static const cmsUInt32Number tessera_lcms_type_lab_16 = TYPE_Lab_16;
 /// Ink stored as 255 − ink, as Adobe writes CMYK JPEGs.
 static const cmsUInt32Number tessera_lcms_type_cmyk_8_reverse = TYPE_CMYK_8_REV;
 
-/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-/// lcms's error log is silenced: a profile it refuses is reported by the caller, not printed.
-const TesseraLCMS *_Nullable tessera_lcms_load(char *_Nullable message, size_t capacity);
 
 #endif

@@ -30,6 +30,16 @@ typedef struct TesseraLibrary {
 /// library header's own prototype, so that the table cannot drift from the ABI it was built against.
 #define TESSERA_SLOT(name) __typeof__(&name) _Nonnull name;
 
+/// In a library's header: the table's struct `Type`, of the slots the rest of the arguments declare
+/// (its X-macro of functions given `TESSERA_SLOT`), and its public loader `load`: the loaded table,
+/// or NULL when a library or a symbol is missing, and then `message` (at least 256 bytes) names
+/// what was missing. Loads once; later calls return the same table. Thread-safe.
+#define TESSERA_TABLE(Type, load, ...)                                                               \
+    typedef struct Type {                                                                            \
+        __VA_ARGS__                                                                                  \
+    } Type;                                                                                          \
+    const Type *_Nullable load(char *_Nullable message, size_t capacity);
+
 /// In a `load` function: `symbols`, the names listed after `slots` (each followed by a comma) and a
 /// NULL, checked at compile time to be one for each pointer in `slots` (the table they fill).
 #define TESSERA_SYMBOLS(slots, ...)                                                                  \

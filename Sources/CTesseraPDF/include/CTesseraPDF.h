@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "CTesseraCairo.h"
+#include "CTesseraLoader.h"
 
 #pragma clang assume_nonnull begin
 
@@ -25,15 +26,9 @@ typedef struct TesseraPopplerPage TesseraPopplerPage;         // PopplerPage, a 
     X(void, poppler_page_get_size, (TesseraPopplerPage * page, double *_Nullable width, double *_Nullable height)) \
     X(void, poppler_page_render, (TesseraPopplerPage * page, TesseraCairo *context))
 
-typedef struct TesseraPDF {
 #define TESSERA_PDF_FIELD(result, name, parameters) result (*_Nonnull name) parameters;
-    TESSERA_PDF_FUNCTIONS(TESSERA_PDF_FIELD)
+TESSERA_TABLE(TesseraPDF, tessera_pdf_load, TESSERA_PDF_FUNCTIONS(TESSERA_PDF_FIELD))
 #undef TESSERA_PDF_FIELD
-} TesseraPDF;
-
-/// The loaded table, or NULL when poppler-glib or a symbol is missing; then `message` (at least
-/// 256 bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraPDF *_Nullable tessera_pdf_load(char *_Nullable message, size_t capacity);
 
 #pragma clang assume_nonnull end
 

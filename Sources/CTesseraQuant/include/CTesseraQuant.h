@@ -15,12 +15,6 @@
     X(liq_image_create_rgba) X(liq_image_destroy) X(liq_image_quantize) X(liq_set_dithering_level) \
     X(liq_write_remapped_image) X(liq_get_palette) X(liq_result_destroy)
 
-typedef struct TesseraQuant {
-    TESSERA_QUANT_FUNCTIONS(TESSERA_SLOT)
-} TesseraQuant;
-
-/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraQuant *_Nullable tessera_quant_load(char *_Nullable message, size_t capacity);
+TESSERA_TABLE(TesseraQuant, tessera_quant_load, TESSERA_QUANT_FUNCTIONS(TESSERA_SLOT))
 
 #endif

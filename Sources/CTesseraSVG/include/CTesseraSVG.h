@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "CTesseraCairo.h"
+#include "CTesseraLoader.h"
 
 #pragma clang assume_nonnull begin
 
@@ -51,15 +52,9 @@ typedef struct TesseraRsvgLength {
     X(TesseraGBoolean, rsvg_handle_get_intrinsic_size_in_pixels,                                   \
       (TesseraRsvgHandle * handle, double *width, double *height))
 
-typedef struct TesseraSVG {
 #define TESSERA_SVG_FIELD(result, name, parameters) result (*_Nonnull name) parameters;
-    TESSERA_SVG_FUNCTIONS(TESSERA_SVG_FIELD)
+TESSERA_TABLE(TesseraSVG, tessera_svg_load, TESSERA_SVG_FUNCTIONS(TESSERA_SVG_FIELD))
 #undef TESSERA_SVG_FIELD
-} TesseraSVG;
-
-/// The loaded table, or NULL when librsvg or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraSVG *_Nullable tessera_svg_load(char *_Nullable message, size_t capacity);
 
 #pragma clang assume_nonnull end
 

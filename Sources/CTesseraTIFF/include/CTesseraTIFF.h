@@ -28,13 +28,7 @@
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
     X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt)
 
-typedef struct TesseraTIFF {
-    TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT)
-} TesseraTIFF;
-
-/// The loaded table, or NULL when the library or a symbol is missing; then `message` (at least 256
-/// bytes) names what was missing. Loads once; later calls return the same table. Thread-safe.
-const TesseraTIFF *_Nullable tessera_tiff_load(char *_Nullable message, size_t capacity);
+TESSERA_TABLE(TesseraTIFF, tessera_tiff_load, TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT))
 
 #pragma clang assume_nonnull begin
 
