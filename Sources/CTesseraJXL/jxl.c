@@ -23,8 +23,10 @@ static void load(void) {
 
 void tessera_jxl_free(void *_Nullable pointer) { free(pointer); }
 
-// A decoder subscribed to `events`, on `runner` if given, with all of `bytes` as its (closed)
-// input; NULL if libjxl refuses any of it.
+// A decoder subscribed to `events`, on `runner` if given, with all of `bytes` as its input; NULL if
+// libjxl refuses any of it. The input is left open (JxlDecoderCloseInput is for box events, which
+// none of these asks for): then data that ends early is JXL_DEC_NEED_MORE_INPUT, a truncated file,
+// where a closed input makes it a bare JXL_DEC_ERROR, and libjxl prints "missing input".
 static JxlDecoder *started_decoder(const unsigned char *bytes, size_t length, int events, void *runner) {
     JxlDecoder *decoder = table.JxlDecoderCreate(NULL);
     if (!decoder) return NULL;
@@ -34,7 +36,6 @@ static JxlDecoder *started_decoder(const unsigned char *bytes, size_t length, in
         table.JxlDecoderDestroy(decoder);
         return NULL;
     }
-    table.JxlDecoderCloseInput(decoder);
     return decoder;
 }
 

@@ -111,6 +111,21 @@ import Testing
         #expect(throws: ImageEncodingError.self) { try ImageEncoder.recompressJPEGAsJPEGXL(Data("not a JPEG".utf8)) }
     }
 
+    /// A file cut short is truncated, as a cut JPEG or PNG is (the CLI's exit 69, not corrupt's 70):
+    /// libjxl says its data ends early only while its input is left open.
+    @Test(arguments: ["lossy.jxl", "lossless.jxl", "gray16.jxl", "rgba.jxl", "recompressed.jxl"])
+    func aFileCutShortIsTruncated(_ file: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.path(file)))
+        for cut in [data.prefix(data.count / 2), data.prefix(data.count * 3 / 4)] {
+            #expect(
+                performing: { try ImageDecoder().decode(.data(cut)) },
+                throws: { error in
+                    guard case ImageDecodingError.truncated = error else { return false }
+                    return true
+                })
+        }
+    }
+
     @Test func thumbnailsAndHostileInput() throws {
         let thumbnail = try Thumbnailer().thumbnail(.file(Self.path("lossy.jxl")), options: ThumbnailOptions(maxPixelSize: 50))
         #expect(thumbnail.pixels.size == PixelSize(width: 50, height: 38))
