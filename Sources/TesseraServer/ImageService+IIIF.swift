@@ -204,10 +204,15 @@ extension ImageService {
         let quality = configuration.jpegQuality
         let tileSize = tiling.tileSize
         let isTile = rect.tilePosition(tileSize: tileSize, imageSize: levelSize) != nil
-        if levelSize.area <= configuration.wholeLevelPixelLimit,
-            !isTile || decoded.image(for: levelKey(source, reduction: reduction)) != nil
-        {
-            let cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+        // A level small enough to hold: cut from it when it is held; made whole for any other region.
+        var fromLevel: PixelBuffer?
+        if levelSize.area <= configuration.wholeLevelPixelLimit {
+            fromLevel = heldLevel(source, reduction: reduction, cut: rect)
+            if fromLevel == nil, !isTile {
+                fromLevel = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+            }
+        }
+        if let cut = fromLevel {
             return try await executor.run { context in
                 try context.checkCancellation()
                 return ByteBuffer(bytes: try RegionRenderer.render(cut, profile: profile, request: request, jpegQuality: quality))

@@ -52,12 +52,9 @@ extension ImageService {
     func wholeLevel(
         _ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool, cut: PixelRect? = nil
     ) async throws -> PixelBuffer {
-        let key = levelKey(source, reduction: reduction, small: small)
-        if let level = decoded.image(for: key) {
-            metrics.recordCache(tier: "decoded", hit: true)
-            return cut.flatMap { level.cropped(to: $0) } ?? level
-        }
+        if let held = heldLevel(source, reduction: reduction, small: small, cut: cut) { return held }
         metrics.recordCache(tier: "decoded", hit: false)
+        let key = levelKey(source, reduction: reduction, small: small)
         let executor = self.executor
         return try await self.levels.region(cut, of: key, size: levels.levelSize(reduction: reduction)) { writer in
             let pixels: PixelBuffer
@@ -81,6 +78,14 @@ extension ImageService {
             self.decoded.store(pixels, for: key)
             return pixels
         }
+    }
+
+    /// Level `reduction` of `source`, or the part `cut` of it, when the level is held whole already
+    /// (counted as a decoded-cache hit); nil, with nothing decoded, when it is not.
+    func heldLevel(_ source: ResolvedSource, reduction: Int, small: Bool = false, cut: PixelRect? = nil) -> PixelBuffer? {
+        guard let level = decoded.image(for: levelKey(source, reduction: reduction, small: small)) else { return nil }
+        metrics.recordCache(tier: "decoded", hit: true)
+        return cut.flatMap { level.cropped(to: $0) } ?? level
     }
 
     /// The decoded cache's key for a whole level of `source` (``wholeLevel(_:levels:reduction:small:cut:)``).
