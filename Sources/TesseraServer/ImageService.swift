@@ -125,10 +125,14 @@ final class ImageService: Sendable {
     }
 
     /// Whether every path reads `properties`' source by rows, never holding it whole: baseline
-    /// JPEG, non-interlaced PNG and TIFF, still images. (A progressive JPEG keeps every coefficient
-    /// until its last scan; an interlaced PNG is decoded whole.)
+    /// JPEG and non-interlaced PNG still images, and TIFF. (A progressive JPEG keeps every
+    /// coefficient until its last scan; an interlaced PNG is decoded whole; an animated PNG's
+    /// frames are composed on a canvas. A TIFF's further directories are pages or reduced levels,
+    /// each read by strips or tiles of its own, so its directory count, the "frames" of its
+    /// properties, says nothing of what is held.)
     static func readsByRows(_ properties: ImageProperties) -> Bool {
-        [.jpeg, .png, .tiff].contains(properties.format) && !properties.isProgressive && properties.frameCount == 1
+        guard !properties.isProgressive else { return false }
+        return properties.format == .tiff || ([.jpeg, .png].contains(properties.format) && properties.frameCount == 1)
     }
 
     // MARK: Support

@@ -113,6 +113,41 @@ struct TIFFPyramidTests {
         #expect(built.filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
+    /// A pyramidal TIFF is read tile by tile, so its area is no limit: one of 280 MP (over the
+    /// default source pixel limit, as `vips tiffsave --tile --pyramid` writes a 20000×14000 map) is
+    /// described, listed and served with default settings, from its own tiles, with nothing built.
+    @Test func aPyramidOverTheSourcePixelLimitIsServedFromItsTiles() async throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let sizes = (0..<7).map { n in PixelSize(width: (20000 + (1 << n) - 1) >> n, height: (14000 + (1 << n) - 1) >> n) }
+        #expect(sizes[0].area > ServerConfiguration(root: sandbox.root, cacheDirectory: sandbox.cache).sourcePixelLimit)
+        let tiles = sizes.indices.map { ServerSandbox.pattern(width: 256 * ($0 + 1), height: 256) }
+        _ = try write(TestTIFF.encodeRepeatingTiles(levelSizes: sizes, tiles: tiles, side: 256), in: sandbox.root, as: "map.tif")
+        let server = try sandbox.server()
+        try await server.test { client in
+            let response = try await client.execute(uri: "/iiif/3/map.tif/info.json", method: .get)
+            #expect(response.status == .ok, "\(String(buffer: response.body))")
+            let info = try JSONDecoder().decode(IIIFInfoDocument.self, from: Data(response.body.readableBytesView))
+            #expect((info.width, info.height) == (20000, 14000))
+            #expect(info.tiles?.first?.scaleFactors == [1, 2, 4, 8, 16, 32, 64])
+            // The second tile of the first row at each of three levels: its level's stored tile.
+            for reduction in [0, 2, 5] {
+                let step = 256 << reduction
+                let (width, height) = (min(step, 20000 - step), min(step, 14000))
+                let scaled = PixelSize(width: (width + (1 << reduction) - 1) >> reduction, height: (height + (1 << reduction) - 1) >> reduction)
+                let uri = "/iiif/3/map.tif/\(step),0,\(width),\(height)/\(scaled.width),\(scaled.height)/0/default.png"
+                let tile = try await client.execute(uri: uri, method: .get)
+                #expect(tile.status == .ok, "\(uri): \(String(buffer: tile.body))")
+                let expected = try #require(tiles[reduction].cropped(to: PixelRect(x: 0, y: 0, width: scaled.width, height: scaled.height)))
+                #expect(try decodePixels(tile.body) == expected, "\(uri)")
+            }
+            let manifest = try await client.execute(uri: "/presentation/3/map.tif/manifest", method: .get)
+            #expect(manifest.status == .ok)
+        }
+        let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
+        #expect(built.filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
     @Test func aTIFFPyramidThatStopsEarlyGetsABuiltPyramid() async throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }

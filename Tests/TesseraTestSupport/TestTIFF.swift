@@ -18,40 +18,83 @@ public enum TestTIFF {
     public static func encode(
         _ levels: [PixelBuffer], layout: Layout, orientation: Orientation = .up, iccProfile: [UInt8]? = nil
     ) -> Data {
-        var out: [UInt8] = Array("II*\0".utf8) + [0, 0, 0, 0]
-        var pointer = 4
-        func patch(_ at: Int, _ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(at..<(at + 4), with: $0) } }
-        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
-        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
+        var file = Writer()
         for (index, level) in levels.enumerated() {
             var offsets: [UInt32] = [], counts: [UInt32] = []
             let rowBytes = level.width * 3
             switch layout {
             case .strips(let rows):
                 for top in stride(from: 0, to: level.height, by: rows) {
-                    offsets.append(UInt32(out.count))
+                    offsets.append(UInt32(file.out.count))
                     let end = min(level.height, top + rows) * rowBytes
-                    out.append(contentsOf: level.bytes[(top * rowBytes)..<end])
+                    file.out.append(contentsOf: level.bytes[(top * rowBytes)..<end])
                     counts.append(UInt32(end - top * rowBytes))
                 }
             case .tiles(let tile):
-                let padding: [UInt8] = (0..<(tile * 3)).map { $0 % 3 == 1 ? 0 : 255 }
                 for top in stride(from: 0, to: level.height, by: tile) {
                     for left in stride(from: 0, to: level.width, by: tile) {
-                        offsets.append(UInt32(out.count))
-                        let width = min(tile, level.width - left)
-                        for y in top..<(top + tile) {
-                            if y < level.height {
-                                out.append(contentsOf: level.bytes[(y * rowBytes + left * 3)..<(y * rowBytes + (left + width) * 3)])
-                                out.append(contentsOf: padding[..<((tile - width) * 3)])
-                            } else {
-                                out.append(contentsOf: padding)
-                            }
-                        }
+                        offsets.append(UInt32(file.out.count))
+                        file.appendTile(of: level, left: left, top: top, side: tile)
                         counts.append(UInt32(tile * tile * 3))
                     }
                 }
             }
+            file.appendDirectory(
+                index: index, size: level.size, layout: layout, offsets: offsets, counts: counts, orientation: orientation,
+                iccProfile: index == 0 ? iccProfile : nil)
+        }
+        return Data(file.out)
+    }
+
+    /// A tiled pyramid of `levelSizes` in which every tile of a level is the same stored bytes, the
+    /// top-left `side`×`side` of `tiles[level]` (RGB, 8-bit, at least that large): a file of a few
+    /// tiles' bytes for an image of any area, as a giant pyramidal TIFF is to every reader but its
+    /// pixels.
+    public static func encodeRepeatingTiles(levelSizes: [PixelSize], tiles: [PixelBuffer], side: Int) -> Data {
+        var file = Writer()
+        for (index, size) in levelSizes.enumerated() {
+            let stored = UInt32(file.out.count)
+            file.appendTile(of: tiles[index], left: 0, top: 0, side: side)
+            let count = ((size.width + side - 1) / side) * ((size.height + side - 1) / side)
+            file.appendDirectory(
+                index: index, size: size, layout: .tiles(side), offsets: Array(repeating: stored, count: count),
+                counts: Array(repeating: UInt32(side * side * 3), count: count), orientation: .up, iccProfile: nil)
+        }
+        return Data(file.out)
+    }
+
+    /// The bytes of a TIFF being written: its header, then pieces and directories in turn.
+    struct Writer {
+        var out: [UInt8] = Array("II*\0".utf8) + [0, 0, 0, 0]
+        /// Where the pointer to the next directory goes.
+        var pointer = 4
+
+        mutating func patch(_ at: Int, _ value: UInt32) {
+            withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(at..<(at + 4), with: $0) }
+        }
+        mutating func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
+        mutating func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) } }
+
+        /// The tile of `level` at (`left`, `top`), stored whole: padded with magenta past its edges.
+        mutating func appendTile(of level: PixelBuffer, left: Int, top: Int, side: Int) {
+            let padding: [UInt8] = (0..<(side * 3)).map { $0 % 3 == 1 ? 0 : 255 }
+            let rowBytes = level.width * 3
+            let width = min(side, level.width - left)
+            for y in top..<(top + side) {
+                if y < level.height {
+                    out.append(contentsOf: level.bytes[(y * rowBytes + left * 3)..<(y * rowBytes + (left + width) * 3)])
+                    out.append(contentsOf: padding[..<((side - width) * 3)])
+                } else {
+                    out.append(contentsOf: padding)
+                }
+            }
+        }
+
+        /// The directory of image `index` (after the first, a reduced image) whose pieces are at `offsets`.
+        mutating func appendDirectory(
+            index: Int, size: PixelSize, layout: Layout, offsets: [UInt32], counts: [UInt32], orientation: Orientation,
+            iccProfile: [UInt8]?
+        ) {
             if out.count % 2 == 1 { out.append(0) }  // values and directories start on a word boundary
             let bitsAt = UInt32(out.count)
             [8, 8, 8].forEach { append16($0) }
@@ -60,7 +103,7 @@ public enum TestTIFF {
             let countsAt = UInt32(out.count)
             counts.forEach { append32($0) }
             let profileAt = UInt32(out.count)
-            if index == 0, let iccProfile {
+            if let iccProfile {
                 out.append(contentsOf: iccProfile)
                 if out.count % 2 == 1 { out.append(0) }
             }
@@ -69,7 +112,7 @@ public enum TestTIFF {
             let offsetsEntry = count == 1 ? offsets[0] : offsetsAt, countsEntry = count == 1 ? counts[0] : countsAt
             // (tag, type, count, value or offset): SHORT 3, LONG 4; sorted by tag.
             var entries: [(UInt16, UInt16, UInt32, UInt32)] = [
-                (254, 4, 1, index == 0 ? 0 : 1), (256, 4, 1, UInt32(level.width)), (257, 4, 1, UInt32(level.height)),
+                (254, 4, 1, index == 0 ? 0 : 1), (256, 4, 1, UInt32(size.width)), (257, 4, 1, UInt32(size.height)),
                 (258, 3, 3, bitsAt), (259, 3, 1, 1), (262, 3, 1, 2),
             ]
             switch layout {
@@ -84,7 +127,7 @@ public enum TestTIFF {
                     (323, 4, 1, UInt32(tile)), (324, 4, count, offsetsEntry), (325, 4, count, countsEntry),
                 ]
             }
-            if index == 0, let iccProfile { entries.append((34675, 7, UInt32(iccProfile.count), profileAt)) }
+            if let iccProfile { entries.append((34675, 7, UInt32(iccProfile.count), profileAt)) }
             append16(UInt16(entries.count))
             for (tag, type, count, value) in entries {
                 append16(tag); append16(type); append32(count)
@@ -93,6 +136,5 @@ public enum TestTIFF {
             pointer = out.count
             append32(0)
         }
-        return Data(out)
     }
 }
