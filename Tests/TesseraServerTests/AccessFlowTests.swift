@@ -287,6 +287,43 @@ extension AccessRouteTests {
         }
     }
 
+    /// Every route a token or cookie may reach answers the CORS preflight a viewer on another
+    /// origin sends before `Authorization: Bearer` (the Auth 2 probe's token): 204 for a trusted
+    /// origin, named with credentials and `Authorization` allowed; refused (403, no credentials) for
+    /// any other origin that asks for `Authorization`, which may still send the headers anyone may.
+    @Test func everyRouteAnswersThePreflightOfTrustedOriginsOnly() async throws {
+        let json = Self.policyJSON.replacing(
+            "\"default\": \"public\",", with: "\"default\": \"public\", \"tokenOrigins\": [\"https://viewer.example\"],")
+        let (sandbox, access) = try Self.setUp(json)
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.access = access }
+        try await server.test { client in
+            for (name, uri) in AccessRouteTests.routes {
+                let method = name.hasPrefix("video trim") ? "POST" : "GET"
+                func preflight(_ origin: String, _ headers: String) async throws -> TestResponse {
+                    let fields: HTTPFields = [
+                        .origin: origin, .accessControlRequestMethod: method, .accessControlRequestHeaders: headers,
+                    ]
+                    return try await client.execute(uri: uri("staff"), method: .options, headers: fields) { $0 }
+                }
+                let trusted = try await preflight("https://viewer.example", "authorization")
+                #expect(trusted.status == .noContent, "\(name)")
+                #expect(trusted.headers[.accessControlAllowOrigin] == "https://viewer.example", "\(name)")
+                #expect(trusted.headers[.accessControlAllowCredentials] == "true", "\(name)")
+                #expect(trusted.headers[.accessControlAllowHeaders]?.contains("authorization") == true, "\(name)")
+                #expect(trusted.headers[.accessControlAllowMethods]?.contains(method) == true, "\(name)")
+                let other = try await preflight("https://elsewhere.example", "Authorization")
+                #expect(other.status == .forbidden, "\(name)")
+                #expect(other.headers[.accessControlAllowCredentials] == nil, "\(name)")
+                #expect(other.headers[.accessControlAllowOrigin] != "https://elsewhere.example", "\(name)")
+                let ranged = try await preflight("https://elsewhere.example", "range")
+                #expect(ranged.status == .noContent, "\(name)")
+                #expect(ranged.headers[.accessControlAllowOrigin] == "*", "\(name)")
+                #expect(ranged.headers[.accessControlAllowHeaders] == "range", "\(name)")
+            }
+        }
+    }
+
     /// Passwords, cookies, tokens and signatures never reach the server's logs (any level), nor
     /// do query strings; a server error is logged by path only.
     @Test func credentialsNeverReachTheLogs() async throws {

@@ -12,10 +12,13 @@ struct LabelledRoutes<Context: RequestContext> {
     /// The directories no error text names.
     var privatePaths = PrivatePaths([])
 
-    func callAsFunction(_ label: String, _ add: (RouteCollection<Context>) -> Void) {
+    /// Adds the routes `add` makes, and on each of their paths the CORS preflight (``CORSPreflight``).
+    func callAsFunction(_ label: String, _ add: (PreflightedRoutes<Context>) -> Void) {
         let routes = RouteCollection(context: Context.self)
         routes.add(middleware: TesseraMiddleware(metrics: metrics, route: label, limits: limits, access: access, privatePaths: privatePaths))
-        add(routes)
+        let preflighted = PreflightedRoutes(collection: routes, preflight: CORSPreflight(access: access))
+        add(preflighted)
+        preflighted.addPreflights()
         collection.addRoutes(routes)
     }
 }
