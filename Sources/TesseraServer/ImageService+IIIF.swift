@@ -30,19 +30,25 @@ extension ImageService {
             let tiling = try await self.tiling(of: source, properties: properties)
             let full = properties.displaySize
             var limits = self.configuration.limits
-            var (levelSizes, scaleFactors) = (tiling.levelSizes, tiling.scaleFactors)
-            var coarsest = tiling.levelSizes.last
-            if case .substitute(let substitute) = grant {
-                let fitted = substitute.fittedSize(of: full)
-                coarsest = fitted
-                (limits.maxWidth, limits.maxHeight) = (fitted.width, fitted.height)
-                levelSizes = levelSizes.filter { $0.width <= fitted.width && $0.height <= fitted.height }
-                scaleFactors = scaleFactors.filter { substitute.allows(scaleFactor: $0, full: full) }
-            }
+            // A scale factor per level, each level the image at it: whatever clients make of the
+            // two lists, a size is where its factor is. (OpenSeadragon 5, in Mirador 4 and TIFY,
+            // takes `sizes` for its levels, paired from the coarsest, whenever there are as many
+            // as its levels or one fewer: sizes listed to 63 px beside factors to 64 on a
+            // 16000-px image gave each level another's size.)
+            var scaleFactors = tiling.levelSizes.indices.map { 1 << $0 }
             // Sizes a client may ask for whole (thumbnails, overviews): the levels from about 64 px
             // up to 2048 px on the longest side (the coarsest always), so a tile or a few each.
-            var sizes = Array(levelSizes.filter { $0.longestSide <= 2048 }.reversed())
-            if sizes.isEmpty, let coarsest = levelSizes.last ?? coarsest { sizes = [coarsest] }
+            var sizes = Array(tiling.levelSizes.filter { $0.longestSide <= 2048 }.reversed())
+            if sizes.isEmpty, let coarsest = tiling.levelSizes.last { sizes = [coarsest] }
+            if case .substitute(let substitute) = grant {
+                // No more than it will answer: the levels and tiles within the substitute's size,
+                // and that size itself, the largest (a client's pairing of sizes with levels meets
+                // it at a level it may not have).
+                let fitted = substitute.fittedSize(of: full)
+                (limits.maxWidth, limits.maxHeight) = (fitted.width, fitted.height)
+                sizes = sizes.filter { $0.width < fitted.width && $0.height < fitted.height } + [fitted]
+                scaleFactors = scaleFactors.filter { substitute.allows(scaleFactor: $0, full: full) }
+            }
             let qualities = grant.marks?.grayOnly == true ? ["gray", "bitonal"] : IIIFImageInfo.defaultExtraQualities
             let tiles =
                 scaleFactors.isEmpty
@@ -54,28 +60,23 @@ extension ImageService {
         }
     }
 
-    /// The tiles info.json advertises and the power-of-two levels (full size first) down to about
-    /// 64 px: a TIFF pyramid's own, or those of the IIIF pyramid the server builds (small sources are
-    /// described as if they had one).
-    func tiling(
-        of source: ResolvedSource, properties: ImageProperties
-    ) async throws -> (tileSize: PixelSize, scaleFactors: [Int], levelSizes: [PixelSize]) {
-        if let shape = try await tiffShape(of: source, properties: properties) {
-            let count = shape.levelSizes.count
-            let last = shape.levelSizes.firstIndex { $0.longestSide <= 64 } ?? count - 1
-            return (shape.tileSize, (0..<count).map { 1 << $0 }, Array(shape.levelSizes[...last]))
-        }
+    /// The tiles info.json advertises and the power-of-two levels (full size first, level `n` at
+    /// scale factor 2ⁿ): a TIFF pyramid's own, a JPEG 2000's, or those of the IIIF pyramid the
+    /// server builds down to about 64 px (small sources are described as if they had one; a level
+    /// coarser than the built pyramid's is answered from its coarsest).
+    func tiling(of source: ResolvedSource, properties: ImageProperties) async throws -> (tileSize: PixelSize, levelSizes: [PixelSize]) {
+        if let shape = try await tiffShape(of: source, properties: properties) { return (shape.tileSize, shape.levelSizes) }
         if let codestream = properties.jpeg2000, !configuration.isSmall(properties.size) {
             let levels = jpeg2000Levels(properties, codestream)
-            return (levels.tileSize, (0..<levels.count).map { 1 << $0 }, levels.sizes.filter { $0.longestSide >= 64 || $0 == levels.sizes.first })
+            return (levels.tileSize, levels.sizes)
         }
         let size = properties.displaySize
-        let layout = IIIFLayout(imageSize: size, name: "", tileSize: configuration.tileSize)
         var levelSizes = [size]
         while let last = levelSizes.last, last.longestSide > 64 {
             levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
         }
-        return (PixelSize(width: layout.tileSize, height: layout.tileSize), layout.scaleFactors, levelSizes)
+        let tileSide = IIIFLayout(imageSize: size, name: "", tileSize: configuration.tileSize).tileSize
+        return (PixelSize(width: tileSide, height: tileSide), levelSizes)
     }
 
     /// How a JPEG 2000 source is served in place: tiles of the codestream's own tile size (the

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import TesseraCodecs
 import TesseraCore
+import TesseraTestSupport
 import Testing
 
 @testable import TesseraServer
@@ -272,6 +273,42 @@ struct AccessRouteTests {
             // A public image's info.json has no services.
             let openInfo = try await client.execute(uri: "/iiif/3/public%2Fimg.png/info.json", method: .get) { $0 }
             #expect(!String(buffer: openInfo.body).contains("AuthProbeService2"))
+        }
+    }
+
+    /// A degraded image's info.json, as the unauthorised get it, offers the largest size the
+    /// policy allows (the substitute's, 400 px on the longest side of 1300×1000) and no tile it
+    /// would refuse: every tile of every scale factor listed is answered, at its size.
+    @Test func aDegradedImageOffersItsLargestSizeAndOnlyTilesItAnswers() async throws {
+        let (sandbox, access) = try Self.setUp()
+        defer { sandbox.cleanUp() }
+        let server = try sandbox.server { $0.access = access }
+        try await server.test { client in
+            let response = try await client.execute(uri: "/iiif/3/previews%2Fimg.png/info.json", method: .get) { $0 }
+            let info = try JSONDecoder().decode(IIIFInfoDocument.self, from: Data(response.body.readableBytesView))
+            let sizes = try #require(info.sizes)
+            #expect(sizes.last.map { PixelSize(width: $0.width, height: $0.height) } == PixelSize(width: 400, height: 308))
+            #expect(sizes.allSatisfy { $0.width <= 400 && $0.height <= 308 })
+            for size in sizes {
+                let uri = "/iiif/3/previews%2Fimg.png/full/\(size.width),\(size.height)/0/default.png"
+                let whole = try await client.execute(uri: uri, method: .get) { $0 }
+                #expect(whole.status == .ok, "\(uri)")
+                #expect(try decodePixels(whole.body).size == PixelSize(width: size.width, height: size.height), "\(uri)")
+            }
+            let tiles = try #require(info.tiles?.first)
+            #expect(!tiles.scaleFactors.isEmpty)
+            for factor in tiles.scaleFactors {
+                let step = tiles.width * factor
+                for y in stride(from: 0, to: 1000, by: step) {
+                    for x in stride(from: 0, to: 1300, by: step) {
+                        let (width, height) = (min(step, 1300 - x), min(step, 1000 - y))
+                        let scaled = "\((width + factor - 1) / factor),\((height + factor - 1) / factor)"
+                        let uri = "/iiif/3/previews%2Fimg.png/\(x),\(y),\(width),\(height)/\(scaled)/0/default.jpg"
+                        let status = try await client.execute(uri: uri, method: .get) { $0.status }
+                        #expect(status == .ok, "\(uri)")
+                    }
+                }
+            }
         }
     }
 

@@ -28,7 +28,8 @@ struct IIIFRouteTests {
                 #expect(info.id == "http://localhost/iiif/3/sub%20dir%2Fnested.png")
                 #expect(info.context == "http://iiif.io/api/image/3/context.json")
                 #expect((info.type, info.profile, info.width, info.height) == ("ImageService3", "level2", 400, 300))
-                #expect(info.tiles?.first?.scaleFactors == [1, 2])
+                // A scale factor for every size listed, the coarsest size at the largest factor.
+                #expect(info.tiles?.first?.scaleFactors == [1, 2, 4, 8])
                 #expect(info.maxArea == 40_000_000)
                 #expect(info.sizes?.map(\.width) == [50, 100, 200, 400])
                 // Every size info.json lists is served at exactly that size.

@@ -122,11 +122,14 @@ enum RegionReference {
     static func probes(tile: Int, scaleFactors: [Int], few: Bool = false) -> [Probe] {
         let width = size.width, height = size.height
         let whole = PixelRect(x: 0, y: 0, width: width, height: height)
-        // Aligned tiles by scale factor (worst measured: 1.85/39, 2.21/35, 3.61/50, 3.60/48, and
-        // at 16 the whole image in one tile 6.04/47).
+        // Aligned tiles by scale factor (worst measured: 1.85/39, 2.21/35, 3.61/50, 3.60/48, at 16
+        // the whole image in one tile 6.04/47, at 32 8.40/54 and at 64 8.91/49: levels 5 and 6,
+        // halved from level 4, show the 48-pixel checker as a 3- and a 1.5-pixel pattern that a
+        // direct resize mostly smooths away, as the `!81,81` probe below).
         let tileBounds = [
             1: Bound(mean: 2.5, maximum: 55), 2: Bound(mean: 3, maximum: 50), 4: Bound(mean: 4.5, maximum: 65),
-            8: Bound(mean: 4.5, maximum: 65), 16: Bound(mean: 7.5, maximum: 65),
+            8: Bound(mean: 4.5, maximum: 65), 16: Bound(mean: 7.5, maximum: 65), 32: Bound(mean: 10, maximum: 65),
+            64: Bound(mean: 10.5, maximum: 60),
         ]
         var probes: [Probe] = []
         for factor in few ? [1] : scaleFactors {
