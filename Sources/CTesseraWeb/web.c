@@ -79,6 +79,9 @@ static const unsigned char viewer_loader_js[] = {
 static const unsigned char viewer_manifest_js[] = {
 #embed "Web/viewer-manifest.js"
 };
+static const unsigned char viewer_media_js[] = {
+#embed "Web/viewer-media.js"
+};
 static const unsigned char viewer_navigator_js[] = {
 #embed "Web/viewer-navigator.js"
 };
@@ -129,6 +132,7 @@ static const struct tessera_web_file files[] = {
     WEB_FILE(viewer_input_js, "viewer-input.js"),
     WEB_FILE(viewer_loader_js, "viewer-loader.js"),
     WEB_FILE(viewer_manifest_js, "viewer-manifest.js"),
+    WEB_FILE(viewer_media_js, "viewer-media.js"),
     WEB_FILE(viewer_navigator_js, "viewer-navigator.js"),
     WEB_FILE(viewer_pyramid_js, "viewer-pyramid.js"),
     WEB_FILE(viewer_render_js, "viewer-render.js"),

@@ -609,3 +609,21 @@ def test_level_and_pixels_at_device_pixel_ratio_2(server, driver_2x):
     check_step_budget(driver, grid, current, exact=True)
     assert_matches_source(driver, server, current)
     assert console_errors(driver) == []
+
+
+def test_a_video_manifest_plays_in_the_viewer(server, driver):
+    # Tessera's own manifest of clip.mp4 (4 s): a canvas a Video paints, played where the image
+    # view would be, from the server's video route.
+    driver.get(server.url + "/view?manifest=presentation/3/clip.mp4/manifest")
+    media = WebDriverWait(driver, WAIT).until(
+        lambda d: (m := d.execute_script("return window.tesseraViewer?.media")) and m["readyState"] >= 1 and m,
+        "the video never loaded its metadata")
+    assert media["kind"] == "video" and "clip.mp4" in media["url"]
+    assert abs(media["duration"] - 4) < 0.2
+    assert driver.find_element(By.ID, "view").is_displayed() is False
+    assert driver.execute_script("return window.tesseraViewer.error") is None
+    # It plays: time moves (muted, as a page may start a video itself).
+    driver.execute_script("const v = document.querySelector('video.media'); v.muted = true; v.play();")
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script("return window.tesseraViewer.media.currentTime") > 0.5, "the video never played")
+    assert console_errors(driver) == []

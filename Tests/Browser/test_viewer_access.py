@@ -183,3 +183,17 @@ def test_a_page_on_another_origin_gets_no_token(driver, access_server):
         assert all("accessToken" not in message for message in received), received
     finally:
         other.shutdown()
+
+
+def test_a_fragment_change_with_no_image_shown_throws_nothing(driver, access_server):
+    # A restricted image, anonymously: the viewer has no image to move, and a link to a view of it
+    # (the fragment changed by hand) must leave it as it is.
+    driver.get(access_server.url + "/view/staff%2Fphoto.jpg")
+    wait_access(driver, lambda s: s["access"]["status"] == 401, "the offer, with no image")
+    console_errors(driver)
+    for fragment in ("#x=2000&y=1500&zoom=1", "#rotation=90", "#canvas=2"):
+        driver.execute_script(f"location.hash = '{fragment}'")
+        # One frame and one turn of the event loop: the hashchange listener has run.
+        driver.execute_async_script("const done = arguments[0]; requestAnimationFrame(() => setTimeout(done, 0));")
+    assert console_errors(driver) == []
+    assert state(driver)["image"] is None

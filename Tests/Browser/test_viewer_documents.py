@@ -392,6 +392,130 @@ def test_a_manifest_made_by_iiif_prezi3_on_another_origin_opens(docs_server, dri
         origin.server_close()
 
 
+def serve_manifests(directory: Path, documents: dict) -> http.server.ThreadingHTTPServer:
+    """`documents` (name → JSON) written to `directory` and served from another loopback origin
+    with `Access-Control-Allow-Origin: *`, until the caller shuts the server down."""
+    for name, document in documents.items():
+        (directory / name).write_text(json.dumps(document))
+    handler = lambda *arguments: CORSHandler(*arguments, directory=str(directory))  # noqa: E731
+    origin = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=origin.serve_forever, daemon=True).start()
+    return origin
+
+
+def painted(canvas_id: str, width: int, height: int, body: dict) -> dict:
+    """A Presentation 3 canvas `width` × `height` painted by `body`."""
+    return {"id": canvas_id, "type": "Canvas", "width": width, "height": height,
+            "items": [{"id": canvas_id + "/page", "type": "AnnotationPage",
+                       "items": [{"id": canvas_id + "/page/a", "type": "Annotation", "motivation": "painting",
+                                  "body": body, "target": canvas_id}]}]}
+
+
+def manifest_of(manifest_id: str, *canvases: dict) -> dict:
+    return {"@context": "http://iiif.io/api/presentation/3/context.json", "id": manifest_id, "type": "Manifest",
+            "label": {"en": ["Test"]}, "items": list(canvases)}
+
+
+def quadrants(path: Path, size: tuple[int, int]):
+    """An image of four flat quadrants, COLOURS 0–3 left to right, top to bottom."""
+    image = Image.new("RGB", size, COLOURS[0])
+    w, h = size[0] // 2, size[1] // 2
+    for index, (x, y) in enumerate([(0, 0), (w, 0), (0, h), (w, h)]):
+        image.paste(COLOURS[index], (x, y, x + w, y + h))
+    image.save(path)
+
+
+def colour_at(image: Image.Image, x: float, y: float) -> int:
+    """Which of COLOURS (by index) the pixel at fractions (x, y) of `image` is, or -1."""
+    pixel = image.getpixel((int(image.width * x), int(image.height * y)))
+    distances = [sum((a - b) ** 2 for a, b in zip(pixel, colour)) for colour in COLOURS]
+    best = min(range(len(COLOURS)), key=distances.__getitem__)
+    return best if distances[best] < 40 ** 2 else -1
+
+
+def test_a_plain_portrait_image_is_drawn_once_at_its_aspect(docs_root, docs_server, driver, tmp_path):
+    # No image service: the body is the whole file (cookbook 0001), taller than wide.
+    quadrants(docs_root / "portrait.png", (600, 900))
+    image_url = f"{docs_server.url}/files/portrait.png"
+    origin = serve_manifests(tmp_path, {"manifest.json": manifest_of(
+        "https://example.org/portrait", painted("https://example.org/portrait/c1", 600, 900,
+                                                {"id": image_url, "type": "Image", "format": "image/png", "width": 600, "height": 900}))})
+    try:
+        network_log(driver)
+        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/manifest.json", safe=""))
+        current = wait_shown(driver, [1])
+        assert current["image"] == {"width": 600, "height": 900, "levelCount": 1, "tileWidth": 600, "tileHeight": 900}
+        fetched = [entry for entry in network_log(driver) if entry["url"] == image_url]
+        assert len(fetched) == 1, fetched
+        # Fitted in 1280×800: 533 px tall, centred; its four quadrants where they belong.
+        drawn = canvas_image(driver)
+        left, right = 0.5 - 0.5 * 533.3 * 600 / 900 / drawn.width, 0.5 + 0.5 * 533.3 * 600 / 900 / drawn.width
+        quarter = (right - left) / 4
+        assert [colour_at(drawn, left + quarter, 0.25), colour_at(drawn, right - quarter, 0.25),
+                colour_at(drawn, left + quarter, 0.75), colour_at(drawn, right - quarter, 0.75)] == [0, 1, 2, 3]
+        assert console_errors(driver) == []
+    finally:
+        origin.shutdown()
+        origin.server_close()
+
+
+def test_a_specific_resource_with_an_image_api_selector_is_drawn(docs_root, docs_server, driver, tmp_path):
+    quadrants(docs_root / "quadrants.png", (800, 600))
+    service = f"{docs_server.url}/iiif/3/quadrants.png"
+    source = {"id": service + "/full/max/0/default.jpg", "type": "Image", "format": "image/jpeg", "width": 800, "height": 600,
+              "service": [{"id": service, "type": "ImageService3", "profile": "level2"}]}
+    region = {"type": "SpecificResource", "source": source, "selector": {"type": "ImageApiSelector", "region": "400,300,400,300"}}
+    turned = {"type": "SpecificResource", "source": source, "selector": {"type": "ImageApiSelector", "rotation": "90"}}
+    origin = serve_manifests(tmp_path, {
+        "region.json": manifest_of("https://example.org/region", painted("https://example.org/region/c1", 400, 300, region)),
+        "rotation.json": manifest_of("https://example.org/rotation", painted("https://example.org/rotation/c1", 600, 800, turned)),
+    })
+    try:
+        network_log(driver)
+        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/region.json", safe=""))
+        current = wait_shown(driver, [1])
+        # The canvas is the bottom-right quadrant alone, asked for where it is in the image.
+        assert (current["image"]["width"], current["image"]["height"]) == (400, 300)
+        drawn = canvas_image(driver)
+        assert {colour_at(drawn, x, y) for x in (0.4, 0.5, 0.6) for y in (0.3, 0.5, 0.7)} == {3}
+        tiles = [entry["url"] for entry in network_log(driver) if "/iiif/3/quadrants.png/" in entry["url"] and "info.json" not in entry["url"]]
+        regions = [[int(n) for n in urllib.parse.urlsplit(url).path.split("/")[4].split(",")] for url in tiles]
+        assert regions and all(x >= 400 and y >= 300 and x + w <= 800 and y + h <= 600 for x, y, w, h in regions), tiles
+        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/rotation.json", safe=""))
+        current = wait_shown(driver, [1])
+        assert current["view"]["rotation"] == 90
+        # Turned a quarter clockwise: the bottom-left quadrant (2) is at the top left.
+        drawn = canvas_image(driver)
+        assert [colour_at(drawn, 0.5 - 0.1, 0.3), colour_at(drawn, 0.5 + 0.1, 0.3),
+                colour_at(drawn, 0.5 - 0.1, 0.7), colour_at(drawn, 0.5 + 0.1, 0.7)] == [2, 0, 3, 1]
+        assert console_errors(driver) == []
+    finally:
+        origin.shutdown()
+        origin.server_close()
+
+
+def test_a_collection_is_listed_and_browsed_into(docs_server, driver):
+    driver.get(f"{docs_server.url}/view?manifest=presentation/3/collection")
+    listed = WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script("return window.tesseraViewer?.collection"), "the collection was never listed")
+    kinds = {item["label"]: item["type"] for item in listed["items"]}
+    links = {item["label"]: item["href"] for item in listed["items"]}
+    assert kinds.get("book") == "Collection" and kinds.get("photos") == "Collection", kinds
+    assert kinds.get("doc.pdf") == "Manifest", kinds
+    assert state(driver)["error"] is None
+    # Into the book's collection, then to its manifest (a link each, as a reader clicks them).
+    driver.find_element(By.CSS_SELECTOR, f'#collection-items a[href="{links["book"]}"]').click()
+    inner = WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script("const c = window.tesseraViewer?.collection; return c && c.items.length ? c : null"),
+        "the book's collection was never listed")
+    assert [item["type"] for item in inner["items"]].count("Manifest") >= 1
+    document = next(item for item in listed["items"] if item["label"] == "doc.pdf")
+    driver.get(document["href"])
+    current = wait_shown(driver, [1])
+    assert current["count"] == len(COLOURS)
+    assert console_errors(driver) == []
+
+
 def test_a_manifest_that_is_not_one_is_said_plainly(docs_server, driver):
     info = urllib.parse.quote("iiif/3/book%2Fpage-01.jpg/info.json", safe="")
     driver.get(f"{docs_server.url}/view?manifest={info}")

@@ -259,12 +259,14 @@ extension AccessRouteTests {
         }
     }
 
+    /// The policy, trusting a viewer at `https://viewer.example` with tokens.
+    static let trustingAViewer = policyJSON.replacing(
+        "\"default\": \"public\",", with: "\"default\": \"public\", \"tokenOrigins\": [\"https://viewer.example\"],")
+
     /// A viewer on an origin the policy lists gets tokens and credentialed CORS (its own origin
     /// named, credentials allowed); any other origin gets `*` and no token.
     @Test func aTrustedViewerOnAnotherOriginGetsTokensAndCredentialedCORS() async throws {
-        let json = Self.policyJSON.replacing(
-            "\"default\": \"public\",", with: "\"default\": \"public\", \"tokenOrigins\": [\"https://viewer.example\"],")
-        let (sandbox, access) = try Self.setUp(json)
+        let (sandbox, access) = try Self.setUp(Self.trustingAViewer)
         defer { sandbox.cleanUp() }
         let server = try sandbox.server { $0.access = access }
         let cookie = try Self.request("", .rightUser, access: access).headers
@@ -292,13 +294,11 @@ extension AccessRouteTests {
     /// origin, named with credentials and `Authorization` allowed; refused (403, no credentials) for
     /// any other origin that asks for `Authorization`, which may still send the headers anyone may.
     @Test func everyRouteAnswersThePreflightOfTrustedOriginsOnly() async throws {
-        let json = Self.policyJSON.replacing(
-            "\"default\": \"public\",", with: "\"default\": \"public\", \"tokenOrigins\": [\"https://viewer.example\"],")
-        let (sandbox, access) = try Self.setUp(json)
+        let (sandbox, access) = try Self.setUp(Self.trustingAViewer)
         defer { sandbox.cleanUp() }
         let server = try sandbox.server { $0.access = access }
         try await server.test { client in
-            for (name, uri) in AccessRouteTests.routes {
+            for (name, uri) in Self.routes {
                 let method = name.hasPrefix("video trim") ? "POST" : "GET"
                 func preflight(_ origin: String, _ headers: String) async throws -> TestResponse {
                     let fields: HTTPFields = [

@@ -61,27 +61,78 @@ function imageService(resource, base) {
   return null;
 }
 
-/** The image painted on a canvas: the first Image body of its first painting annotation (the first
- * choice of a Choice). */
-function paintedImage(canvas) {
+/** The Image API qualities a selector may ask the viewer for. */
+const QUALITIES = ["default", "color", "gray", "bitonal"];
+
+/**
+ * What a `SpecificResource`'s selectors ask of its source image: { region (an Image API region's
+ * text, or null), rotation (degrees clockwise, a multiple of 90), quality }.
+ */
+function selection(resource) {
+  const chosen = { region: null, rotation: 0, quality: "default" };
+  for (const selector of list(resource.selector)) {
+    if (!selector || typeof selector !== "object") continue;
+    if (selector.type === "ImageApiSelector") {
+      if (typeof selector.region === "string" && selector.region !== "full") chosen.region = selector.region;
+      const degrees = Number(String(selector.rotation ?? "0").replace(/^!/, ""));
+      if (Number.isFinite(degrees)) chosen.rotation = ((Math.round(degrees / 90) * 90) % 360 + 360) % 360;
+      if (QUALITIES.includes(selector.quality)) chosen.quality = selector.quality;
+    } else if (selector.type === "FragmentSelector" && /^xywh=/.test(String(selector.value ?? ""))) {
+      chosen.region = String(selector.value);
+    }
+  }
+  return chosen;
+}
+
+/** What a body is: "image", "video", "sound", or null for anything else (text, a model). */
+function kindOf(body) {
+  const type = String(body?.type ?? body?.["@type"] ?? "");
+  if (type === "Image" || type === "dctypes:Image") return "image";
+  if (type === "Video" || type === "dctypes:MovingImage") return "video";
+  if (type === "Sound" || type === "Audio" || type === "dctypes:Sound") return "sound";
+  return null;
+}
+
+/**
+ * What paints a canvas: the first image, video or sound body of its painting annotations (the
+ * first choice of a Choice; the source of a `SpecificResource`, with what its selectors ask), as
+ * { body, kind, selected }; null when nothing the viewer shows paints it.
+ */
+function paintingOf(canvas) {
   for (const page of list(canvas.items)) {
     for (const annotation of list(page?.items)) {
       if (annotation?.motivation !== "painting" && !list(annotation?.motivation).includes("painting")) continue;
       for (let body of list(annotation.body)) {
         if (body?.type === "Choice") body = list(body.items)[0];
-        if (body && (body.type === "Image" || body["@type"] === "dctypes:Image")) return body;
+        let selected = { region: null, rotation: 0, quality: "default" };
+        if (body?.type === "SpecificResource") {
+          selected = selection(body);
+          body = typeof body.source === "string" ? { id: body.source, type: "Image" } : body.source;
+        }
+        const kind = kindOf(body);
+        if (kind) return { body, kind, selected };
       }
     }
   }
   return null;
 }
 
+/** A canvas painted by a video or sound: { url, kind, format, duration } of its body. */
+function mediaOf(body, kind, canvas, base) {
+  const url = safeURL(body.id ?? body["@id"], base);
+  if (!url) return null;
+  const duration = positive(body.duration) ?? positive(canvas.duration);
+  return { url, kind, format: typeof body.format === "string" ? body.format : null, duration };
+}
+
 /**
  * The manifest `json` (fetched from `url`) as { label, paged, rightToLeft, canvases }, each canvas
- * { label, width, height, service, image, thumbnail }: `service` the Image API base URL or null,
- * `image` the one image file when there is no service. Canvases that paint no image (video,
- * sound, text) are left out.
- * @throws ManifestError when it is no Presentation 3.0 manifest or shows no image at all.
+ * { label, width, height, service, image, region, rotation, quality, media, thumbnail }: `service`
+ * the Image API base URL or null, `image` the one image file when there is no service, `region`
+ * the part of the image a selector shows (or null), `rotation` and `quality` what it asks;
+ * `media` ({ url, kind, format, duration }) for a canvas a video or sound paints. Canvases that
+ * paint nothing of these (text, a model) are left out.
+ * @throws ManifestError when it is no Presentation 3.0 manifest or shows nothing at all.
  */
 export function readManifest(json, url) {
   if (!json || typeof json !== "object") throw new ManifestError("it is not a JSON object");
@@ -94,22 +145,49 @@ export function readManifest(json, url) {
   const canvases = [];
   for (const canvas of list(json.items)) {
     if (canvas?.type !== "Canvas") continue;
-    const body = paintedImage(canvas);
-    if (!body) continue;
+    const painting = paintingOf(canvas);
+    if (!painting) continue;
+    const { body, kind, selected } = painting;
+    const named = list(canvas.thumbnail).map((thumbnail) => safeURL(thumbnail?.id ?? thumbnail?.["@id"], url)).find(Boolean);
+    const label = labelText(canvas.label, String(canvases.length + 1));
+    if (kind !== "image") {
+      const media = mediaOf(body, kind, canvas, url);
+      if (media) {
+        canvases.push({ label, width: positive(canvas.width), height: positive(canvas.height), service: null, image: null, media, thumbnail: named ?? null });
+      }
+      continue;
+    }
     const service = imageService(body, url);
     const image = service ? null : safeURL(body.id ?? body["@id"], url);
     if (!service && !image) continue;
     const width = positive(body.width) ?? positive(canvas.width);
     const height = positive(body.height) ?? positive(canvas.height);
-    const named = list(canvas.thumbnail).map((thumbnail) => safeURL(thumbnail?.id ?? thumbnail?.["@id"], url)).find(Boolean);
     const thumbnail = named ?? (service ? `${service}/full/!${THUMBNAIL_SIDE},${THUMBNAIL_SIDE}/0/default.jpg` : image);
-    canvases.push({ label: labelText(canvas.label, String(canvases.length + 1)), width, height, service, image, thumbnail });
+    canvases.push({ label, width, height, service, image, ...selected, media: null, thumbnail });
   }
-  if (canvases.length === 0) throw new ManifestError("it has no canvas showing an image");
+  if (canvases.length === 0) throw new ManifestError("it has no canvas showing an image, a video or a sound");
   return {
     label: labelText(json.label, ""),
     paged: behavior.includes("paged"),
     rightToLeft: json.viewingDirection === "right-to-left",
     canvases,
   };
+}
+
+/**
+ * The collection `json` (fetched from `url`) as { label, items }, each item { label, id, type
+ * ("Manifest" or "Collection"), thumbnail }: what a reader browses into. Null when it is no
+ * Presentation 3.0 collection.
+ */
+export function readCollection(json, url) {
+  if (!json || typeof json !== "object" || json.type !== "Collection") return null;
+  const items = [];
+  for (const item of list(json.items)) {
+    if (item?.type !== "Manifest" && item?.type !== "Collection") continue;
+    const id = safeURL(item.id, url);
+    if (!id) continue;
+    const thumbnail = list(item.thumbnail).map((thumbnail) => safeURL(thumbnail?.id, url)).find(Boolean) ?? null;
+    items.push({ label: labelText(item.label, id), id, type: item.type, thumbnail });
+  }
+  return { label: labelText(json.label, ""), items };
 }

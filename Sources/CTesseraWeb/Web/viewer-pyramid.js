@@ -20,6 +20,30 @@ class Tile {
   }
 }
 
+/**
+ * The part of a `width` × `height` image an Image API region (`x,y,w,h`, `pct:x,y,w,h`, `square`,
+ * `full`) or a media fragment (`xywh=…`) names, clipped to the image: { x, y, width, height } in
+ * pixels, or null for the whole image or for what names no part of it.
+ */
+export function regionOf(text, width, height) {
+  if (typeof text !== "string") return null;
+  text = text.replace(/^xywh=/, "").replace(/^pixel:/, "");
+  if (text === "square") {
+    const side = Math.min(width, height);
+    return { x: Math.floor((width - side) / 2), y: Math.floor((height - side) / 2), width: side, height: side };
+  }
+  const percent = text.startsWith("pct:") || text.startsWith("percent:");
+  const numbers = text.replace(/^(pct|percent):/, "").split(",").map(Number);
+  if (numbers.length !== 4 || !numbers.every((n) => Number.isFinite(n) && n >= 0)) return null;
+  let [x, y, w, h] = percent
+    ? [numbers[0] * width / 100, numbers[1] * height / 100, numbers[2] * width / 100, numbers[3] * height / 100].map(Math.round)
+    : numbers.map(Math.floor);
+  w = Math.min(w, width - x);
+  h = Math.min(h, height - y);
+  if (!(w > 0 && h > 0) || (x === 0 && y === 0 && w === width && h === height)) return null;
+  return { x, y, width: w, height: h };
+}
+
 export class Pyramid {
   /**
    * `info` is the parsed info.json; `base` the service URL tiles are requested under (for
@@ -27,15 +51,19 @@ export class Pyramid {
    * the host the server was asked by); `quality` the IIIF quality of every tile (`default`,
    * `gray`, `bitonal`: one the service lists).
    */
-  constructor(info, base, quality = "default") {
-    this.width = info.width;
-    this.height = info.height;
-    if (!(this.width > 0 && this.height > 0)) throw new Error("the description has no image size.");
+  constructor(info, base, quality = "default", region = null) {
+    if (!(info.width > 0 && info.height > 0)) throw new Error("the description has no image size.");
+    // A region of the image (a selector's) is a pyramid of its own size whose tiles are asked for
+    // where they are in the whole image: the server cuts them, so nothing outside is drawn.
+    const part = regionOf(region, info.width, info.height);
+    this.origin = { x: part?.x ?? 0, y: part?.y ?? 0 };
+    this.width = part?.width ?? info.width;
+    this.height = part?.height ?? info.height;
     // IIIF makes `tiles` optional and a tile's height default to its width; without tiles the whole
     // image is the one tile of the one level.
     const tiles = info.tiles?.[0];
     this.tileWidth = tiles?.width ?? this.width;
-    this.tileHeight = tiles?.height ?? this.tileWidth;
+    this.tileHeight = tiles ? (tiles.height ?? this.tileWidth) : this.height;
     const factors = tiles?.scaleFactors?.length ? [...tiles.scaleFactors].sort((a, b) => a - b) : [1];
     this.levels = factors.map((scale) => ({
       scale,
@@ -47,7 +75,7 @@ export class Pyramid {
     this.info = info;
     this.quality = quality;
     /** What this pyramid's tile keys start with. */
-    this.id = `${base} ${quality}`;
+    this.id = `${base} ${quality}` + (part ? ` ${part.x},${part.y},${part.width},${part.height}` : "");
     /** The whole image as one file (a manifest's image without a service): its only tile's URL. */
     this.staticURL = null;
   }
@@ -76,7 +104,7 @@ export class Pyramid {
     const x = column * this.tileWidth * scale, y = row * this.tileHeight * scale;
     const w = Math.min(this.tileWidth * scale, this.width - x), h = Math.min(this.tileHeight * scale, this.height - y);
     const width = Math.ceil(w / scale), height = Math.ceil(h / scale);
-    const url = this.staticURL ?? `${this.base}/${x},${y},${w},${h}/${width},${height}/0/${this.quality}.jpg`;
+    const url = this.staticURL ?? `${this.base}/${x + this.origin.x},${y + this.origin.y},${w},${h}/${width},${height}/0/${this.quality}.jpg`;
     return new Tile(this, level, column, row, { x0: x, y0: y, x1: x + w, y1: y + h }, width, height, url);
   }
 

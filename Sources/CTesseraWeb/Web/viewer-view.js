@@ -259,6 +259,7 @@ export class ImageView {
    * on 100 %, 50 %, 25 %…, where (at a device pixel ratio of 1) a level is drawn pixel for pixel.
    */
   zoomStep(direction) {
+    if (!this.#scene) return;
     const from = this.destination;
     const exponent = Math.log2(from.zoom);
     const zoom = direction > 0 ? 2 ** (Math.floor(exponent + 1e-6) + 1) : 2 ** (Math.ceil(exponent - 1e-6) - 1);
@@ -267,10 +268,12 @@ export class ImageView {
 
   /** Moves the view by (dx, dy) CSS pixels, animated. */
   panBy(dx, dy) {
+    if (!this.#scene) return;
     this.show(panned(this.destination, -dx, -dy), { animate: true });
   }
 
   rotate(quarterTurns) {
+    if (!this.#scene) return;
     const from = this.destination;
     const rotation = normalizeRotation(from.rotation + 90 * quarterTurns);
     // Turning about the centre keeps x and y; from home the scene is refitted to its new shape.
@@ -278,6 +281,7 @@ export class ImageView {
   }
 
   goHome() {
+    if (!this.#scene) return;
     this.show(this.homeView(this.destination.rotation), { animate: true, home: true });
   }
 

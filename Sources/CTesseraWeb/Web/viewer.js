@@ -1,7 +1,8 @@
 // The viewer page: GET /view/{identifier} (an image, or every page of a document) and
-// GET /view?manifest=URL (any IIIF Presentation 3.0 manifest, Tessera's or another server's). One
-// image is a deep-zoom view; many have a strip of thumbnails, paging by keys, a page number, a
-// gallery, two pages side by side for books, a second view to compare, adjustments and downloads.
+// GET /view?manifest=URL (any IIIF Presentation 3.0 manifest or collection, Tessera's or another
+// server's). One image is a deep-zoom view; many have a strip of thumbnails, paging by keys, a page
+// number, a gallery, two pages side by side for books, a second view to compare, adjustments and
+// downloads. A canvas a video or a sound paints plays in the view's place; a collection is listed.
 // The URL fragment names the page and the view (#canvas=N&x=…&y=…&zoom=…&rotation=…), so every
 // page and view has a link.
 
@@ -9,7 +10,8 @@ import { Pyramid } from "./viewer-pyramid.js";
 import { TileCache } from "./viewer-cache.js";
 import { CONCURRENCY } from "./viewer-loader.js";
 import { ImageView, MIN_BUDGET } from "./viewer-view.js";
-import { ManifestError, readManifest, safeURL } from "./viewer-manifest.js";
+import { ManifestError, readCollection, readManifest, safeURL } from "./viewer-manifest.js";
+import { MediaStage, listCollection } from "./viewer-media.js";
 import { ThumbnailList } from "./viewer-thumbnails.js";
 import { Adjustments } from "./viewer-adjust.js";
 import { AuthClient, authServicesOf } from "./viewer-auth.js";
@@ -69,6 +71,7 @@ const name = (() => {
 
 /** Decoded tiles of every image the page shows, one budget for all. */
 const cache = new TileCache(MIN_BUDGET);
+const media = new MediaStage(element("pane"), element("view"));
 const main = new ImageView(element("view"), {
   cache,
   loading: element("loading"),
@@ -107,6 +110,8 @@ let shownCanvases = [];
 let generation = 0;
 let strip = null;
 let gallery = null;
+/** The collection listed instead of a manifest, or null. */
+let browsed = null;
 const fragment = { written: location.hash, at: -Infinity, timer: 0 };
 const announcement = { text: "", timer: 0 };
 
@@ -190,11 +195,14 @@ function infoOf(service, options) {
  * once: a canvas's service is its key, so page 1 opened by identifier serves the manifest's too. */
 const pyramids = new Map();
 async function pyramidOf(canvas, options) {
-  const key = `${canvas.service ?? canvas.image} ${canvas.service ? quality : "default"}`;
+  if (canvas.media) throw new Error(`it is a ${canvas.media.kind}, not an image.`);
+  // A selector's quality is the canvas's own unless the reader picks another.
+  const wanted = quality === "default" && canvas.quality ? canvas.quality : quality;
+  const key = `${canvas.service ?? canvas.image} ${canvas.service ? wanted : "default"} ${canvas.region ?? ""}`;
   if (pyramids.has(key)) return pyramids.get(key);
   let pyramid;
   if (canvas.service) {
-    pyramid = new Pyramid(await infoOf(canvas.service, options), canvas.service, quality);
+    pyramid = new Pyramid(await infoOf(canvas.service, options), canvas.service, wanted, canvas.region);
   } else {
     let { width, height } = canvas;
     if (!width || !height) {
@@ -279,9 +287,11 @@ async function changeAccess() {
 function spreadOf(index) {
   const count = doc.canvases.length;
   index = Math.min(Math.max(index, 0), count - 1);
-  if (!twoUp || index === 0) return [index];
+  if (!twoUp || index === 0 || doc.canvases[index].media) return [index];
   const start = index - ((index - 1) % 2);
-  return start + 1 < count ? [start, start + 1] : [start];
+  // A video or a sound is never half of a spread.
+  if (doc.canvases[start].media) return [index];
+  return start + 1 < count && !doc.canvases[start + 1].media ? [start, start + 1] : [start];
 }
 
 /** The scene of `pyramids` (in reading order) side by side at one height, in the reading direction. */
@@ -315,6 +325,21 @@ async function showCanvas(index, asked = null) {
   current = spread[0];
   const mine = ++generation;
   updatePages(spread);
+  const canvas = doc.canvases[current];
+  // The image controls have nothing to act on while a video or a sound plays.
+  root.classList.toggle("playing", Boolean(canvas.media));
+  if (canvas.media) {
+    main.clear();
+    shownCanvases = spread;
+    hideProblem();
+    element("loading").hidden = true;
+    media.show(canvas.media, titleOf(spread));
+    strip?.resume();
+    return;
+  }
+  media.hide();
+  // A selector's rotation is where the view starts, unless a link says otherwise.
+  if (canvas.rotation && (asked?.rotation ?? null) === null) asked = { ...asked, rotation: canvas.rotation };
   // The page turned to comes before thumbnails: none starts until it is sharp.
   strip?.pause();
   let shown;
@@ -595,9 +620,9 @@ function applyFragment(asked, { opening = false } = {}) {
     twoUp = wantTwoUp;
     buttons.twoUp.setAttribute("aria-pressed", String(twoUp));
     if (opening || spreadChanges) showCanvas(index, asked.view);
-    else main.show(asked.view ? main.resolved(asked.view) : main.homeView(main.destination.rotation), { home: !asked.view });
+    else showView(asked.view);
   } else if (!opening) {
-    main.show(asked.view ? main.resolved(asked.view) : main.homeView(main.destination.rotation), { home: !asked.view });
+    showView(asked.view);
   }
   const otherCount = (compared ?? doc).canvases.length;
   if (asked.compare !== null && asked.compare <= otherCount) {
@@ -609,6 +634,13 @@ function applyFragment(asked, { opening = false } = {}) {
   } else if (comparison && !opening) {
     setCompare(false);
   }
+}
+
+/** The main view moved to `asked` (a view from a fragment), or home; nothing while it shows no
+ * image (one the visitor may not see, a video, a collection). */
+function showView(asked) {
+  if (!main.scene) return;
+  main.show(asked ? main.resolved(asked) : main.homeView(main.destination.rotation), { home: !asked });
 }
 
 /** A fragment changed by hand or by a link on the page moves the view there. */
@@ -826,6 +858,25 @@ async function loadManifest(url) {
   return readManifest(json, url);
 }
 
+/** Turns the page into a collection's: its items listed, each opening in this viewer. */
+function browse(collection) {
+  root.classList.add("browsing");
+  element("loading").hidden = true;
+  const title = collection.label || name || "Collection";
+  document.title = `${title} — Tessera`;
+  element("name").textContent = title;
+  element("collection-heading").textContent = `${collection.items.length} ${collection.items.length === 1 ? "item" : "items"}`;
+  const viewerURL = (id) => {
+    const url = new URL(location.href);
+    url.search = `?manifest=${encodeURIComponent(id)}`;
+    url.hash = "";
+    return url.href;
+  };
+  listCollection(element("collection-items"), collection, viewerURL);
+  element("collection").hidden = false;
+  browsed = collection;
+}
+
 /** Turns the page into a document's: strip, page controls, and the layout books open with. */
 function becomeDocument(opened) {
   doc = opened;
@@ -889,7 +940,10 @@ async function open() {
   }
   let opened;
   try {
-    opened = await loadManifest(manifestURL);
+    const json = await fetchJSON(manifestURL);
+    const collection = readCollection(json, manifestURL);
+    if (collection) return browse(collection);
+    opened = readManifest(json, manifestURL);
   } catch (error) {
     const why = error instanceof ManifestError ? `it is not a manifest this viewer reads: ${error.message}.` : error.message;
     return fail(`Could not open the manifest: ${why}`);
@@ -951,6 +1005,16 @@ window.tesseraViewer = Object.freeze({
   },
   get canvasCount() {
     return doc ? doc.canvases.length : 0;
+  },
+  /** The collection listed ({ label, items: [{ label, type, href }] }), or null. */
+  get collection() {
+    if (!browsed) return null;
+    const links = [...element("collection-items").querySelectorAll("a")];
+    return { label: browsed.label, items: browsed.items.map((item, i) => ({ label: item.label, type: item.type, href: links[i]?.href })) };
+  },
+  /** The video or sound playing in the view's place, or null. */
+  get media() {
+    return media.state;
   },
   get twoUp() {
     return twoUp;

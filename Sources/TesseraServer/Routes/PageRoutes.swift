@@ -18,12 +18,12 @@ struct PageRoutes {
 
     /// Pages and their scripts load only from this server and run no inline script; framing by
     /// other sites is refused. The viewer may read another server's manifest, descriptions and
-    /// tiles (`connect-src`) and show its thumbnails (`img-src`): what it fetches is data, never
-    /// script or markup.
+    /// tiles (`connect-src`), show its thumbnails (`img-src`) and play its videos and sounds
+    /// (`media-src`): what it fetches is data, never script or markup.
     static let securityHeaders: HTTPFields = [
         HTTPField.Name("Content-Security-Policy")!:
             "default-src 'self'; img-src 'self' blob: data: http: https:; connect-src 'self' http: https:; "
-            + "media-src 'self' blob:; script-src 'self'; "
+            + "media-src 'self' blob: http: https:; script-src 'self'; "
             + "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
         HTTPField.Name("Referrer-Policy")!: "same-origin",
