@@ -60,6 +60,8 @@ return {viewer, canvas: {left: box.left, top: box.top, width: box.width, height:
 #: The issue's own case: with 6 sizes (63 × 47 … 2000 × 1500) beside scale factors to 64, as many
 #: sizes as OpenSeadragon has levels less one.
 HUGE_SIZE = (16000, 12000)
+# Our own image, over Pillow's guard against decompression bombs (178,956,970 pixels).
+Image.MAX_IMAGE_PIXELS = HUGE_SIZE[0] * HUGE_SIZE[1]
 
 
 @pytest.fixture(scope="module")
