@@ -9,6 +9,15 @@ import Testing
 @Suite("PDF pages")
 struct PDFTests {
     static let twoPages = Fixtures.path("pdf/two-pages.pdf")
+    /// A 144×216 pt page filled by a 600×900 image: 300 dpi.
+    static let scanned = Fixtures.path("pdf/scanned-300dpi.pdf")
+
+    /// The scan's pixel at (x, y) from the top left (scripts/make-pdf-fixtures.py's `pattern`).
+    static func pattern(_ x: Int, _ y: Int) -> [UInt8] {
+        if x % 50 == 0 { return [255, 0, 0] }
+        if y % 50 == 0 { return [0, 0, 255] }
+        return (x / 3 + y / 3) % 2 == 0 ? [255, 255, 255] : [0, 0, 0]
+    }
 
     func rgb(_ pixels: PixelBuffer, _ x: Int, _ y: Int) -> [UInt8] { Array(pixels.pixel(x: x, y: y)) }
 
@@ -70,6 +79,22 @@ struct PDFTests {
         #expect(throws: ImageDecodingError.tooLarge(pixels: 200_000 * 200_000, limit: DecodeOptions.defaultMaximumPixelCount)) {
             try ImageDecoder().decode(.file(path))
         }
+    }
+
+    @Test("a PDF page whose embedded image is 300 dpi is offered at that resolution")
+    func scannedPage() throws {
+        let probe = try ImageDecoder().probe(.file(Self.scanned))
+        #expect(probe.size == PixelSize(width: 600, height: 900) && probe.pageSize == PointSize(width: 144, height: 216))
+        #expect(try ImageDecoder().pageSizes(.file(Self.scanned)) == [PixelSize(width: 600, height: 900)])
+        let pixels = try ImageDecoder().decode(.file(Self.scanned)).pixels
+        try #require(pixels.size == PixelSize(width: 600, height: 900))
+        var differing = 0
+        for y in stride(from: 0, to: 900, by: 3) {
+            for x in 0..<600 where zip(rgb(pixels, x, y), Self.pattern(x, y)).contains(where: { abs(Int($0) - Int($1)) > 32 }) {
+                differing += 1
+            }
+        }
+        #expect(differing <= 600 * 300 / 100, "\(differing) of \(600 * 300) pixels differ from the scan")
     }
 
     @Test("damaged documents are typed errors, from a file and from memory")
