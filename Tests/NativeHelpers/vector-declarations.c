@@ -39,6 +39,18 @@ _Static_assert(offsetof(TesseraCairoTextExtents, width) == offsetof(cairo_text_e
 _Static_assert(offsetof(TesseraCairoTextExtents, height) == offsetof(cairo_text_extents_t, height), "height");
 _Static_assert(offsetof(TesseraCairoTextExtents, xAdvance) == offsetof(cairo_text_extents_t, x_advance), "x_advance");
 _Static_assert(offsetof(TesseraCairoTextExtents, yAdvance) == offsetof(cairo_text_extents_t, y_advance), "y_advance");
+_Static_assert(sizeof(TesseraGList) == sizeof(GList), "GList");
+SAME_LAYOUT(TesseraGList, GList, data);
+SAME_LAYOUT(TesseraGList, GList, next);
+SAME_LAYOUT(TesseraGList, GList, prev);
+_Static_assert(sizeof(TesseraPopplerRectangle) == sizeof(PopplerRectangle), "PopplerRectangle");
+SAME_LAYOUT(TesseraPopplerRectangle, PopplerRectangle, x1);
+SAME_LAYOUT(TesseraPopplerRectangle, PopplerRectangle, y1);
+SAME_LAYOUT(TesseraPopplerRectangle, PopplerRectangle, x2);
+SAME_LAYOUT(TesseraPopplerRectangle, PopplerRectangle, y2);
+_Static_assert(sizeof(TesseraPopplerImageMapping) == sizeof(PopplerImageMapping), "PopplerImageMapping");
+SAME_LAYOUT(TesseraPopplerImageMapping, PopplerImageMapping, area);
+SAME_LAYOUT(TesseraPopplerImageMapping, PopplerImageMapping, image_id);
 // PDFDecoder tells an encrypted document by this code.
 _Static_assert(POPPLER_ERROR_ENCRYPTED == 1, "PopplerError");
 
@@ -47,6 +59,7 @@ _Static_assert(POPPLER_ERROR_ENCRYPTED == 1, "PopplerError");
 #define TesseraRsvgHandle RsvgHandle
 #define TesseraPopplerDocument PopplerDocument
 #define TesseraPopplerPage PopplerPage
+#define TesseraGList GList
 #define TesseraCairoSurface cairo_surface_t
 #define TesseraCairo cairo_t
 #define TesseraGBytes GBytes

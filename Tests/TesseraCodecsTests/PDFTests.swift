@@ -97,6 +97,25 @@ struct PDFTests {
         #expect(differing <= 600 * 300 / 100, "\(differing) of \(600 * 300) pixels differ from the scan")
     }
 
+    @Test("a PDF page's resolution is bounded: by the maximum dpi, by the pixel limit; a page without images at the minimum dpi")
+    func resolutionBounds() throws {
+        var options = DecodeOptions()
+        options.pdfMaximumDPI = 150
+        #expect(try ImageDecoder(options: options).probe(.file(Self.scanned)).size == PixelSize(width: 300, height: 450))
+        let limited = try ImageDecoder(options: DecodeOptions(maximumPixelCount: 100_000)).probe(.file(Self.scanned)).size
+        #expect(limited == PixelSize(width: 258, height: 387) && limited.area <= 100_000)
+        // Vector pages stay at 72 dpi unless told otherwise.
+        #expect(try ImageDecoder().pageSizes(.file(Self.twoPages)) == [PixelSize(width: 612, height: 792), PixelSize(width: 300, height: 200)])
+        options = DecodeOptions()
+        options.pdfMinimumDPI = 144
+        #expect(
+            try ImageDecoder(options: options).pageSizes(.file(Self.twoPages)) == [
+                PixelSize(width: 1224, height: 1584), PixelSize(width: 600, height: 400),
+            ])
+        // A scan finer than the minimum keeps its own resolution.
+        #expect(try ImageDecoder(options: options).probe(.file(Self.scanned)).size == PixelSize(width: 600, height: 900))
+    }
+
     @Test("damaged documents are typed errors, from a file and from memory")
     func damaged() throws {
         let truncated = Fixtures.path("pdf/truncated.pdf")

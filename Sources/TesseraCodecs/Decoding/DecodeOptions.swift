@@ -26,6 +26,13 @@ public struct DecodeOptions: Sendable, Hashable {
     /// probed, decoded and thumbnailed as if it were the only one. A page the document lacks is
     /// ``ImageDecodingError/noSuchPage(index:count:)``; any page but the first of another image too.
     public var pageIndex: Int
+    /// The least resolution a PDF page is rendered at, in dots (pixels) per inch: a page with no
+    /// images is rendered at it. 72 (the default) is one pixel per point; less is taken as 72.
+    public var pdfMinimumDPI: Double = 72
+    /// The most resolution, in dots per inch, the images a PDF page holds raise it to: a page is
+    /// rendered at the resolution of its finest image (a 300-dpi scan at 300 dpi) up to this, and
+    /// within ``maximumPixelCount`` (down to 72 dpi, never lower). Default 600.
+    public var pdfMaximumDPI: Double = 600
 
     /// Options with the defaults of every decode: ``defaultMaximumPixelCount``, truncation refused,
     /// full size, pixels converted to sRGB, the first page.

@@ -148,7 +148,7 @@ struct Header {
             let svg = try SVGDecoder(source)
             (kind, properties) = (.svg(svg), svg.properties(fileByteCount: length))
         case .pdf:
-            let pdf = try PDFDecoder(source, pageIndex: options.pageIndex)
+            let pdf = try PDFDecoder(source, pageIndex: options.pageIndex, options: options)
             (kind, properties) = (.pdf(pdf), pdf.properties(fileByteCount: length))
         case .jp2, .j2k:
             let header = try JP2Header(reading: stream, limits: options.limits)

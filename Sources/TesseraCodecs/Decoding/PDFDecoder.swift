@@ -5,16 +5,17 @@ import TesseraCore
 
 /// Renders one page of a PDF with poppler-glib and cairo, on white paper, as pdftoppm and libvips
 /// do. A page is vector art: a smaller request renders at that size directly, so shrinking costs
-/// nothing, and the pixel limit is checked on the size asked for before anything is drawn. Sizes
-/// are at 72 dpi: one pixel per point. poppler-glib is loaded on first use; without it PDF fails
-/// with `.libraryUnavailable`.
+/// nothing, and the pixel limit is checked on the size asked for before anything is drawn. A page's
+/// nominal size is at the resolution of the images it holds (``PDFResolution``: a page scanned at
+/// 300 dpi is 300 dpi), one pixel per point (72 dpi) when it has none. poppler-glib is loaded on
+/// first use; without it PDF fails with `.libraryUnavailable`.
 ///
 /// The document is parsed from memory (the file mapped), so it cannot make poppler read other files.
 final class PDFDecoder {
     /// The page's size in points (1/72 inch), as the page's box states it.
     let pageSize: PointSize
-    /// The page's size in pixels at 72 dpi: its size in points, rounded up.
-    let size: PixelSize
+    /// The page's size in pixels: its size in points at its images' resolution (``PDFResolution``).
+    private(set) var size: PixelSize
     let pageCount: Int
     let pageIndex: Int
     private let pdf: TesseraPDF
@@ -22,13 +23,19 @@ final class PDFDecoder {
     private let data: Data
     private let document: CHandle<OpaquePointer>
     private let page: CHandle<OpaquePointer>
+    private let resolution: PDFResolution
+    /// The sizes of the file's image XObjects, scanned for once, when a page first has an image.
+    private var imageSizes: [PixelSize]?
 
-    /// - Parameter pageIndex: which page, from 0.
-    init(_ source: ImageSource, pageIndex: Int) throws(ImageDecodingError) {
+    /// - Parameters:
+    ///   - pageIndex: which page, from 0.
+    ///   - options: the resolutions and pixel limit the page's size is chosen within.
+    init(_ source: ImageSource, pageIndex: Int, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
         let cairo = try Libraries.cairo.get()
         let pdf = try Libraries.poppler.get()
         self.pdf = pdf
         self.pageIndex = pageIndex
+        resolution = PDFResolution(options)
         data = try source.loadData()
         var error: UnsafeMutablePointer<TesseraGError>?
         let opened = data.withUnsafeBytes { bytes in
@@ -51,29 +58,62 @@ final class PDFDecoder {
             throw .corrupt(reason: "poppler could not read page \(pageIndex + 1)")
         }
         page = CHandle(loaded) { cairo.g_object_unref(UnsafeMutableRawPointer($0)) }
-        var width = 0.0, height = 0.0
-        pdf.poppler_page_get_size(loaded, &width, &height)
-        guard width.isFinite, height.isFinite, width >= 0.5, height >= 0.5, width < 1e7, height < 1e7 else {
+        guard let points = Self.pointSize(of: loaded, pdf) else {
+            var width = 0.0, height = 0.0
+            pdf.poppler_page_get_size(loaded, &width, &height)
             throw .corrupt(reason: "page \(pageIndex + 1) has no usable size (\(width)×\(height) points)")
         }
-        pageSize = PointSize(width: width, height: height)
-        size = PixelSize(width: Int(width.rounded(.up)), height: Int(height.rounded(.up)))
+        pageSize = points
+        size = PixelSize(width: 0, height: 0)  // every property set, so the page can be measured
+        size = pixelSize(of: loaded, points: points)
     }
 
-    /// Every page's size in pixels at 72 dpi (as ``size``), read from the open document; a page
-    /// poppler cannot read, or with no usable size, is 0×0.
+    /// Every page's size in pixels (as ``size``), read from the open document; a page poppler
+    /// cannot read, or with no usable size, is 0×0. Each page's content is run once to find where
+    /// its images are drawn (none is decoded).
     func pageSizes() -> [PixelSize] {
         let cairo = try? Libraries.cairo.get()
         return (0..<pageCount).map { index in
             guard let loaded = pdf.poppler_document_get_page(document.pointer, Int32(index)) else { return PixelSize(width: 0, height: 0) }
             defer { cairo?.g_object_unref(UnsafeMutableRawPointer(loaded)) }
-            var width = 0.0, height = 0.0
-            pdf.poppler_page_get_size(loaded, &width, &height)
-            guard width.isFinite, height.isFinite, width >= 0.5, height >= 0.5, width < 1e7, height < 1e7 else {
-                return PixelSize(width: 0, height: 0)
-            }
-            return PixelSize(width: Int(width.rounded(.up)), height: Int(height.rounded(.up)))
+            guard let points = Self.pointSize(of: loaded, pdf) else { return PixelSize(width: 0, height: 0) }
+            return pixelSize(of: loaded, points: points)
         }
+    }
+
+    /// The page's size in points, when it is usable (at least half a point, under 10^7 points).
+    private static func pointSize(of page: OpaquePointer, _ pdf: TesseraPDF) -> PointSize? {
+        var width = 0.0, height = 0.0
+        pdf.poppler_page_get_size(page, &width, &height)
+        guard width.isFinite, height.isFinite, width >= 0.5, height >= 0.5, width < 1e7, height < 1e7 else { return nil }
+        return PointSize(width: width, height: height)
+    }
+
+    /// The pixels `page`, of `points`, is rendered with: at its images' resolution.
+    private func pixelSize(of page: OpaquePointer, points: PointSize) -> PixelSize {
+        resolution.size(of: points, placements: placements(on: page)) {
+            if let imageSizes { return imageSizes }
+            let sizes = data.withUnsafeBytes { PDFResolution.imageSizes(in: $0) }
+            imageSizes = sizes
+            return sizes
+        }
+    }
+
+    /// The size in points of where each image on `page` is drawn (its bounding box), as poppler
+    /// finds them by running the page's content with no image decoded.
+    private func placements(on page: OpaquePointer) -> [PointSize] {
+        guard let list = pdf.poppler_page_get_image_mapping(page) else { return [] }
+        defer { pdf.poppler_page_free_image_mapping(list) }
+        var placements: [PointSize] = []
+        var node: UnsafeMutablePointer<TesseraGList>? = list
+        while let current = node {
+            if let mapping = current.pointee.data?.assumingMemoryBound(to: TesseraPopplerImageMapping.self).pointee {
+                let width = abs(mapping.area.x2 - mapping.area.x1), height = abs(mapping.area.y2 - mapping.area.y1)
+                if width.isFinite, height.isFinite { placements.append(PointSize(width: width, height: height)) }
+            }
+            node = current.pointee.next
+        }
+        return placements
     }
 
     func properties(fileByteCount: Int) -> ImageProperties {

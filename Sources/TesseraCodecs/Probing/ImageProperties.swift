@@ -38,7 +38,8 @@ public struct ImageProperties: Sendable, Hashable, Codable {
     /// a decode's (``DecodedImage/properties``) also what the decoder met (image data that broke off
     /// after some rows, shown as far as it went; a chunk whose CRC failed).
     public var warnings: [String] = []
-    /// A PDF page's size in points (1/72 inch), unrounded; ``size`` is it rounded up, at 72 dpi.
+    /// A PDF page's size in points (1/72 inch), unrounded; ``size`` is it in pixels at the resolution
+    /// of the page's images (``DecodeOptions/pdfMaximumDPI``), 72 dpi for a page without any.
     /// ``frameCount`` is then the document's page count. Nil for other formats.
     public var pageSize: PointSize?
     /// The pages of a document (a PDF's pages, a multi-page TIFF's images, not the reduced levels
