@@ -494,6 +494,37 @@ def test_a_specific_resource_with_an_image_api_selector_is_drawn(docs_root, docs
         origin.server_close()
 
 
+def test_a_book_opens_at_its_start_keeps_foldouts_alone_and_turns_by_its_stylesheet(docs_root, docs_server, driver, tmp_path):
+    quadrants(docs_root / "quadrants.png", (800, 600))
+    service = f"{docs_server.url}/iiif/3/quadrants.png"
+    source = {"id": service + "/full/max/0/default.jpg", "type": "Image", "format": "image/jpeg", "width": 800, "height": 600,
+              "service": [{"id": service, "type": "ImageService3", "profile": "level2"}]}
+    canvases = [painted(f"https://example.org/book/c{n}", 800, 600, source) for n in range(1, 6)]
+    # Canvas 1 turned by a stylesheet (cookbook 0040's CSS way), canvas 3 a foldout (0035).
+    canvases[0]["items"][0]["items"][0]["stylesheet"] = {"type": "CssStylesheet", "value": ".turned { transform: rotate(90deg) translateY(-100px); }"}
+    canvases[0]["items"][0]["items"][0]["body"] = {"type": "SpecificResource", "styleClass": "turned", "source": source}
+    canvases[2]["behavior"] = ["non-paged"]
+    book = {**manifest_of("https://example.org/book", *canvases), "behavior": ["paged"],
+            "start": {"id": "https://example.org/book/c2", "type": "Canvas"}}
+    origin = serve_manifests(tmp_path, {"book.json": book})
+    try:
+        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/book.json", safe=""))
+        current = wait_shown(driver, [2])
+        assert current["twoUp"] and current["count"] == 5
+        driver.find_element(By.ID, "view").click()
+        press(driver, Keys.PAGE_DOWN)
+        wait_shown(driver, [3], "the foldout was not shown by itself")
+        press(driver, Keys.PAGE_DOWN)
+        wait_shown(driver, [4, 5], "the pages after the foldout were not paired afresh")
+        press(driver, Keys.HOME)
+        current = wait_shown(driver, [1])
+        assert current["view"]["rotation"] == 90
+        assert console_errors(driver) == []
+    finally:
+        origin.shutdown()
+        origin.server_close()
+
+
 def test_a_collection_is_listed_and_browsed_into(docs_server, driver):
     driver.get(f"{docs_server.url}/view?manifest=presentation/3/collection")
     listed = WebDriverWait(driver, WAIT).until(

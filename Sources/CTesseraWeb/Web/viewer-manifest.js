@@ -84,6 +84,23 @@ function selection(resource) {
   return chosen;
 }
 
+/**
+ * The quarter turns (degrees clockwise) a stylesheet's rule for `.styleClass` gives by its CSS
+ * `transform: rotate(…)` (cookbook 0040's other way to turn an image): 0 when it names none. Only
+ * the turn is read; the translations that keep the turned image on the canvas are the viewer's own.
+ */
+function styledRotation(annotation, body) {
+  const name = typeof body?.styleClass === "string" ? body.styleClass.trim() : "";
+  if (!/^[A-Za-z_][\w-]*$/.test(name)) return 0;
+  for (const sheet of list(annotation.stylesheet)) {
+    const css = typeof sheet === "string" ? "" : String(sheet?.value ?? "");
+    const rule = new RegExp(`\\.${name}\\s*\\{([^}]*)\\}`).exec(css);
+    const turn = rule && /rotate\(\s*(-?[\d.]+)deg\s*\)/.exec(rule[1]);
+    if (turn) return ((Math.round(Number(turn[1]) / 90) * 90) % 360 + 360) % 360;
+  }
+  return 0;
+}
+
 /** What a body is: "image", "video", "sound", or null for anything else (text, a model). */
 function kindOf(body) {
   const type = String(body?.type ?? body?.["@type"] ?? "");
@@ -107,6 +124,7 @@ function paintingOf(canvas) {
         let selected = { region: null, rotation: 0, quality: "default" };
         if (body?.type === "SpecificResource") {
           selected = selection(body);
+          selected.rotation ||= styledRotation(annotation, body);
           body = typeof body.source === "string" ? { id: body.source, type: "Image" } : body.source;
         }
         const kind = kindOf(body);
@@ -127,11 +145,12 @@ function mediaOf(body, kind, canvas, base) {
 
 /**
  * The manifest `json` (fetched from `url`) as { label, paged, rightToLeft, canvases }, each canvas
- * { label, width, height, service, image, region, rotation, quality, media, thumbnail }: `service`
- * the Image API base URL or null, `image` the one image file when there is no service, `region`
- * the part of the image a selector shows (or null), `rotation` and `quality` what it asks;
- * `media` ({ url, kind, format, duration }) for a canvas a video or sound paints. Canvases that
- * paint nothing of these (text, a model) are left out.
+ * { id, label, width, height, service, image, region, rotation, quality, media, alone, thumbnail }:
+ * `service` the Image API base URL or null, `image` the one image file when there is no service,
+ * `region` the part of the image a selector shows (or null), `rotation` (a selector's or a
+ * stylesheet's) and `quality` what it asks; `media` ({ url, kind, format, duration }) for a canvas
+ * a video or sound paints; `alone` for one never half of a spread. `start` is the index of the
+ * canvas the manifest opens at. Canvases that paint nothing of these (text, a model) are left out.
  * @throws ManifestError when it is no Presentation 3.0 manifest or shows nothing at all.
  */
 export function readManifest(json, url) {
@@ -150,10 +169,13 @@ export function readManifest(json, url) {
     const { body, kind, selected } = painting;
     const named = list(canvas.thumbnail).map((thumbnail) => safeURL(thumbnail?.id ?? thumbnail?.["@id"], url)).find(Boolean);
     const label = labelText(canvas.label, String(canvases.length + 1));
+    // A canvas a book shows by itself: a foldout (`non-paged`), or one that is not an image.
+    const alone = list(canvas.behavior).includes("non-paged") || kind !== "image";
+    const id = typeof canvas.id === "string" ? canvas.id : null;
     if (kind !== "image") {
       const media = mediaOf(body, kind, canvas, url);
       if (media) {
-        canvases.push({ label, width: positive(canvas.width), height: positive(canvas.height), service: null, image: null, media, thumbnail: named ?? null });
+        canvases.push({ id, label, width: positive(canvas.width), height: positive(canvas.height), service: null, image: null, media, alone, thumbnail: named ?? null });
       }
       continue;
     }
@@ -163,14 +185,18 @@ export function readManifest(json, url) {
     const width = positive(body.width) ?? positive(canvas.width);
     const height = positive(body.height) ?? positive(canvas.height);
     const thumbnail = named ?? (service ? `${service}/full/!${THUMBNAIL_SIDE},${THUMBNAIL_SIDE}/0/default.jpg` : image);
-    canvases.push({ label, width, height, service, image, ...selected, media: null, thumbnail });
+    canvases.push({ id, label, width, height, service, image, ...selected, media: null, alone, thumbnail });
   }
   if (canvases.length === 0) throw new ManifestError("it has no canvas showing an image, a video or a sound");
+  // Where it opens: the canvas `start` names (itself, or a SpecificResource of it), else the first.
+  const startID = typeof json.start?.id === "string" ? (json.start.type === "SpecificResource" ? json.start.source?.id ?? json.start.source : json.start.id) : null;
+  const start = Math.max(0, canvases.findIndex((canvas) => canvas.id !== null && canvas.id === startID));
   return {
     label: labelText(json.label, ""),
     paged: behavior.includes("paged"),
     rightToLeft: json.viewingDirection === "right-to-left",
     canvases,
+    start,
   };
 }
 

@@ -282,16 +282,20 @@ async function changeAccess() {
 
 // ---- Pages and spreads ------------------------------------------------------------------------
 
-/** The canvases shown with canvas `index`, in reading order: alone, or its spread (the first
- * canvas alone, then pairs) when two pages show side by side. */
+/** The canvases shown with canvas `index`, in reading order: alone, or its spread when two pages
+ * show side by side (the first canvas alone, then pairs; a canvas shown `alone`, a foldout or a
+ * video, by itself, and the pairs after it counted afresh). */
 function spreadOf(index) {
   const count = doc.canvases.length;
   index = Math.min(Math.max(index, 0), count - 1);
-  if (!twoUp || index === 0 || doc.canvases[index].media) return [index];
-  const start = index - ((index - 1) % 2);
-  // A video or a sound is never half of a spread.
-  if (doc.canvases[start].media) return [index];
-  return start + 1 < count && !doc.canvases[start + 1].media ? [start, start + 1] : [start];
+  if (!twoUp) return [index];
+  for (let i = 0; i < count; ) {
+    const pair = i > 0 && !doc.canvases[i].alone && i + 1 < count && !doc.canvases[i + 1].alone;
+    const spread = pair ? [i, i + 1] : [i];
+    if (spread.includes(index)) return spread;
+    i += spread.length;
+  }
+  return [index];
 }
 
 /** The scene of `pyramids` (in reading order) side by side at one height, in the reading direction. */
@@ -955,6 +959,8 @@ async function open() {
   }
   compared = await comparing;
   const asked = readFragment(location.hash);
+  // A link names its canvas; without one the manifest's `start` is where it opens.
+  if (asked.canvas === null && opened.start > 0) asked.canvas = opened.start + 1;
   if (isMulti()) applyFragment(asked, { opening: true });
   else {
     await showCanvas(0, asked.view);
