@@ -33,6 +33,10 @@ struct PDFResolution {
     /// on a page (the largest), so that matching them costs at most their product.
     static let imageSizeLimit = 1024
     static let placementLimit = 64
+    /// At most this many `/Image` names are looked at (each reads at most 8 KiB around it), so a
+    /// file made of them costs at most about 256 MB of reading, whatever its length; a finer image
+    /// past them goes unseen, and its page is drawn at a coarser one's resolution.
+    static let candidateLimit = 32768
 
     init(_ options: DecodeOptions) {
         // Never below one pixel per point: a smaller page would lose what 72 dpi shows.
@@ -87,9 +91,12 @@ struct PDFResolution {
     /// One pass over the bytes; nothing is decoded.
     static func imageSizes(in bytes: UnsafeRawBufferPointer) -> [PixelSize] {
         var sizes = Set<PixelSize>()
-        var offset = 0
-        while sizes.count < imageSizeLimit, let at = firstRange(of: "/Image", in: bytes, from: offset, to: bytes.count) {
+        var offset = 0, candidates = 0
+        while sizes.count < imageSizeLimit, candidates < candidateLimit,
+            let at = firstRange(of: "/Image", in: bytes, from: offset, to: bytes.count)
+        {
             offset = at + 6
+            candidates += 1
             if let size = imageSize(around: at, in: bytes) { sizes.insert(size) }
         }
         return Array(sizes)
