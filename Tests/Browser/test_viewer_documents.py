@@ -494,7 +494,7 @@ def test_a_specific_resource_with_an_image_api_selector_is_drawn(docs_root, docs
         origin.server_close()
 
 
-def test_a_book_opens_at_its_start_keeps_foldouts_alone_and_turns_by_its_stylesheet(docs_root, docs_server, driver, tmp_path):
+def test_a_book_opens_at_its_start_keeps_foldouts_and_missing_pages_and_turns_by_its_stylesheet(docs_root, docs_server, driver, tmp_path):
     quadrants(docs_root / "quadrants.png", (800, 600))
     service = f"{docs_server.url}/iiif/3/quadrants.png"
     source = {"id": service + "/full/max/0/default.jpg", "type": "Image", "format": "image/jpeg", "width": 800, "height": 600,
@@ -504,18 +504,24 @@ def test_a_book_opens_at_its_start_keeps_foldouts_alone_and_turns_by_its_stylesh
     canvases[0]["items"][0]["items"][0]["stylesheet"] = {"type": "CssStylesheet", "value": ".turned { transform: rotate(90deg) translateY(-100px); }"}
     canvases[0]["items"][0]["items"][0]["body"] = {"type": "SpecificResource", "styleClass": "turned", "source": source}
     canvases[2]["behavior"] = ["non-paged"]
+    # A page whose image is missing (cookbook 0283): a canvas with nothing on it keeps its place.
+    canvases.append({"id": "https://example.org/book/c6", "type": "Canvas", "label": {"en": ["missing"]}, "width": 800, "height": 600, "items": []})
     book = {**manifest_of("https://example.org/book", *canvases), "behavior": ["paged"],
             "start": {"id": "https://example.org/book/c2", "type": "Canvas"}}
     origin = serve_manifests(tmp_path, {"book.json": book})
     try:
         driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/book.json", safe=""))
         current = wait_shown(driver, [2])
-        assert current["twoUp"] and current["count"] == 5
+        assert current["twoUp"] and current["count"] == 6
         driver.find_element(By.ID, "view").click()
         press(driver, Keys.PAGE_DOWN)
         wait_shown(driver, [3], "the foldout was not shown by itself")
         press(driver, Keys.PAGE_DOWN)
         wait_shown(driver, [4, 5], "the pages after the foldout were not paired afresh")
+        press(driver, Keys.END)
+        WebDriverWait(driver, WAIT).until(lambda d: state(d)["shown"] == [6], "the missing page was not shown")
+        assert driver.execute_script("return window.tesseraViewer.media") == {"kind": "blank"}
+        assert "nothing is painted" in driver.find_element(By.CSS_SELECTOR, ".media.blank").text
         press(driver, Keys.HOME)
         current = wait_shown(driver, [1])
         assert current["view"]["rotation"] == 90
@@ -738,10 +744,12 @@ const done = arguments[arguments.length - 1];
       const result = readManifest(input, "http://127.0.0.1/manifest.json");
       read++;
       for (const canvas of result.canvases) {
-        const urls = [canvas.service, canvas.image, canvas.thumbnail].filter((url) => url !== null && url !== undefined);
+        const urls = [canvas.service, canvas.image, canvas.thumbnail, canvas.media?.url].filter((url) => url !== null && url !== undefined);
         if (urls.some((url) => !/^https?:\\/\\//.test(url))) failures.push(`a URL that is not http(s): ${JSON.stringify(urls)}`);
         if (typeof canvas.label !== "string") failures.push(`a label that is not text: ${typeof canvas.label}`);
-        if (!canvas.service && !canvas.image) failures.push("a canvas with nothing to show");
+        // An image, a video or a sound, or a canvas that paints nothing (shown blank, at its size).
+        const shown = canvas.service || canvas.image || canvas.media || (canvas.blank && canvas.width > 0 && canvas.height > 0);
+        if (!shown) failures.push("a canvas with nothing to show");
       }
       if (typeof result.label !== "string") failures.push("a manifest label that is not text");
     } catch (error) {

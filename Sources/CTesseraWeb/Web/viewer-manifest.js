@@ -149,8 +149,9 @@ function mediaOf(body, kind, canvas, base) {
  * `service` the Image API base URL or null, `image` the one image file when there is no service,
  * `region` the part of the image a selector shows (or null), `rotation` (a selector's or a
  * stylesheet's) and `quality` what it asks; `media` ({ url, kind, format, duration }) for a canvas
- * a video or sound paints; `alone` for one never half of a spread. `start` is the index of the
- * canvas the manifest opens at. Canvases that paint nothing of these (text, a model) are left out.
+ * a video or sound paints; `blank` for one that paints nothing at all (a missing page); `alone`
+ * for one never half of a spread. `start` is the index of the canvas the manifest opens at.
+ * Canvases that paint only what the viewer does not show (text, a model) are left out.
  * @throws ManifestError when it is no Presentation 3.0 manifest or shows nothing at all.
  */
 export function readManifest(json, url) {
@@ -165,13 +166,20 @@ export function readManifest(json, url) {
   for (const canvas of list(json.items)) {
     if (canvas?.type !== "Canvas") continue;
     const painting = paintingOf(canvas);
-    if (!painting) continue;
-    const { body, kind, selected } = painting;
     const named = list(canvas.thumbnail).map((thumbnail) => safeURL(thumbnail?.id ?? thumbnail?.["@id"], url)).find(Boolean);
     const label = labelText(canvas.label, String(canvases.length + 1));
+    const id = typeof canvas.id === "string" ? canvas.id : null;
+    if (!painting) {
+      // A page whose image is missing (cookbook 0283) keeps its place, shown blank.
+      const [width, height] = [positive(canvas.width), positive(canvas.height)];
+      if (width && height && list(canvas.items).length === 0) {
+        canvases.push({ id, label, width, height, service: null, image: null, media: null, blank: true, alone: true, thumbnail: named ?? null });
+      }
+      continue;
+    }
+    const { body, kind, selected } = painting;
     // A canvas a book shows by itself: a foldout (`non-paged`), or one that is not an image.
     const alone = list(canvas.behavior).includes("non-paged") || kind !== "image";
-    const id = typeof canvas.id === "string" ? canvas.id : null;
     if (kind !== "image") {
       const media = mediaOf(body, kind, canvas, url);
       if (media) {
@@ -187,7 +195,7 @@ export function readManifest(json, url) {
     const thumbnail = named ?? (service ? `${service}/full/!${THUMBNAIL_SIDE},${THUMBNAIL_SIDE}/0/default.jpg` : image);
     canvases.push({ id, label, width, height, service, image, ...selected, media: null, alone, thumbnail });
   }
-  if (canvases.length === 0) throw new ManifestError("it has no canvas showing an image, a video or a sound");
+  if (canvases.every((canvas) => canvas.blank)) throw new ManifestError("it has no canvas showing an image, a video or a sound");
   // Where it opens: the canvas `start` names (itself, or a SpecificResource of it), else the first.
   const startID = typeof json.start?.id === "string" ? (json.start.type === "SpecificResource" ? json.start.source?.id ?? json.start.source : json.start.id) : null;
   const start = Math.max(0, canvases.findIndex((canvas) => canvas.id !== null && canvas.id === startID));

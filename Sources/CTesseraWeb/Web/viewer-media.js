@@ -1,5 +1,5 @@
 // What the viewer shows that is not an image: a canvas a video or a sound paints (played in the
-// pane, where the image view would be), and a IIIF collection (its manifests and collections
+// pane, where the image view would be) or that paints nothing, and a IIIF collection (its manifests and collections
 // listed, each opening in the viewer, so a reader browses into it).
 
 /**
@@ -36,10 +36,22 @@ export class MediaStage {
     this.media = media;
   }
 
+  /** Shows that the canvas `label` paints nothing (a page whose image is missing). */
+  showBlank(label) {
+    this.hide();
+    const element = document.createElement("p");
+    element.className = "media blank";
+    element.textContent = `${label}: nothing is painted on this canvas.`;
+    this.#pane.append(element);
+    this.#view.hidden = true;
+    this.#element = element;
+    this.media = { kind: "blank", url: null };
+  }
+
   /** Back to the image view: the player is stopped and removed. */
   hide() {
     if (!this.#element) return;
-    this.#element.pause();
+    this.#element.pause?.();
     this.#element.remove();
     this.#element = null;
     this.media = null;
@@ -49,7 +61,8 @@ export class MediaStage {
   /** What tests read: the medium, and where its playing is. */
   get state() {
     const element = this.#element;
-    return element && { url: this.media.url, kind: this.media.kind, duration: element.duration, currentTime: element.currentTime, paused: element.paused, readyState: element.readyState };
+    if (!element || this.media.kind === "blank") return element && { kind: "blank" };
+    return { url: this.media.url, kind: this.media.kind, duration: element.duration, currentTime: element.currentTime, paused: element.paused, readyState: element.readyState };
   }
 }
 

@@ -195,7 +195,7 @@ function infoOf(service, options) {
  * once: a canvas's service is its key, so page 1 opened by identifier serves the manifest's too. */
 const pyramids = new Map();
 async function pyramidOf(canvas, options) {
-  if (canvas.media) throw new Error(`it is a ${canvas.media.kind}, not an image.`);
+  if (canvas.media || canvas.blank) throw new Error(canvas.blank ? "it paints nothing." : `it is a ${canvas.media.kind}, not an image.`);
   // A selector's quality is the canvas's own unless the reader picks another.
   const wanted = quality === "default" && canvas.quality ? canvas.quality : quality;
   const key = `${canvas.service ?? canvas.image} ${canvas.service ? wanted : "default"} ${canvas.region ?? ""}`;
@@ -331,13 +331,14 @@ async function showCanvas(index, asked = null) {
   updatePages(spread);
   const canvas = doc.canvases[current];
   // The image controls have nothing to act on while a video or a sound plays.
-  root.classList.toggle("playing", Boolean(canvas.media));
-  if (canvas.media) {
+  root.classList.toggle("playing", Boolean(canvas.media || canvas.blank));
+  if (canvas.media || canvas.blank) {
     main.clear();
     shownCanvases = spread;
     hideProblem();
     element("loading").hidden = true;
-    media.show(canvas.media, titleOf(spread));
+    if (canvas.blank) media.showBlank(titleOf(spread));
+    else media.show(canvas.media, titleOf(spread));
     strip?.resume();
     return;
   }
@@ -804,6 +805,17 @@ function attachControls() {
       event.preventDefault();
       return;
     }
+    // Paging goes on over a canvas that shows no image (a video, a missing page).
+    const multi = isMulti();
+    const page = {
+      PageDown: next, "]": next, PageUp: previous, "[": previous,
+      Home: () => showCanvas(0), End: () => showCanvas(doc.canvases.length - 1),
+    }[event.key];
+    if (multi && page) {
+      page();
+      event.preventDefault();
+      return;
+    }
     if (!main.scene) return;
     const view = active.scene ? active : main;
     const { width, height } = view.size;
@@ -813,7 +825,6 @@ function attachControls() {
       ArrowUp: [0, -ARROW_STEP * height],
       ArrowDown: [0, ARROW_STEP * height],
     }[event.key];
-    const multi = isMulti();
     if (arrow) view.panBy(...arrow);
     else if (event.key === "+" || event.key === "=") view.zoomStep(1);
     else if (event.key === "-" || event.key === "_") view.zoomStep(-1);
@@ -823,10 +834,6 @@ function attachControls() {
     else if (event.key === "a" || event.key === "A") togglePanel(buttons.adjust, element("adjust-panel"));
     else if (event.key === "x" || event.key === "X") adjustments.reset();
     else if (event.key === "d" || event.key === "D") buttons.download.click();
-    else if (multi && (event.key === "PageDown" || event.key === "]")) next();
-    else if (multi && (event.key === "PageUp" || event.key === "[")) previous();
-    else if (multi && event.key === "Home") showCanvas(0);
-    else if (multi && event.key === "End") showCanvas(doc.canvases.length - 1);
     else if (multi && (event.key === "g" || event.key === "G")) setGallery(element("gallery").hidden);
     else if (multi && (event.key === "t" || event.key === "T")) setTwoUp(!twoUp);
     else if ((multi || compared) && (event.key === "c" || event.key === "C")) setCompare(!comparison);
@@ -1007,7 +1014,7 @@ window.tesseraViewer = Object.freeze({
   },
   /** The canvases (from 1) the main view shows, left to right, and how many there are. */
   get shown() {
-    return main.scene ? shownCanvases.map((index) => index + 1) : [];
+    return main.scene || media.media ? shownCanvases.map((index) => index + 1) : [];
   },
   get canvasCount() {
     return doc ? doc.canvases.length : 0;
