@@ -9,6 +9,7 @@ page is drawn where is read from the canvas pixels, not only from the page's own
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.server
 import io
 import json
@@ -392,15 +393,22 @@ def test_a_manifest_made_by_iiif_prezi3_on_another_origin_opens(docs_server, dri
         origin.server_close()
 
 
-def serve_manifests(directory: Path, documents: dict) -> http.server.ThreadingHTTPServer:
+@contextlib.contextmanager
+def serve_manifests(directory: Path, documents: dict):
     """`documents` (name → JSON) written to `directory` and served from another loopback origin
-    with `Access-Control-Allow-Origin: *`, until the caller shuts the server down."""
+    with `Access-Control-Allow-Origin: *`; yields a function of a name that is the viewer's URL
+    of it, and stops the server on leaving."""
     for name, document in documents.items():
         (directory / name).write_text(json.dumps(document))
     handler = lambda *arguments: CORSHandler(*arguments, directory=str(directory))  # noqa: E731
     origin = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
     threading.Thread(target=origin.serve_forever, daemon=True).start()
-    return origin
+    try:
+        yield lambda viewer, name: f"{viewer}/view?manifest=" + urllib.parse.quote(
+            f"http://127.0.0.1:{origin.server_port}/{name}", safe="")
+    finally:
+        origin.shutdown()
+        origin.server_close()
 
 
 def painted(canvas_id: str, width: int, height: int, body: dict) -> dict:
@@ -425,6 +433,14 @@ def quadrants(path: Path, size: tuple[int, int]):
     image.save(path)
 
 
+def quadrants_source(root: Path, server) -> dict:
+    """quadrants.png (800 × 600) in `root`, as a manifest's Image body with its image service."""
+    quadrants(root / "quadrants.png", (800, 600))
+    service = f"{server.url}/iiif/3/quadrants.png"
+    return {"id": service + "/full/max/0/default.jpg", "type": "Image", "format": "image/jpeg", "width": 800, "height": 600,
+            "service": [{"id": service, "type": "ImageService3", "profile": "level2"}]}
+
+
 def colour_at(image: Image.Image, x: float, y: float) -> int:
     """Which of COLOURS (by index) the pixel at fractions (x, y) of `image` is, or -1."""
     pixel = image.getpixel((int(image.width * x), int(image.height * y)))
@@ -437,12 +453,11 @@ def test_a_plain_portrait_image_is_drawn_once_at_its_aspect(docs_root, docs_serv
     # No image service: the body is the whole file (cookbook 0001), taller than wide.
     quadrants(docs_root / "portrait.png", (600, 900))
     image_url = f"{docs_server.url}/files/portrait.png"
-    origin = serve_manifests(tmp_path, {"manifest.json": manifest_of(
-        "https://example.org/portrait", painted("https://example.org/portrait/c1", 600, 900,
-                                                {"id": image_url, "type": "Image", "format": "image/png", "width": 600, "height": 900}))})
-    try:
+    body = {"id": image_url, "type": "Image", "format": "image/png", "width": 600, "height": 900}
+    manifest = manifest_of("https://example.org/portrait", painted("https://example.org/portrait/c1", 600, 900, body))
+    with serve_manifests(tmp_path, {"manifest.json": manifest}) as viewer_url:
         network_log(driver)
-        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/manifest.json", safe=""))
+        driver.get(viewer_url(docs_server.url, "manifest.json"))
         current = wait_shown(driver, [1])
         assert current["image"] == {"width": 600, "height": 900, "levelCount": 1, "tileWidth": 600, "tileHeight": 900}
         fetched = [entry for entry in network_log(driver) if entry["url"] == image_url]
@@ -454,25 +469,18 @@ def test_a_plain_portrait_image_is_drawn_once_at_its_aspect(docs_root, docs_serv
         assert [colour_at(drawn, left + quarter, 0.25), colour_at(drawn, right - quarter, 0.25),
                 colour_at(drawn, left + quarter, 0.75), colour_at(drawn, right - quarter, 0.75)] == [0, 1, 2, 3]
         assert console_errors(driver) == []
-    finally:
-        origin.shutdown()
-        origin.server_close()
 
 
 def test_a_specific_resource_with_an_image_api_selector_is_drawn(docs_root, docs_server, driver, tmp_path):
-    quadrants(docs_root / "quadrants.png", (800, 600))
-    service = f"{docs_server.url}/iiif/3/quadrants.png"
-    source = {"id": service + "/full/max/0/default.jpg", "type": "Image", "format": "image/jpeg", "width": 800, "height": 600,
-              "service": [{"id": service, "type": "ImageService3", "profile": "level2"}]}
+    source = quadrants_source(docs_root, docs_server)
     region = {"type": "SpecificResource", "source": source, "selector": {"type": "ImageApiSelector", "region": "400,300,400,300"}}
     turned = {"type": "SpecificResource", "source": source, "selector": {"type": "ImageApiSelector", "rotation": "90"}}
-    origin = serve_manifests(tmp_path, {
+    with serve_manifests(tmp_path, {
         "region.json": manifest_of("https://example.org/region", painted("https://example.org/region/c1", 400, 300, region)),
         "rotation.json": manifest_of("https://example.org/rotation", painted("https://example.org/rotation/c1", 600, 800, turned)),
-    })
-    try:
+    }) as viewer_url:
         network_log(driver)
-        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/region.json", safe=""))
+        driver.get(viewer_url(docs_server.url, "region.json"))
         current = wait_shown(driver, [1])
         # The canvas is the bottom-right quadrant alone, asked for where it is in the image.
         assert (current["image"]["width"], current["image"]["height"]) == (400, 300)
@@ -481,7 +489,7 @@ def test_a_specific_resource_with_an_image_api_selector_is_drawn(docs_root, docs
         tiles = [entry["url"] for entry in network_log(driver) if "/iiif/3/quadrants.png/" in entry["url"] and "info.json" not in entry["url"]]
         regions = [[int(n) for n in urllib.parse.urlsplit(url).path.split("/")[4].split(",")] for url in tiles]
         assert regions and all(x >= 400 and y >= 300 and x + w <= 800 and y + h <= 600 for x, y, w, h in regions), tiles
-        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/rotation.json", safe=""))
+        driver.get(viewer_url(docs_server.url, "rotation.json"))
         current = wait_shown(driver, [1])
         assert current["view"]["rotation"] == 90
         # Turned a quarter clockwise: the bottom-left quadrant (2) is at the top left.
@@ -489,16 +497,10 @@ def test_a_specific_resource_with_an_image_api_selector_is_drawn(docs_root, docs
         assert [colour_at(drawn, 0.5 - 0.1, 0.3), colour_at(drawn, 0.5 + 0.1, 0.3),
                 colour_at(drawn, 0.5 - 0.1, 0.7), colour_at(drawn, 0.5 + 0.1, 0.7)] == [2, 0, 3, 1]
         assert console_errors(driver) == []
-    finally:
-        origin.shutdown()
-        origin.server_close()
 
 
 def test_a_book_opens_at_its_start_keeps_foldouts_and_missing_pages_and_turns_by_its_stylesheet(docs_root, docs_server, driver, tmp_path):
-    quadrants(docs_root / "quadrants.png", (800, 600))
-    service = f"{docs_server.url}/iiif/3/quadrants.png"
-    source = {"id": service + "/full/max/0/default.jpg", "type": "Image", "format": "image/jpeg", "width": 800, "height": 600,
-              "service": [{"id": service, "type": "ImageService3", "profile": "level2"}]}
+    source = quadrants_source(docs_root, docs_server)
     canvases = [painted(f"https://example.org/book/c{n}", 800, 600, source) for n in range(1, 6)]
     # Canvas 1 turned by a stylesheet (cookbook 0040's CSS way), canvas 3 a foldout (0035).
     canvases[0]["items"][0]["items"][0]["stylesheet"] = {"type": "CssStylesheet", "value": ".turned { transform: rotate(90deg) translateY(-100px); }"}
@@ -508,9 +510,8 @@ def test_a_book_opens_at_its_start_keeps_foldouts_and_missing_pages_and_turns_by
     canvases.append({"id": "https://example.org/book/c6", "type": "Canvas", "label": {"en": ["missing"]}, "width": 800, "height": 600, "items": []})
     book = {**manifest_of("https://example.org/book", *canvases), "behavior": ["paged"],
             "start": {"id": "https://example.org/book/c2", "type": "Canvas"}}
-    origin = serve_manifests(tmp_path, {"book.json": book})
-    try:
-        driver.get(f"{docs_server.url}/view?manifest=" + urllib.parse.quote(f"http://127.0.0.1:{origin.server_port}/book.json", safe=""))
+    with serve_manifests(tmp_path, {"book.json": book}) as viewer_url:
+        driver.get(viewer_url(docs_server.url, "book.json"))
         current = wait_shown(driver, [2])
         assert current["twoUp"] and current["count"] == 6
         driver.find_element(By.ID, "view").click()
@@ -526,9 +527,6 @@ def test_a_book_opens_at_its_start_keeps_foldouts_and_missing_pages_and_turns_by
         current = wait_shown(driver, [1])
         assert current["view"]["rotation"] == 90
         assert console_errors(driver) == []
-    finally:
-        origin.shutdown()
-        origin.server_close()
 
 
 def test_a_collection_is_listed_and_browsed_into(docs_server, driver):
