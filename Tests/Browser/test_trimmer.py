@@ -484,7 +484,7 @@ def test_playback_loops_inside_the_selection_and_the_playhead_follows(driver, se
     WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.getElementById('video').readyState >= 2"))
     driver.find_element(By.ID, "play").click()
     wait_for(driver, lambda s: s["playing"], "playback did not start")
-    assert driver.find_element(By.ID, "play").text == "Pause"
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "play").text == "Pause", "the button still says Play")
     # Watch every animation frame until playback has wrapped from the end back to the start.
     seen = driver.execute_async_script("""
         const done = arguments[0];
@@ -505,7 +505,8 @@ def test_playback_loops_inside_the_selection_and_the_playhead_follows(driver, se
     driver.find_element(By.ID, "play").click()
     state = wait_for(driver, lambda s: not s["playing"], "playback did not pause")
     assert 1 <= state["playhead"] <= 2
-    assert driver.find_element(By.ID, "play").text == "Play"
+    # `paused` turns at once; the label follows the 'pause' event, a task later.
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "play").text == "Play", "the button still says Pause")
     assert_no_console_errors(driver)
 
 
