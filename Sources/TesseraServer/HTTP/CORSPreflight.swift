@@ -46,7 +46,7 @@ final class PreflightedRoutes<Context: RequestContext>: RouterMethods {
     let collection: RouteCollection<Context>
     let preflight: CORSPreflight
     /// The methods of each path (by its pattern), in the order they were added.
-    private(set) var methods: [(path: RouterPath, methods: [HTTPRequest.Method])] = []
+    private var methods: [(path: RouterPath, methods: [HTTPRequest.Method])] = []
 
     init(collection: RouteCollection<Context>, preflight: CORSPreflight) {
         self.collection = collection
@@ -74,11 +74,8 @@ final class PreflightedRoutes<Context: RequestContext>: RouterMethods {
     func addPreflights() {
         for (path, pathMethods) in methods where !pathMethods.contains(.options) {
             // A GET route answers HEAD too.
-            var names: [String] = []
-            for method in pathMethods + (pathMethods.contains(.get) ? [.head] : []) where !names.contains(method.rawValue) {
-                names.append(method.rawValue)
-            }
-            let allowed = (names + ["OPTIONS"]).joined(separator: ", ")
+            let answered = pathMethods + (pathMethods.contains(.get) && !pathMethods.contains(.head) ? [.head] : []) + [.options]
+            let allowed = answered.map(\.rawValue).joined(separator: ", ")
             let preflight = self.preflight
             collection.on(path, method: .options) { request, _ in preflight.response(to: request, methods: allowed) }
         }
