@@ -24,6 +24,8 @@ final class PDFDecoder {
     private let document: CHandle<OpaquePointer>
     private let page: CHandle<OpaquePointer>
     private let resolution: PDFResolution
+    /// The file the document was read from (nil: from memory), by which its image sizes are kept.
+    private let filePath: String?
     /// The sizes of the file's image XObjects, scanned for once, when a page first has an image.
     private var imageSizes: [PixelSize]?
 
@@ -36,6 +38,7 @@ final class PDFDecoder {
         self.pdf = pdf
         self.pageIndex = pageIndex
         resolution = PDFResolution(options)
+        filePath = source.filePath
         data = try source.loadData()
         var error: UnsafeMutablePointer<TesseraGError>?
         let opened = data.withUnsafeBytes { bytes in
@@ -93,7 +96,7 @@ final class PDFDecoder {
     private func pixelSize(of page: OpaquePointer, points: PointSize) -> PixelSize {
         resolution.size(of: points, placements: placements(on: page)) {
             if let imageSizes { return imageSizes }
-            let sizes = data.withUnsafeBytes { PDFResolution.imageSizes(in: $0) }
+            let sizes = PDFResolution.imageSizes(of: data, file: filePath)
             imageSizes = sizes
             return sizes
         }

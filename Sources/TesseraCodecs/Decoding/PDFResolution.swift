@@ -86,6 +86,25 @@ struct PDFResolution {
         return best
     }
 
+    /// The image sizes of the last files scanned, by path, length and modification time: every
+    /// probe and render of a page opens the document afresh, and a scanned book's scan reads up to
+    /// 256 MB, so it is made once per file version rather than once per request.
+    private static let scanned = Locked(LRUCache<String, [PixelSize]>(costLimit: 64))
+
+    /// ``imageSizes(in:)`` of `data`, the document read from `file` (kept by the file's version;
+    /// scanned every time when nil: a document in memory has no version to keep it by).
+    static func imageSizes(of data: Data, file: String?) -> [PixelSize] {
+        var status = stat()
+        guard let file, stat(file, &status) == 0, Int(status.st_size) == data.count else {
+            return data.withUnsafeBytes { imageSizes(in: $0) }
+        }
+        let key = "\(file)|\(status.st_size)|\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)"
+        if let known = scanned.withLock({ $0.value(for: key) }) { return known }
+        let sizes = data.withUnsafeBytes { imageSizes(in: $0) }
+        scanned.withLock { _ = $0.insert(sizes, for: key, cost: 1) }
+        return sizes
+    }
+
     /// The distinct sizes of the image XObjects `bytes` holds (at most ``imageSizeLimit``): the
     /// direct `/Width` and `/Height` of every object whose dictionary says `/Subtype /Image`.
     /// One pass over the bytes; nothing is decoded.
