@@ -136,6 +136,29 @@ struct ResamplingTests {
         }
     }
 
+    @Test("a window resized from the input pixels its taps reach is that window of the whole resize, shrinking and enlarging", arguments: PixelFormat.allCases)
+    func windowsAreCutsOfTheWholeResize(format: PixelFormat) throws {
+        var generator = SystemRandomNumberGenerator()
+        let input = PixelSize(width: 90, height: 70), channels = format.bytesPerPixel
+        let bytes = (0..<input.area * channels).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let source = PixelBuffer(width: input.width, height: input.height, format: format, bytes: bytes)
+        for output in [PixelSize(width: 67, height: 52), PixelSize(width: 31, height: 17), PixelSize(width: 130, height: 101)] {
+            let whole = LanczosResampler.resize(source, to: output)
+            // Corners, edges and the middle; a window one pixel wide.
+            for window in [
+                PixelRect(x: 0, y: 0, width: 10, height: 8), PixelRect(x: output.width - 7, y: output.height - 5, width: 7, height: 5),
+                PixelRect(x: output.width / 3, y: output.height / 4, width: output.width / 3, height: output.height / 2),
+                PixelRect(x: output.width / 2, y: 0, width: 1, height: output.height),
+            ] {
+                let read = LanczosResampler.inputRect(for: window, of: input, to: output)
+                #expect(read.intersection(PixelRect(x: 0, y: 0, width: input.width, height: input.height)) == read)
+                let block = try #require(source.cropped(to: read))
+                let cut = LanczosResampler.resize(block, at: (read.x, read.y), of: input, to: output, window: window)
+                #expect(cut == whole.cropped(to: window), "\(format) \(output) \(window) from \(read)")
+            }
+        }
+    }
+
     @Test("covering sizes keep aspect and never exceed the original")
     func scaledToCover() {
         let size = PixelSize(width: 640, height: 480)

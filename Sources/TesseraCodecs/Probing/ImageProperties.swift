@@ -111,6 +111,18 @@ public struct ImageProperties: Sendable, Hashable, Codable {
 }
 
 extension ImageProperties {
+    /// The header of a source that is not one of the codecs' files (a slide's level set, a generated
+    /// image): 8-bit pixels stored as `decodedFormat`, upright, one frame, under `format`'s name.
+    public init(format: ImageFormat, size: PixelSize, decodedFormat: PixelFormat, fileByteCount: Int) {
+        let isGray = decodedFormat == .gray8 || decodedFormat == .grayAlpha8
+        self.init(
+            format: format, size: size, orientation: .up, hasAlpha: decodedFormat.hasAlpha, bitsPerComponent: 8,
+            colorModel: isGray ? .gray : .rgb, frameCount: 1, isProgressive: false, fileByteCount: fileByteCount,
+            decodedFormat: decodedFormat)
+    }
+}
+
+extension ImageProperties {
     // The JSON form is what `tessera info --json` has always printed after `path`; the decoded
     // format is not a key of its own but follows from `decodedBytes` (or, for an empty image,
     // from the colour model and alpha).

@@ -26,7 +26,8 @@ public struct ImageSource: Sendable {
     /// (as ``Thumbnailer`` and the pyramid builder do), not on the concurrency pool's threads.
     public static func ranged(_ reader: any ByteRangeReading) -> ImageSource { ImageSource(storage: .ranged(reader)) }
 
-    var filePath: String? {
+    /// The file's path, for a source that is a file (libraries that open files themselves).
+    public var filePath: String? {
         if case .file(let path) = storage { return path }
         return nil
     }

@@ -49,7 +49,8 @@ public struct BoxShrinker: Sendable {
         factors(from: inputSize, toward: target) != (1, 1)
     }
 
-    private static func factors(from inputSize: PixelSize, toward target: PixelSize) -> (x: Int, y: Int) {
+    /// The whole factors across and down by which ``init(inputSize:format:toward:)`` reduces.
+    public static func factors(from inputSize: PixelSize, toward target: PixelSize) -> (x: Int, y: Int) {
         (max(1, inputSize.width / max(target.width, 1) / 2), max(1, inputSize.height / max(target.height, 1) / 2))
     }
 
@@ -59,7 +60,13 @@ public struct BoxShrinker: Sendable {
     /// `pixels` reduced toward `target` as ``init(inputSize:format:toward:)`` decides; the same
     /// buffer when no whole factor applies.
     public static func reduce(_ pixels: PixelBuffer, toward target: PixelSize) -> PixelBuffer {
-        var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, toward: target)
+        let factors = Self.factors(from: pixels.size, toward: target)
+        return reduce(pixels, factorX: factors.x, factorY: factors.y)
+    }
+
+    /// `pixels` reduced by `factorX` across and `factorY` down; the same buffer for factors of 1.
+    public static func reduce(_ pixels: PixelBuffer, factorX: Int, factorY: Int) -> PixelBuffer {
+        var shrinker = BoxShrinker(inputSize: pixels.size, format: pixels.format, factorX: factorX, factorY: factorY)
         guard shrinker.reduces else { return pixels }
         for y in 0..<pixels.height { pixels.withRow(y) { shrinker.append(row: $0) } }
         return shrinker.result()

@@ -30,17 +30,55 @@ public enum LanczosResampler {
         _ inputSize: PixelSize, format: PixelFormat, to size: PixelSize, row: (_ y: Int) throws -> UnsafePointer<UInt8>
     ) rethrows -> PixelBuffer {
         precondition(size.width > 0 && size.height > 0)
+        return try resize(
+            inputWidth: inputSize.width, format: format, horizontal: FilterTaps(inputLength: inputSize.width, outputLength: size.width),
+            vertical: FilterTaps(inputLength: inputSize.height, outputLength: size.height), row: row)
+    }
+
+    /// The input rectangle that ``resize(_:at:of:to:window:)`` of `window` (of `inputSize` resized
+    /// to `outputSize`) reads: every sample its taps reach, clipped to the input.
+    public static func inputRect(for window: PixelRect, of inputSize: PixelSize, to outputSize: PixelSize) -> PixelRect {
+        let horizontal = FilterTaps(inputLength: inputSize.width, outputLength: outputSize.width, outputs: window.x..<(window.x + window.width))
+        let vertical = FilterTaps(inputLength: inputSize.height, outputLength: outputSize.height, outputs: window.y..<(window.y + window.height))
+        let x = horizontal.firsts.min() ?? 0, y = vertical.firsts.min() ?? 0
+        return PixelRect(
+            x: x, y: y, width: (horizontal.firsts.max() ?? 0) + horizontal.tapCount - x, height: (vertical.firsts.max() ?? 0) + vertical.tapCount - y)
+    }
+
+    /// `window` of the image `inputSize` resized to `outputSize`, made from `block`, the pixels of
+    /// the input at `origin` (covering at least ``inputRect(for:of:to:)``): the pixels that window
+    /// has in the whole image resized, so parts resized apart (tiles, a region) meet without a seam.
+    public static func resize(
+        _ block: PixelBuffer, at origin: (x: Int, y: Int), of inputSize: PixelSize, to outputSize: PixelSize, window: PixelRect
+    ) -> PixelBuffer {
+        precondition(window.width > 0 && window.height > 0)
+        let horizontal = FilterTaps(
+            inputLength: inputSize.width, outputLength: outputSize.width, outputs: window.x..<(window.x + window.width), inputOffset: origin.x)
+        let vertical = FilterTaps(
+            inputLength: inputSize.height, outputLength: outputSize.height, outputs: window.y..<(window.y + window.height), inputOffset: origin.y)
+        precondition(horizontal.fits(block.width) && vertical.fits(block.height), "the block does not cover the window's taps")
+        return block.bytes.withUnsafeBufferPointer { source in
+            resize(inputWidth: block.width, format: block.format, horizontal: horizontal, vertical: vertical) {
+                source.baseAddress! + $0 * block.bytesPerRow
+            }
+        }
+    }
+
+    /// The resize of rows `inputWidth` wide with the taps of each axis (whose counts are the
+    /// output's size, their firsts in the rows given).
+    private static func resize(
+        inputWidth: Int, format: PixelFormat, horizontal: FilterTaps, vertical: FilterTaps, row: (_ y: Int) throws -> UnsafePointer<UInt8>
+    ) rethrows -> PixelBuffer {
+        let size = PixelSize(width: horizontal.firsts.count, height: vertical.firsts.count)
         let channels = format.bytesPerPixel
         let alphaIndex = format.alphaChannelIndex ?? -1
-        let horizontal = FilterTaps(inputLength: inputSize.width, outputLength: size.width)
-        let vertical = FilterTaps(inputLength: inputSize.height, outputLength: size.height)
         let rowLength = size.width * channels
 
         let ring = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength * vertical.tapCount)
         defer { ring.deallocate() }
         // One float past the row: ``FilterTaps/apply(_:channels:into:)`` reads RGB pixels four
         // floats at a time.
-        let premultiplied = UnsafeMutableBufferPointer<Float>.allocate(capacity: inputSize.width * channels + 1)
+        let premultiplied = UnsafeMutableBufferPointer<Float>.allocate(capacity: inputWidth * channels + 1)
         premultiplied.initialize(repeating: 0)
         defer { premultiplied.deallocate() }
         let column = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowLength)
@@ -56,9 +94,9 @@ public enum LanczosResampler {
             func filterRow(_ y: Int) throws {
                 let row = try row(y)
                 if alphaIndex < 0 {
-                    for index in 0..<inputSize.width * channels { premultiplied[index] = Float(row[index]) }
+                    for index in 0..<inputWidth * channels { premultiplied[index] = Float(row[index]) }
                 } else {
-                    for x in 0..<inputSize.width {
+                    for x in 0..<inputWidth {
                         let p = x * channels
                         let alpha = Float(row[p + alphaIndex]) * (1 / 255)
                         for channel in 0..<alphaIndex { premultiplied[p + channel] = Float(row[p + channel]) * alpha }
@@ -138,16 +176,19 @@ struct FilterTaps {
     let tapCount: Int
     let weights: [Float]
 
-    init(inputLength: Int, outputLength: Int) {
+    /// The taps of outputs `outputs` (all of them when nil) of `inputLength` samples resized to
+    /// `outputLength`, their firsts counted from input sample `inputOffset`.
+    init(inputLength: Int, outputLength: Int, outputs: Range<Int>? = nil, inputOffset: Int = 0) {
+        let outputs = outputs ?? 0..<outputLength
         let scale = Double(inputLength) / Double(outputLength)
         let filterScale = max(scale, 1)  // widen the kernel when shrinking: a low-pass at the new rate
         let support = 3 * filterScale
         let tapCount = min(inputLength, Int((support * 2).rounded(.up)) + 1)
-        var firsts = [Int](repeating: 0, count: outputLength)
-        var weights = [Float](repeating: 0, count: outputLength * tapCount)
+        var firsts = [Int](repeating: 0, count: outputs.count)
+        var weights = [Float](repeating: 0, count: outputs.count * tapCount)
         var taps = [Double](repeating: 0, count: tapCount)
-        for index in 0..<outputLength {
-            let center = (Double(index) + 0.5) * scale
+        for (index, output) in outputs.enumerated() {
+            let center = (Double(output) + 0.5) * scale
             let lower = max(Int(center - support + 0.5), 0)
             let upper = min(Int(center + support + 0.5), inputLength)
             // Keep the window inside the input with room for tapCount taps.
@@ -161,12 +202,15 @@ struct FilterTaps {
             }
             if total == 0 { taps[min(lower, inputLength - 1) - first] = 1; total = 1 }
             for tap in 0..<tapCount { weights[index * tapCount + tap] = Float(taps[tap] / total) }
-            firsts[index] = first
+            firsts[index] = first - inputOffset
         }
         self.firsts = firsts
         self.tapCount = tapCount
         self.weights = weights
     }
+
+    /// Whether every tap lies within an input of `length` samples.
+    func fits(_ length: Int) -> Bool { firsts.allSatisfy { $0 >= 0 && $0 + tapCount <= length } }
 
     /// Filters one interleaved row of `channels` floats into `output` (output length × channels).
     /// With 3 channels `input` must hold one float more than the row: a pixel is loaded with the
