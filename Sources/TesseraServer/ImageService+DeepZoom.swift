@@ -19,7 +19,8 @@ extension ImageService {
     /// a source turned by its orientation tag, rendered like an IIIF region of the upright image.
     func deepZoomTile(for source: ResolvedSource, level: Int, column: Int, row: Int) async throws -> ByteBuffer {
         try await answer("dzi|\(level)/\(column)_\(row)", source: source) {
-            let properties = try await self.properties(of: source)
+            let plan = try await self.plan(for: source)
+            let properties = plan.properties
             let layout = DeepZoomLayout(imageSize: properties.displaySize, name: "dzi")
             let reduction = layout.maxLevel - level
             guard (0...layout.maxLevel).contains(level), column >= 0, row >= 0,
@@ -36,16 +37,16 @@ extension ImageService {
                     region: "\(x),\(y),\(width),\(height)", size: "\(columns[column].count),\(rows[row].count)",
                     rotation: "0", qualityAndFormat: "default.jpg"
                 ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
-                return try await self.render(request, of: source, properties: properties)
+                return try await self.render(request, of: source, plan: plan)
             }
-            // JPEG 2000 is read in place, at each level, from its own resolution levels: never built.
-            let inPlace = properties.jpeg2000 != nil
+            // A source read in place is read at each level from its own levels: never built.
+            let inPlace = plan.mode == .inPlace
             if !inPlace, let pyramid = self.pyramidSource.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
                 return try await pyramid.body(reduction: reduction, column: column, row: row)
             }
             // Until the pyramid exists, the tile (overlap included) from the source's levels, encoded
             // as the builder encodes it: the same bytes the pyramid will hold.
-            let levels = SourceLevels(source.input, properties: properties, options: self.decodeOptions(for: source))
+            let levels = plan.levels
             let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
             let kept = self.configuration.colorManagement.profile(of: properties)
             if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {

@@ -26,9 +26,8 @@ extension ImageService {
         auth: IIIFAuthService? = nil
     ) async throws -> ByteBuffer {
         try await answer(grant.cacheKeyPrefix + "info|" + id + "|" + (partOf?.id ?? "") + "|" + (auth?.id ?? ""), source: source) {
-            let properties = try await self.properties(of: source)
-            let tiling = try await self.tiling(of: source, properties: properties)
-            let full = properties.displaySize
+            let tiling = try await self.plan(for: source)
+            let full = tiling.properties.displaySize
             var limits = self.configuration.limits
             // A scale factor per level, each level the image at it: whatever clients make of the
             // two lists, a size is where its factor is. (OpenSeadragon 5, in Mirador 4 and TIFY,
@@ -60,57 +59,14 @@ extension ImageService {
         }
     }
 
-    /// The tiles info.json advertises and the power-of-two levels (full size first, level `n` at
-    /// scale factor 2ⁿ): a TIFF pyramid's own, a JPEG 2000's, or those of the IIIF pyramid the
-    /// server builds down to about 64 px (small sources are described as if they had one; a level
-    /// coarser than the built pyramid's is answered from its coarsest).
-    func tiling(of source: ResolvedSource, properties: ImageProperties) async throws -> (tileSize: PixelSize, levelSizes: [PixelSize]) {
-        if let shape = try await tiffShape(of: source, properties: properties) { return (shape.tileSize, shape.levelSizes) }
-        if let codestream = properties.jpeg2000, !configuration.isSmall(properties.size) {
-            let levels = jpeg2000Levels(properties, codestream)
-            return (levels.tileSize, levels.sizes)
-        }
-        let size = properties.displaySize
-        var levelSizes = [size]
-        while let last = levelSizes.last, last.longestSide > 64 {
-            levelSizes.append(IIIFLayout.levelSize(of: size, reduction: levelSizes.count))
-        }
-        let tileSide = IIIFLayout(imageSize: size, name: "", tileSize: configuration.tileSize).tileSize
-        return (PixelSize(width: tileSide, height: tileSide), levelSizes)
-    }
-
-    /// How a JPEG 2000 source is served in place: tiles of the codestream's own tile size (the
-    /// server's when it is one tile, or its tiles are larger than 1024 px: a tile request should
-    /// stay a few megapixels), and a level per resolution level of the codestream, with further
-    /// halvings only when its coarsest level is still larger than a tile.
-    func jpeg2000Levels(_ properties: ImageProperties, _ codestream: JPEG2000Layout) -> (tileSize: PixelSize, count: Int, sizes: [PixelSize]) {
-        let stored = codestream.tileSize
-        let tileSize =
-            codestream.tileCount > 1 && stored.longestSide <= 1024 && min(stored.width, stored.height) >= 64
-            ? stored : PixelSize(width: configuration.tileSize, height: configuration.tileSize)
-        var sizes = [properties.size]
-        while let last = sizes.last,
-            sizes.count <= codestream.decoderReductions || last.width > tileSize.width || last.height > tileSize.height
-        {
-            sizes.append(SourceLevels.levelSize(of: properties.size, reduction: sizes.count))
-        }
-        return (tileSize, sizes.count, sizes)
-    }
-
-    /// The shape of `source` when it is a large tiled multi-resolution TIFF the server reads directly.
-    func tiffShape(of source: ResolvedSource, properties: ImageProperties) async throws -> TIFFPyramidShape? {
-        // A pyramid's levels are of its first image; other pages are read as the images they are.
-        guard properties.format == .tiff, source.pageIndex == 0, !configuration.isSmall(properties.size) else { return nil }
-        return try await executor.run(priority: .high) { _ in try self.tiffPyramids.shape(of: source) }
-    }
-
     /// The encoded image an IIIF request asks for, and the request resolved (for its canonical form).
     /// - Parameter grant: what the requester may see; a substitute's requests are held to its size
     ///   (``AccessDenied`` for a finer one) and `max` is its largest.
     func image(
         for source: ResolvedSource, request: IIIFImageRequest, grant: AccessControl.Grant = .open
     ) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
-        let properties = try await properties(of: source)
+        let plan = try await plan(for: source)
+        let properties = plan.properties
         var limits = configuration.limits
         let full = properties.displaySize
         if case .substitute(let substitute) = grant {
@@ -124,7 +80,7 @@ extension ImageService {
         }
         // A marked substitute's tiles are not the stored ones.
         let marks = grant.marks
-        if marks == nil, let path = storedTilePath(resolved, of: source, properties: properties), let stored = try? Self.readFile(path) {
+        if marks == nil, let path = storedTilePath(resolved, of: source, plan: plan), let stored = try? Self.readFile(path) {
             return (stored, resolved)
         }
         let body = try await answer(grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath, source: source) {
@@ -134,7 +90,7 @@ extension ImageService {
             ClientLimits.charge(pixels: resolved.region.width / reduction * (resolved.region.height / reduction))
             let body =
                 try await Self.answersAnimated(resolved, properties: properties)
-                ? self.renderAnimation(resolved, of: source, properties: properties) : self.render(resolved, of: source, properties: properties)
+                ? self.renderAnimation(resolved, of: source, properties: properties) : self.render(resolved, of: source, plan: plan)
             guard let marks else { return body }
             let quality = self.configuration.jpegQuality
             return try await self.executor.run { _ in try SubstituteMarking.apply(marks, to: body, format: resolved.format, jpegQuality: quality) }
@@ -181,70 +137,8 @@ extension ImageService {
         }
     }
 
-    /// A JPEG 2000 source read in place. A tile of its tiling (``jpeg2000Levels(_:_:)``) is decoded
-    /// from the codestream at that resolution level and of that area only, and kept in the decoded
-    /// cache (viewers ask for the same tiles again, and a screenful of them decodes on every worker
-    /// at once). Any other region on a level small enough to hold
-    /// (``ServerConfiguration/wholeLevelPixelLimit``) makes that level whole, once for every request
-    /// that needs it and answered band by band as it is decoded, then kept, as every other source's
-    /// levels are: later regions and tiles on it are cut, not decoded again. On a finer level such
-    /// a region is decoded as one area at its level. Nothing is derived from the file.
-    func renderInPlace(
-        _ request: ResolvedIIIFRequest, levels: SourceLevels, codestream: JPEG2000Layout, source: ResolvedSource, profile: ICCProfile?
-    ) async throws -> ByteBuffer {
-        let tiling = jpeg2000Levels(levels.properties, codestream)
-        // A tile of info.json's tiling is its level's pixels, whatever level the size alone would
-        // pick (`0,0,16000,12000/250,` is level 6's one tile; 188/12000 alone picks level 5, 4× the decode).
-        let reduction =
-            AlignedTile(
-                region: request.region, scaledSize: request.scaledSize, tileSize: tiling.tileSize, imageSize: levels.properties.size,
-                levelCount: tiling.count)?.reduction
-            ?? RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: tiling.count)
-        let levelSize = levels.levelSize(reduction: reduction)
-        let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
-        let quality = configuration.jpegQuality
-        let tileSize = tiling.tileSize
-        let isTile = rect.tilePosition(tileSize: tileSize, imageSize: levelSize) != nil
-        // A level small enough to hold: cut from it when it is held; made whole for any other region.
-        var fromLevel: PixelBuffer?
-        if levelSize.area <= configuration.wholeLevelPixelLimit {
-            fromLevel = heldLevel(source, reduction: reduction, cut: rect)
-            if fromLevel == nil, !isTile {
-                fromLevel = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
-            }
-        }
-        if let cut = fromLevel {
-            return try await executor.run { context in
-                try context.checkCancellation()
-                return ByteBuffer(bytes: try RegionRenderer.render(cut, profile: profile, request: request, jpegQuality: quality))
-            }
-        }
-        guard isTile else {
-            // Any other region is one decode of its own area, as iipsrv decodes it: composing it
-            // from whole tiles would decode up to four times its pixels, each with its own codec.
-            return try await executor.run { context in
-                let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
-                return ByteBuffer(bytes: try RegionRenderer.render(pixels, profile: profile, request: request, jpegQuality: quality))
-            }
-        }
-        return try await executor.run { context in
-            let composed = try TileComposer.regionPixels(
-                rect, tileSize: tiling.tileSize, format: levels.properties.decodedFormat, scaledSize: request.scaledSize
-            ) { column, row in
-                try context.checkCancellation()
-                return try self.decodedTile(key: "\(source.key)/jp2/\(reduction)/\(column)_\(row)") {
-                    let tile = PixelRect(
-                        x: column * tiling.tileSize.width, y: row * tiling.tileSize.height, width: tiling.tileSize.width,
-                        height: tiling.tileSize.height)
-                    return try levels.pixels(of: tile, reduction: reduction, context: context)
-                }
-            }
-            return ByteBuffer(bytes: try RegionRenderer.render(composed, profile: profile, request: request, jpegQuality: quality))
-        }
-    }
-
-    /// The pixels an IIIF request asks for, encoded. Tiled multi-resolution TIFFs are read from their
-    /// own levels; every other source through ``SourceLevels`` (the region core), level by level:
+    /// The pixels an IIIF request asks for, encoded, as `plan` says: read in place
+    /// (``renderInPlace(_:of:plan:)``), or level by level from the source's ``RegionLevels``:
     ///
     /// - a level small enough to hold (``ServerConfiguration/wholeLevelPixelLimit``: thumbnails,
     ///   `sizes`, a viewer's first screens) is made whole with the source's cheapest decode (JPEG's
@@ -255,32 +149,14 @@ extension ImageService {
     ///
     /// Either way the answer's bytes are the same before and after the pyramid exists: its tiles
     /// are the same levels encoded the same way.
-    func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
+    func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, plan: SourcePlan) async throws -> ByteBuffer {
+        if plan.mode == .inPlace { return try await renderInPlace(request, of: source, plan: plan) }
         let quality = configuration.jpegQuality
+        let properties = plan.properties, levels = plan.levels
         let kept = configuration.colorManagement.profile(of: properties)
-        if let shape = try await tiffShape(of: source, properties: properties) {
-            let reduction = RegionRenderer.reduction(region: request.region, scaledSize: request.scaledSize, levelCount: shape.levelSizes.count)
-            return try await executor.run { context in
-                let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: shape.levelSizes[reduction])
-                let composed = try TileComposer.regionPixels(
-                    rect, tileSize: shape.tileSize, format: shape.pixelFormat, scaledSize: request.scaledSize
-                ) { column, row in
-                    try context.checkCancellation()
-                    return try self.decodedTile(key: "\(source.key)/tiff/\(reduction)/\(column)_\(row)") {
-                        try self.tiffPyramids.withReader(source, shape: shape) { try $0.tile(level: reduction, column: column, row: row) }
-                    }
-                }
-                return ByteBuffer(bytes: try RegionRenderer.render(composed, profile: kept, request: request, jpegQuality: quality))
-            }
-        }
-        // Levels are of the stored pixels; a turned source's regions are cut from them and turned.
-        let levels = SourceLevels(source.input, properties: properties, options: decodeOptions(for: source))
-        if let codestream = properties.jpeg2000, !configuration.isSmall(properties.size) {
-            return try await renderInPlace(request, levels: levels, codestream: codestream, source: source, profile: kept)
-        }
         let orientation = properties.orientation
         let layout = IIIFLayout(imageSize: properties.size, name: "", tileSize: configuration.tileSize)
-        let small = configuration.isSmall(properties.size)
+        let small = plan.mode == .resampled
         // A tile of the pyramid is its level's pixels, whatever level the size alone would pick
         // (`full/163,125` of 2600×2000 is level 4's one tile: 2600/163 rounds below 16).
         let aligned = orientation == .up && !small ? AlignedTile(request, layout: layout) : nil

@@ -50,7 +50,7 @@ extension ImageService {
     /// small source, which never gets a pyramid whose tiles its answers must match, is instead
     /// shrunk on load to the level's size and resampled (``Thumbnailer``), as sharp as a thumbnail.
     func wholeLevel(
-        _ source: ResolvedSource, levels: SourceLevels, reduction: Int, small: Bool, cut: PixelRect? = nil
+        _ source: ResolvedSource, levels: RegionLevels, reduction: Int, small: Bool, cut: PixelRect? = nil
     ) async throws -> PixelBuffer {
         if let held = heldLevel(source, reduction: reduction, small: small, cut: cut) { return held }
         metrics.recordCache(tier: "decoded", hit: false)
@@ -70,7 +70,7 @@ extension ImageService {
                 levels.levelSize(reduction: reduction - 1).area <= self.configuration.wholeLevelPixelLimit
             {
                 let above = try await self.wholeLevel(source, levels: levels, reduction: reduction - 1, small: false)
-                pixels = try await executor.run { _ in SourceLevels.halved(above) }
+                pixels = try await executor.run { _ in RegionLevels.halved(above) }
             } else {
                 self.metrics.recordSourceDecode()
                 pixels = try await executor.run { context in try levels.level(reduction, context: context, progress: writer.report) }

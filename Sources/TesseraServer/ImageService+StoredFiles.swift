@@ -20,9 +20,9 @@ extension ImageService {
         identifier: String, request: IIIFImageRequest
     ) -> (source: ResolvedSource, body: ByteBuffer, resolved: ResolvedIIIFRequest, tilePath: String)? {
         guard let source = recentlyResolved(identifier),
-            let properties = probes.withLock({ $0.value(for: source.key) }),
-            let resolved = try? request.resolved(imageSize: properties.displaySize, limits: configuration.limits),
-            let path = storedTilePath(resolved, of: source, properties: properties), let body = try? Self.readFile(path)
+            let plan = plans.withLock({ $0.value(for: source.key) }),
+            let resolved = try? request.resolved(imageSize: plan.properties.displaySize, limits: configuration.limits),
+            let path = storedTilePath(resolved, of: source, plan: plan), let body = try? Self.readFile(path)
         else { return nil }
         return (source, body, resolved, path)
     }
@@ -50,10 +50,10 @@ extension ImageService {
     /// the calling thread, as nginx serves files (a small read, from the page cache once warm), with
     /// no hop to a worker and no copy in the memory cache, which is kept for what costs work to make.
     /// Nil when the request is anything else, or the pyramid is not there.
-    func storedTilePath(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) -> String? {
-        // TIFF pyramids are read from their own levels; turned sources are composed and turned.
-        guard !configuration.isSmall(properties.size), properties.format != .tiff, properties.orientation == .up,
-            let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: properties.size),
+    func storedTilePath(_ request: ResolvedIIIFRequest, of source: ResolvedSource, plan: SourcePlan) -> String? {
+        // Only derived sources have built pyramids; turned ones are composed and turned.
+        guard plan.mode == .derived, plan.properties.orientation == .up,
+            let pyramid = pyramidSource.builtPyramid(.iiif, for: source, imageSize: plan.properties.size),
             let layout = pyramid.layout as? IIIFLayout, let tile = AlignedTile(request, layout: layout),
             let path = pyramid.tilePath(reduction: tile.reduction, column: tile.column, row: tile.row)
         else { return nil }

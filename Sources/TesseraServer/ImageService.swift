@@ -31,11 +31,12 @@ final class ImageService: Sendable {
     let pyramids: PyramidStore
     /// Where pyramids are found and built: the shared store when there is one, else ``pyramids``.
     let pyramidSource: any PyramidStoring
-    let tiffPyramids: TIFFPyramidPool
+    /// Opens sources as the kind they are (``SourcePlanner``).
+    let planner: SourcePlanner
     let metrics: ServerMetrics
     let decoded: MemoryImageCache
     let responses: ResponseCache
-    let probes = Locked(LRUCache<String, ImageProperties>(costLimit: 4096))
+    let plans = Locked(LRUCache<String, SourcePlan>(costLimit: 4096))
     let resolutions = Locked(LRUCache<String, (source: ResolvedSource, checked: ContinuousClock.Instant)>(costLimit: 4096))
     /// Renders and whole-level decodes, each done once for all who ask at the same time, and
     /// cancelled when all of them have gone (closed their connections, or passed their deadline).
@@ -86,7 +87,7 @@ final class ImageService: Sendable {
             pyramidSource = pyramids
         }
         decodeOptions = DecodeOptions(maximumPixelCount: configuration.sourcePixelLimit, colorManagement: configuration.colorManagement)
-        tiffPyramids = TIFFPyramidPool(idleReadersPerSource: configuration.workerCount, options: decodeOptions)
+        planner = SourcePlanner(configuration: configuration)
         decoded = MemoryImageCache(
             costLimit: configuration.decodedCacheByteLimit, countLimit: 100_000,
             entryCostLimit: configuration.decodedCacheByteLimit / 2)
@@ -101,38 +102,29 @@ final class ImageService: Sendable {
         return try resolver!.resolve(identifier)
     }
 
-    /// The source's header, probed once per identity and checked against what reading it costs: a
-    /// source read by rows (baseline JPEG, non-interlaced PNG, TIFF) is never held whole (levels
-    /// are made whole only up to ``ServerConfiguration/wholeLevelPixelLimit``, regions are held to
-    /// the IIIF limits), so only its rows are limited (``ServerConfiguration/streamedRowPixelLimit``);
-    /// any other is decoded whole somewhere and held to the source pixel limit.
-    func properties(of source: ResolvedSource) async throws -> ImageProperties {
-        if let known = probes.withLock({ $0.value(for: source.key) }) { return known }
-        let limit = configuration.sourcePixelLimit
-        let properties = try await executor.run(priority: .high) { _ in
-            try ImageDecoder(options: DecodeOptions(maximumPixelCount: limit, pageIndex: source.pageIndex)).probe(source.input)
-        }
-        if Self.readsByRows(properties) {
-            guard properties.size.width <= configuration.streamedRowPixelLimit else {
-                throw ServerError(
-                    .tooLarge, "too wide: rows of \(properties.size.width) pixels, over the limit of \(configuration.streamedRowPixelLimit)")
-            }
-        } else if properties.size.area > limit {
-            throw ImageDecodingError.tooLarge(pixels: properties.size.area, limit: limit)
-        }
-        probes.withLock { _ = $0.insert(properties, for: source.key, cost: 1) }
-        return properties
-    }
+    /// The source's header (``plan(for:)``).
+    func properties(of source: ResolvedSource) async throws -> ImageProperties { try await plan(for: source).properties }
 
-    /// Whether every path reads `properties`' source by rows, never holding it whole: baseline
-    /// JPEG and non-interlaced PNG still images, and TIFF. (A progressive JPEG keeps every
-    /// coefficient until its last scan; an interlaced PNG is decoded whole; an animated PNG's
-    /// frames are composed on a canvas. A TIFF's further directories are pages or reduced levels,
-    /// each read by strips or tiles of its own, so its directory count, the "frames" of its
-    /// properties, says nothing of what is held.)
-    static func readsByRows(_ properties: ImageProperties) -> Bool {
-        guard !properties.isProgressive else { return false }
-        return properties.format == .tiff || ([.jpeg, .png].contains(properties.format) && properties.frameCount == 1)
+    /// How `source` is served, planned once per identity (its header read once) and checked
+    /// against what reading it costs: a source that never holds its whole image
+    /// (``RegionSource/holdsWholeImage``: levels are made whole only up to
+    /// ``ServerConfiguration/wholeLevelPixelLimit``, regions are held to the IIIF limits) is limited
+    /// only by its rows (``ServerConfiguration/streamedRowPixelLimit``); any other is decoded whole
+    /// somewhere and held to the source pixel limit.
+    func plan(for source: ResolvedSource) async throws -> SourcePlan {
+        if let known = plans.withLock({ $0.value(for: source.key) }) { return known }
+        let planner = self.planner, options = decodeOptions(for: source)
+        let plan = try await executor.run(priority: .high) { _ in try planner.plan(for: source, options: options) }
+        let size = plan.properties.size
+        if !plan.source.holdsWholeImage {
+            guard size.width <= configuration.streamedRowPixelLimit else {
+                throw ServerError(.tooLarge, "too wide: rows of \(size.width) pixels, over the limit of \(configuration.streamedRowPixelLimit)")
+            }
+        } else if size.area > configuration.sourcePixelLimit {
+            throw ImageDecodingError.tooLarge(pixels: size.area, limit: configuration.sourcePixelLimit)
+        }
+        plans.withLock { _ = $0.insert(plan, for: source.key, cost: 1) }
+        return plan
     }
 
     // MARK: Support

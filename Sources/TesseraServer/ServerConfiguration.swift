@@ -2,6 +2,7 @@ public import TesseraCodecs
 import TesseraCore
 public import TesseraIIIF
 public import TesseraStorage
+public import TesseraTiles
 
 /// Everything `tessera serve` can be told, with the defaults the README documents.
 public struct ServerConfiguration: Sendable {
@@ -90,6 +91,10 @@ public struct ServerConfiguration: Sendable {
     public var clientLimits: ClientLimits?
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// Kinds of source read before the built-in ones (a slide format, a map format), each asked in
+    /// turn whether a source is of its kind (``SourcePlanner``); the built-in kinds (pyramidal
+    /// TIFF, then anything the codecs decode) answer for the rest.
+    public var regionSourceKinds: [any RegionSourceKind] = []
 
     /// Serves the images and videos under `root` (a directory, or `s3://bucket/prefix` with
     /// ``rootStore`` set), keeping pyramids and jobs in `cacheDirectory`; everything else as above.

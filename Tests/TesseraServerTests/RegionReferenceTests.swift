@@ -336,7 +336,7 @@ struct RegionReferenceTests {
             // 128-pixel tiles (the server's own are 256), levels down to 163×125.
             name = "source.tif"
             var levels = [stored]
-            while let last = levels.last, last.width > 256 || last.height > 256 { levels.append(SourceLevels.halved(last)) }
+            while let last = levels.last, last.width > 256 || last.height > 256 { levels.append(RegionLevels.halved(last)) }
             file = TestTIFF.encode(levels, layout: .tiles(128))
         }
         try file.write(to: URL(fileURLWithPath: base + "/root/" + name))

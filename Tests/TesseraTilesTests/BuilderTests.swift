@@ -32,7 +32,7 @@ struct BuilderTests {
         return PixelBuffer(width: width, height: height, format: image.format, bytes: bytes)
     }
 
-    // A JPEG's levels 1–3 are its DCT-scaled decodes instead (SourceLevelsTests checks them).
+    // A JPEG's levels 1–3 are its DCT-scaled decodes instead (RegionLevelsTests checks them).
     @Test(
         "reassembled PNG tiles equal the source at full size and its 2×2 reductions below",
         arguments: ["photo-400x300.png", "photo-alpha-400x300.png", "png-adam7-rgb-8.png", "gif-single.gif"])

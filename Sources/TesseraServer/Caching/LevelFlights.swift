@@ -16,7 +16,7 @@ final class LevelFlights: Sendable {
     struct Writer: Sendable {
         fileprivate let flight: Flight
 
-        /// For ``SourceLevels/pixels(of:reduction:context:progress:)``.
+        /// For ``RegionLevels/pixels(of:reduction:context:progress:)``.
         func report(_ progress: RegionProgress) { flight.report(progress) }
     }
 

@@ -185,7 +185,7 @@ public enum PyramidBuilder {
     /// Streams the rows through the levels into `sink`; returns the summary and the descriptors,
     /// which the caller stores last.
     ///
-    /// The levels are those ``SourceLevels`` defines, so that a region read from the source before
+    /// The levels are those ``RegionLevels`` makes from a ``DecodedRegionSource``, so that a region read from the source before
     /// the pyramid exists has the pixels the pyramid then gives: a JPEG's levels 1, 2 and 3 come
     /// from passes at the DCT's 1/2, 1/4 and 1/8 scales after the full-resolution one (the coarser
     /// levels are halvings of the last). Together they cost about what the first pass decodes.
@@ -204,8 +204,8 @@ public enum PyramidBuilder {
             paths += layout.aliasPaths(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
             writer.submit(padded.map { Self.pad(pixels, to: $0) } ?? pixels, paths: paths)
         }
-        // One pass per decode reduction SourceLevels uses, each making its levels down to the next
-        // pass's (every layout's levels are (size + 1) / 2 of the one above, as SourceLevels' are).
+        // One pass per native level of the decoded source, each making its levels down to the next
+        // pass's (every layout's levels are (size + 1) / 2 of the one above, as RegionLevels' are).
         let lastPass = min(rows.properties.decoderReductions, layout.levelCount - 1)
         let passes = (0...max(0, lastPass)).map { reduction in
             PyramidLevel(

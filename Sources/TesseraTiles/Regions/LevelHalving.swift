@@ -1,7 +1,7 @@
 import TesseraCore
 
 /// The 2×2 mean every pyramid level is made with, one pair of rows at a time: shared by the
-/// pyramid builder (``PyramidLevel``) and the region reader (``SourceLevels``), so that a level
+/// pyramid builder (``PyramidLevel``) and the region reader (``RegionLevels``), so that a level
 /// made either way has the same bytes.
 enum LevelHalving {
     /// Writes the 2×2 mean of `upper` and `lower` (`width` pixels of `channels` bytes each) to

@@ -2,7 +2,7 @@ public import TesseraCodecs
 public import TesseraCore
 
 /// An image file seen as the pyramid it would be built into, with no pyramid: each tile read from
-/// the source when asked (``SourceLevels``, the region core), so a viewer (``TiledViewEngine``,
+/// the source when asked (``RegionLevels``, over any ``RegionSource``), so a viewer (``TiledViewEngine``,
 /// `tessera render`) opens any image at once, at the cost of its decode, as `tessera serve`
 /// answers an unseen image.
 ///
@@ -14,7 +14,7 @@ public import TesseraCore
 public final class SourceTiles: TiledImageSource {
     public let layout: any TileLayout
     /// The source's levels, which tiles are read from.
-    public let levels: SourceLevels
+    public let levels: RegionLevels
     /// The most pixels a level may have to be held whole.
     public let wholeLevelPixelLimit: Int
     private let executor: WorkExecutor
@@ -32,7 +32,7 @@ public final class SourceTiles: TiledImageSource {
         _ source: ImageSource, properties: ImageProperties, options: DecodeOptions = DecodeOptions(), tileSize: Int = 256,
         wholeLevelPixelLimit: Int = 16 << 20, executor: WorkExecutor = .shared
     ) {
-        levels = SourceLevels(source, properties: properties, options: options)
+        levels = RegionLevels(DecodedRegionSource(source, properties: properties, options: options))
         layout = IIIFLayout(imageSize: properties.displaySize, name: "", tileSize: tileSize)
         self.wholeLevelPixelLimit = wholeLevelPixelLimit
         self.executor = executor

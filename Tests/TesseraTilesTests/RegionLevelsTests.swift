@@ -9,7 +9,7 @@ import Testing
 /// them, are the pixels the pyramid builder stores, so a URL answered before a pyramid exists has
 /// the bytes it has after.
 @Suite("Reading levels from the source")
-struct SourceLevelsTests {
+struct RegionLevelsTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
@@ -63,13 +63,13 @@ struct SourceLevelsTests {
             options: PyramidOptions(layout: .iiif(tileSize: 64, baseURL: ""), encoding: .png(compressionLevel: 1), jobs: 2))
         let layout = IIIFLayout(imageSize: summary.imageSize, name: "p", tileSize: 64, baseURL: "")
         let properties = try ImageDecoder().probe(source)
-        let levels = SourceLevels(source, properties: properties, options: DecodeOptions())
+        let levels = RegionLevels(DecodedRegionSource(source, properties: properties, options: DecodeOptions()))
         #expect(levels.levelSize(reduction: 0) == summary.imageSize)
         for reduction in 0..<layout.levelCount {
             let whole = try levels.level(reduction)
             #expect(whole.size == layout.levelSize(reduction: reduction))
             if levels.halvesPreviousLevel(reduction) {
-                #expect(SourceLevels.halved(try levels.level(reduction - 1)) == whole, "level \(reduction) as a halving")
+                #expect(RegionLevels.halved(try levels.level(reduction - 1)) == whole, "level \(reduction) as a halving")
             }
             for (row, rows) in layout.rowSpans(reduction: reduction).enumerated() {
                 for (column, columns) in layout.columnSpans(reduction: reduction).enumerated() {
@@ -121,7 +121,7 @@ struct SourceLevelsTests {
         let (source, cleanup) = try Self.source(name)
         defer { cleanup.map { try? FileManager.default.removeItem(atPath: $0) } }
         let properties = try ImageDecoder().probe(source)
-        let levels = SourceLevels(source, properties: properties, options: DecodeOptions())
+        let levels = RegionLevels(DecodedRegionSource(source, properties: properties, options: DecodeOptions()))
         var halved = try ImageDecoder().decode(source).pixels
         for reduction in 0...6 {
             let size = levels.levelSize(reduction: reduction)
@@ -142,7 +142,7 @@ struct SourceLevelsTests {
     func costs() throws {
         let (jpeg, cleanup) = try Self.source("generated-baseline.jpg")
         defer { cleanup.map { try? FileManager.default.removeItem(atPath: $0) } }
-        let jpegLevels = SourceLevels(jpeg, properties: try ImageDecoder().probe(jpeg), options: DecodeOptions())
+        let jpegLevels = RegionLevels(DecodedRegionSource(jpeg, properties: try ImageDecoder().probe(jpeg), options: DecodeOptions()))
         let corner = PixelRect(x: 1100, y: 800, width: 103, height: 101)
         #expect(jpegLevels.cost(of: corner, reduction: 0) == RegionCost(decodedPixelCount: 103 * 101, rowsPassedOver: 800))
         // Level 4 is the 1/8 decode halved once: its rectangle doubles.
@@ -150,7 +150,7 @@ struct SourceLevelsTests {
             jpegLevels.cost(of: PixelRect(x: 10, y: 10, width: 5, height: 5), reduction: 4)
                 == RegionCost(decodedPixelCount: 100, rowsPassedOver: 20))
         let png = ImageSource.file(Self.fixtures.appendingPathComponent("photo-400x300.png").path)
-        let pngLevels = SourceLevels(png, properties: try ImageDecoder().probe(png), options: DecodeOptions())
+        let pngLevels = RegionLevels(DecodedRegionSource(png, properties: try ImageDecoder().probe(png), options: DecodeOptions()))
         #expect(
             pngLevels.cost(of: PixelRect(x: 0, y: 100, width: 10, height: 50), reduction: 0)
                 == RegionCost(decodedPixelCount: 400 * 150, rowsPassedOver: 100))

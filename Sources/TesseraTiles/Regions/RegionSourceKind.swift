@@ -1,0 +1,43 @@
+public import TesseraCodecs
+public import TesseraCore
+
+/// A source to open, as a host hands it to the ``RegionSourceKind``s it knows.
+public struct RegionSourceInput: Sendable {
+    /// The bytes: a file, memory, or ranges of an object.
+    public var input: ImageSource
+    /// The identity of the bytes (a file's device, inode, length and time; an object's), which
+    /// readers kept between requests are filed under.
+    public var identity: FileIdentity
+    /// The limits, page and colour handling of every decode.
+    public var options: DecodeOptions
+
+    public init(input: ImageSource, identity: FileIdentity, options: DecodeOptions) {
+        self.input = input
+        self.identity = identity
+        self.options = options
+    }
+}
+
+/// One kind of source a host can open (a pyramidal TIFF, a slide, a map), asked in turn: each
+/// answers with its ``RegionSource`` when the input is one of its kind, nil when it is not. A
+/// new kind is one conformer and one kind in the host's list; nothing else learns its name.
+public protocol RegionSourceKind: Sendable {
+    /// `input` opened as this kind, or nil when it is not one. `header` is the codecs' probe of it,
+    /// made on first call and shared by every kind asked (a kind that reads its own header need
+    /// not call it).
+    func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)?
+}
+
+/// Tiled multi-resolution TIFF files (first page), read through one pool of readers.
+public struct TIFFPyramidKind: RegionSourceKind {
+    public let readers: TIFFReaderPool
+
+    public init(readers: TIFFReaderPool) { self.readers = readers }
+
+    public func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)? {
+        // A pyramid's levels are of its first image; other pages are read as the images they are.
+        guard let path = input.input.filePath, input.options.pageIndex == 0, case let properties = try header(), properties.format == .tiff
+        else { return nil }
+        return try TIFFPyramidSource(path: path, identity: input.identity, properties: properties, options: input.options, readers: readers)
+    }
+}
