@@ -146,9 +146,9 @@ let package = Package(
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore", "TesseraTestSupport"]),
-        // What several test targets share: pixel differences, a TIFF writer for any layout, info.json as a
-        // client reads it.
-        .target(name: "TesseraTestSupport", dependencies: ["TesseraCore"], path: "Tests/TesseraTestSupport"),
+        // What several test targets share: pixel differences, a TIFF writer for any layout, a procedural
+        // source with levels at any step, info.json as a client reads it.
+        .target(name: "TesseraTestSupport", dependencies: ["TesseraCore", "TesseraTiles"], path: "Tests/TesseraTestSupport"),
         // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
         .target(name: "StorageTestSupport", dependencies: ["TesseraStorage"], path: "Tests/StorageTestSupport"),
         .testTarget(name: "TesseraStorageTests", dependencies: ["TesseraStorage", "TesseraCodecs", "StorageTestSupport"]),

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCodecs
 import TesseraCore
+import TesseraTestSupport
 import Testing
 
 @testable import TesseraTiles
@@ -154,5 +155,51 @@ struct RegionLevelsTests {
         #expect(
             pngLevels.cost(of: PixelRect(x: 0, y: 100, width: 10, height: 50), reduction: 0)
                 == RegionCost(decodedPixelCount: 400 * 150, rowsPassedOver: 100))
+    }
+
+    /// Levels of a source whose native levels are not halvings: with 4× steps (an Aperio slide)
+    /// levels 2 and 4 are stored and 1 and 3 are them halved; with 3× steps (an OME-TIFF written
+    /// so) only level 1 is a halving, the others resampled from the finest native level at most
+    /// as small, never from a coarser one.
+    @Test("levels of 3× and 4× native steps: which native level makes each, their sizes and pixels")
+    func levelsOfOtherSteps() throws {
+        let size = PixelSize(width: 1500, height: 1000)
+        let fours = RegionLevels(SteppedSource(size: size, step: 4, levelCount: 3, tileSide: 128))
+        #expect((0...5).map { fours.derivation(of: $0).level } == [0, 0, 1, 1, 2, 2])
+        #expect((0...5).map { fours.derivation(of: $0).halvings } == [0, 1, 0, 1, 0, 1])
+        #expect((0...5).map { fours.isNative($0) } == [true, false, true, false, true, false])
+        #expect(fours.halvesPreviousLevel(3) && !fours.halvesPreviousLevel(2))
+        #expect(fours.levelSizes(count: 6) == (0...5).map { RegionLevels.levelSize(of: size, reduction: $0) })
+        let quarter = (fours.source as? SteppedSource)?.levelPixels(1)
+        let rect = PixelRect(x: 100, y: 60, width: 150, height: 100)
+        #expect(try fours.pixels(of: rect, reduction: 2) == quarter?.cropped(to: rect))
+        let eighth = PixelRect(x: 30, y: 20, width: 120, height: 90)
+        #expect(try fours.pixels(of: eighth, reduction: 3) == quarter.map(RegionLevels.halved)?.cropped(to: eighth))
+
+        let threes = RegionLevels(SteppedSource(size: size, step: 3, levelCount: 3, tileSide: 128))
+        #expect((0...5).map { threes.derivation(of: $0).level } == [0, 0, 1, 1, 2, 2])
+        #expect((0...5).map { threes.derivation(of: $0).halvings } == [0, 1, nil, nil, nil, nil])
+        // A resampled level has the size of the rule, not of its native level's.
+        #expect(threes.levelSize(reduction: 2) == PixelSize(width: 375, height: 250))
+        #expect(threes.levelSize(reduction: 4) == PixelSize(width: 94, height: 63))
+        let whole = try threes.level(2)
+        let third = try #require((threes.source as? SteppedSource)?.levelPixels(1))
+        #expect(whole == LanczosResampler.resize(BoxShrinker.reduce(third, toward: whole.size), to: whole.size))
+        // A region of it, and each tile, is read from the block of the native level its filter
+        // reaches: exactly that part of the whole level, so tiles meet without a seam.
+        #expect(try threes.pixels(of: rect, reduction: 2) == whole.cropped(to: rect))
+        for (x, y) in [(0, 0), (128, 0), (256, 128)] {
+            let tile = PixelRect(x: x, y: y, width: min(128, whole.width - x), height: min(128, whole.height - y))
+            #expect(try threes.pixels(of: tile, reduction: 2) == whole.cropped(to: tile), "tile at \(x),\(y)")
+        }
+        // Level 6 is 7× smaller than the ninth: box-filtered by 3 first, whole and in part.
+        let coarse = try threes.level(6)
+        let ninth = try #require((threes.source as? SteppedSource)?.levelPixels(2))
+        #expect(coarse == LanczosResampler.resize(BoxShrinker.reduce(ninth, toward: coarse.size), to: coarse.size))
+        #expect(BoxShrinker.factors(from: ninth.size, toward: coarse.size) == (3, 3))
+        let corner = PixelRect(x: 5, y: 3, width: 12, height: 9)
+        #expect(try threes.pixels(of: corner, reduction: 6) == coarse.cropped(to: corner))
+        // Native 3× levels have no halving between them: a region passes over nothing to reach its rows.
+        #expect(threes.cost(of: rect, reduction: 3).rowsPassedOver == 0)
     }
 }
