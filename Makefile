@@ -28,6 +28,8 @@ release: bootstrap
 test: bootstrap
 	@# The tree as .swift-format writes it (`make format` rewrites it so).
 	$(SWIFT) format lint --strict --recursive Sources Tests Examples Package.swift
+	@# The module graph docs/layout.md draws is the one the imports and Package.swift make.
+	scripts/module-graph.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/browser-tests.sh

@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "CTesseraLCMS", dependencies: ["CTesseraLoader"]),
         // libimagequant, loaded on first use: only palette PNG output pays for it.
         .target(name: "CTesseraQuant", dependencies: ["CTesseraLoader"]),
-        .target(name: "TesseraCore", swiftSettings: layered),
+        .target(name: "TesseraCore", dependencies: ["CTesseraCrypto"], swiftSettings: layered),
         .target(
             name: "TesseraCodecs",
             dependencies: [
@@ -92,9 +92,9 @@ let package = Package(
             name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "CTesseraShims"],
             swiftSettings: layered),
         // Object storage (the `ObjectStoring` role, the file and S3 stores, SigV4, leases): below
-        // the pipeline and the tiles, which both store through it.
-        .target(name: "TesseraStorage", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraCrypto"] + httpClient, swiftSettings: layered),
-        .target(name: "TesseraPipeline", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage"] + httpClient, swiftSettings: layered),
+        // the tiles and IIIF, which store and read through it; it knows no codec.
+        .target(name: "TesseraStorage", dependencies: ["TesseraCore"] + httpClient, swiftSettings: layered),
+        .target(name: "TesseraPipeline", dependencies: ["TesseraCore", "TesseraCodecs"] + httpClient, swiftSettings: layered),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
         // IIIF without HTTP: the Image API's grammar, its resolution against an image, info.json, and
@@ -107,7 +107,7 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "TesseraIIIF",
+                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraVideo", "TesseraIIIF",
                 "CTesseraProcess", "CTesseraWeb", "CTesseraCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -142,16 +142,20 @@ let package = Package(
             dependencies: ["Tessera", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
-        .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport"]),
+        .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs", "TesseraTestSupport"]),
+        .testTarget(
+            name: "TesseraTilesTests",
+            dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "RegionTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore", "TesseraTestSupport"]),
-        // What several test targets share: pixel differences, a TIFF writer for any layout, a procedural
-        // source with levels at any step, info.json as a client reads it.
-        .target(name: "TesseraTestSupport", dependencies: ["TesseraCore", "TesseraTiles"], path: "Tests/TesseraTestSupport"),
+        // What several test targets share: pixel differences, a TIFF writer for any layout, info.json as a
+        // client reads it.
+        .target(name: "TesseraTestSupport", dependencies: ["TesseraCore"], path: "Tests/TesseraTestSupport"),
+        // A procedural region source with levels at any step, for the tests of the tiles and the server.
+        .target(name: "RegionTestSupport", dependencies: ["TesseraTiles"], path: "Tests/RegionTestSupport"),
         // A real SeaweedFS (and a fault-injecting proxy) for the tests of object storage.
         .target(name: "StorageTestSupport", dependencies: ["TesseraStorage"], path: "Tests/StorageTestSupport"),
-        .testTarget(name: "TesseraStorageTests", dependencies: ["TesseraStorage", "TesseraCodecs", "StorageTestSupport"]),
+        .testTarget(name: "TesseraStorageTests", dependencies: ["TesseraStorage", "TesseraCodecs", "TesseraIIIF", "StorageTestSupport"]),
         .testTarget(
             name: "TesseraPipelineTests",
             dependencies: [
@@ -164,7 +168,8 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "CZlib",
+                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "RegionTestSupport",
+                "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -238,7 +243,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
     // other executable is linked from instrumented objects.
     package.targets.removeAll {
         ($0.type == .executable && !$0.name.hasPrefix("Fuzz")) || $0.type == .test
-            || ["StorageTestSupport", "TesseraTestSupport", "EmbeddedServer"].contains($0.name)
+            || ["StorageTestSupport", "TesseraTestSupport", "RegionTestSupport", "EmbeddedServer"].contains($0.name)
     }
     package.products.removeAll { $0 is Product.Executable }
     // Only this package's code is instrumented: coverage of SwiftNIO or BoringSSL would only dilute

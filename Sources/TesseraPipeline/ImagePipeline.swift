@@ -146,7 +146,7 @@ public final class ImagePipeline: Sendable {
         var decodeDuration: Double
     }
 
-    private func loadImage(_ request: ImageRequest, ticket: UInt64, priority: ImageRequest.Priority) async throws -> DecodedResult {
+    private func loadImage(_ request: ImageRequest, ticket: UInt64, priority: WorkPriority) async throws -> DecodedResult {
         let variants =
             configuration.storesProcessedImagesOnDisk && request.cachePolicy == .useAll
             ? configuration.dataCache : nil
@@ -169,7 +169,7 @@ public final class ImagePipeline: Sendable {
         return result
     }
 
-    private func loadOriginal(_ request: ImageRequest, ticket: UInt64, priority: ImageRequest.Priority) async throws -> DecodedResult {
+    private func loadOriginal(_ request: ImageRequest, ticket: UInt64, priority: WorkPriority) async throws -> DecodedResult {
         var loaded = try await data(for: request).value
         do {
             return try await decode(loaded, request: request, ticket: ticket, priority: priority)
@@ -184,13 +184,13 @@ public final class ImagePipeline: Sendable {
     }
 
     private func decode(
-        _ loaded: LoadedData, request: ImageRequest, ticket: UInt64, priority: ImageRequest.Priority
+        _ loaded: LoadedData, request: ImageRequest, ticket: UInt64, priority: WorkPriority
     ) async throws -> DecodedResult {
         let decoder = configuration.decoder
         let start = ContinuousClock.now
         let executor = configuration.executor
         let pixels = try await decodes.run(ticket: ticket, priority: priority) {
-            try await executor.run(priority: priority.workPriority) { context in
+            try await executor.run(priority: priority) { context in
                 let source: ImageSource =
                     switch loaded.location {
                     case .file(let url): .file(url.path)

@@ -1,4 +1,4 @@
-import TesseraCore
+public import TesseraCore
 
 /// Loads images ahead of need (the rows a grid is about to show) at low priority, and stops when
 /// they are no longer wanted. Each prefetch goes through the pipeline, so it shares downloads with
@@ -17,12 +17,12 @@ public final class ImagePrefetcher: Sendable {
     /// Whether prefetched images are decoded into the memory cache or only downloaded to disk.
     public let destination: Destination
     /// The priority prefetches run at.
-    public let priority: ImageRequest.Priority
+    public let priority: WorkPriority
     /// Prefetches under way, by image key.
     private let tasks = Locked<[String: Task<Void, Never>]>([:])
 
     /// A prefetcher that downloads into the disk cache (by default) at low priority.
-    public init(pipeline: ImagePipeline, destination: Destination = .diskCache, priority: ImageRequest.Priority = .low) {
+    public init(pipeline: ImagePipeline, destination: Destination = .diskCache, priority: WorkPriority = .low) {
         self.pipeline = pipeline
         self.destination = destination
         self.priority = priority

@@ -3,7 +3,6 @@ import NIOCore
 import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
-import TesseraPipeline
 import TesseraTiles
 
 #if canImport(Glibc)

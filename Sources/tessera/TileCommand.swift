@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Tessera
+import TesseraIIIF
 
 struct TileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

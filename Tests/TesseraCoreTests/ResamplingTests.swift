@@ -136,7 +136,9 @@ struct ResamplingTests {
         }
     }
 
-    @Test("a window resized from the input pixels its taps reach is that window of the whole resize, shrinking and enlarging", arguments: PixelFormat.allCases)
+    @Test(
+        "a window resized from the input pixels its taps reach is that window of the whole resize, shrinking and enlarging",
+        arguments: PixelFormat.allCases)
     func windowsAreCutsOfTheWholeResize(format: PixelFormat) throws {
         var generator = SystemRandomNumberGenerator()
         let input = PixelSize(width: 90, height: 70), channels = format.bytesPerPixel

@@ -83,7 +83,7 @@ struct SchedulingTests {
     /// order in which the loader started the downloads.
     func downloadOrder(
         beforeRelease: (
-            _ load: (String, ImageRequest.Priority) -> Task<ImageResponse, any Error>,
+            _ load: (String, WorkPriority) -> Task<ImageResponse, any Error>,
             _ pipeline: ImagePipeline
         ) async -> Void = { _, _ in }
     ) async throws -> [String] {
@@ -92,7 +92,7 @@ struct SchedulingTests {
         let loader = GatedLoader()
         let pipeline = makePipeline(directory: directory, loader: loader, downloads: 1)
         var tasks: [Task<ImageResponse, any Error>] = []
-        func load(_ name: String, _ priority: ImageRequest.Priority) -> Task<ImageResponse, any Error> {
+        func load(_ name: String, _ priority: WorkPriority) -> Task<ImageResponse, any Error> {
             let task = Task { try await pipeline.image(for: ImageRequest(url: URL(string: "http://x/\(name)")!, priority: priority)) }
             tasks.append(task)
             return task

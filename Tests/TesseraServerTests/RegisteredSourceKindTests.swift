@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import RegionTestSupport
 import TesseraCodecs
 import TesseraCore
 import TesseraTestSupport
@@ -78,7 +79,8 @@ struct RegisteredSourceKindTests {
             // Encoded as the builder encodes its tiles: the same bytes.
             let reference = try #require(halved.cropped(to: cut))
             let quality = ServerConfiguration(root: sandbox.root, cacheDirectory: sandbox.cache).jpegQuality
-            #expect(Data(deepZoom.body.readableBytesView) == (try ImageEncoder.encode(reference, as: PyramidRecipe.tileEncoding(jpegQuality: quality))))
+            #expect(
+                Data(deepZoom.body.readableBytesView) == (try ImageEncoder.encode(reference, as: PyramidRecipe.tileEncoding(jpegQuality: quality))))
         }
         // Planned once (the kind opened the file once for every request), and nothing was built.
         #expect(kind.openCount == 1)

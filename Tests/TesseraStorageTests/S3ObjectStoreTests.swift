@@ -2,6 +2,7 @@ import Foundation
 import StorageTestSupport
 import TesseraCodecs
 import TesseraCore
+import TesseraIIIF
 import Testing
 
 @testable import TesseraStorage

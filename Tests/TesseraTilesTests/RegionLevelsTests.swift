@@ -1,7 +1,7 @@
 import Foundation
+import RegionTestSupport
 import TesseraCodecs
 import TesseraCore
-import TesseraTestSupport
 import Testing
 
 @testable import TesseraTiles

@@ -1,7 +1,6 @@
 import FoundationEssentials
 import FuzzSupport
 import TesseraCore
-import TesseraStorage
 
 @testable import TesseraIIIF
 @testable import TesseraServer

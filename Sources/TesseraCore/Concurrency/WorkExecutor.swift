@@ -4,10 +4,13 @@
     import Darwin
 #endif
 
-/// How soon queued work should run: higher first, first come first served within a priority.
+/// How soon queued work should run: higher first, first come first served within a priority. The
+/// one priority of every queue in Tessera: the executor's, the image pipeline's requests (their
+/// downloads and decodes), the viewer engine's tiles.
 public enum WorkPriority: Int, Sendable, Comparable, Codable, CaseIterable {
-    /// `low` for prefetching and background builds, `normal` by default, `high` for what a user waits on.
-    case low, normal, high
+    /// `veryLow` and `low` for prefetching and background builds, `normal` by default, `high` and
+    /// `veryHigh` for what a user waits on (a viewer's visible tiles are `veryHigh`).
+    case veryLow, low, normal, high, veryHigh
 
     public static func < (lhs: WorkPriority, rhs: WorkPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }

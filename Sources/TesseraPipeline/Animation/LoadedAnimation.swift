@@ -65,7 +65,7 @@ public final class LoadedAnimation: Sendable {
             throw ImagePipelineError.decodingFailed(ImageDecodingError.noSuchFrame(index: index, count: frameCount))
         }
         if let cached = cache?.image(for: cacheKey(frame: index)) { return cached }
-        return try await executor.run(priority: request.priority.workPriority) { context in
+        return try await executor.run(priority: request.priority) { context in
             try self.reading.withLock { state -> PixelBuffer in
                 do {
                     if state.reader == nil || state.nextIndex > index {
@@ -107,7 +107,7 @@ extension ImagePipeline {
             }
         let options = ThumbnailOptions(sizing: sizing)
         let cache = configuration.imageCache
-        let first = try await configuration.executor.run(priority: request.priority.workPriority) { _ in
+        let first = try await configuration.executor.run(priority: request.priority) { _ in
             let made = Result { () throws(ImageDecodingError) in try Thumbnailer().thumbnailFrames(source, options: options) }
             switch made {
             case .success(let reader): return UnsafeTransfer(reader)

@@ -1,6 +1,5 @@
 public import FoundationEssentials
 import TesseraCore
-import TesseraStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -13,24 +13,6 @@ public struct ImageRequest: Sendable {
         case size(PointSize, scale: DisplayScale)
     }
 
-    /// How soon a request's download and decode run, relative to others waiting; shared work runs at
-    /// the highest priority among its callers.
-    public enum Priority: Int, Sendable, Comparable, CaseIterable {
-        /// From least to most urgent: `veryLow` and `low` decode at `WorkPriority.low` on the executor,
-        /// `high` and `veryHigh` at `WorkPriority.high`.
-        case veryLow, low, normal, high, veryHigh
-        public static func < (a: Priority, b: Priority) -> Bool { a.rawValue < b.rawValue }
-
-        /// The executor's priority for this request's decode: the two lowest share `low`, the two highest `high`.
-        var workPriority: WorkPriority {
-            switch self {
-            case .veryLow, .low: .low
-            case .normal: .normal
-            case .high, .veryHigh: .high
-            }
-        }
-    }
-
     /// Which caches a request reads and fills.
     public enum CachePolicy: Sendable, Hashable {
         /// Memory, then disk, then network; results stored in both caches.
@@ -53,15 +35,17 @@ public struct ImageRequest: Sendable {
     public var contentMode: ContentMode
     /// Applied in order after decoding.
     public var processors: [any ImageProcessing]
-    /// How soon the request runs.
-    public var priority: Priority
+    /// How soon the request runs: its download and its decode, queued with every other request's
+    /// and (the decode) with every other job on the executor; shared work runs at the highest
+    /// priority among its callers.
+    public var priority: WorkPriority
     /// Which caches it reads and fills.
     public var cachePolicy: CachePolicy
 
     /// A request for `url`, at full size and normal priority through every cache unless told otherwise.
     public init(
         url: URL, target: Target = .original, contentMode: ContentMode = .fit,
-        processors: [any ImageProcessing] = [], priority: Priority = .normal, cachePolicy: CachePolicy = .useAll
+        processors: [any ImageProcessing] = [], priority: WorkPriority = .normal, cachePolicy: CachePolicy = .useAll
     ) {
         self.url = url
         self.target = target

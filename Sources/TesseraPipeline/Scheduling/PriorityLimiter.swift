@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraCore
 
 /// Lets at most `limit` operations run at once; the others wait, highest priority first (first come
 /// first served within a priority). A waiting operation's priority can be raised, and a waiter that
@@ -6,7 +7,7 @@ import FoundationEssentials
 actor PriorityLimiter {
     private struct Waiter {
         let ticket: UInt64
-        var priority: ImageRequest.Priority
+        var priority: WorkPriority
         let order: UInt64
         let continuation: CheckedContinuation<Void, any Error>
     }
@@ -15,12 +16,12 @@ actor PriorityLimiter {
     private var running = 0
     private var waiters: [Waiter] = []
     private var nextOrder: UInt64 = 0
-    private var priorities: [UInt64: ImageRequest.Priority] = [:]
+    private var priorities: [UInt64: WorkPriority] = [:]
 
     init(limit: Int) { self.limit = max(1, limit) }
 
     /// Waits for a slot. Call ``release()`` exactly once after a successful acquire.
-    func acquire(ticket: UInt64, priority: ImageRequest.Priority) async throws {
+    func acquire(ticket: UInt64, priority: WorkPriority) async throws {
         try Task.checkCancellation()
         if running < limit {
             running += 1
@@ -48,7 +49,7 @@ actor PriorityLimiter {
     }
 
     /// Raises the priority of a waiting (or not yet waiting) operation.
-    func raise(ticket: UInt64, to priority: ImageRequest.Priority) {
+    func raise(ticket: UInt64, to priority: WorkPriority) {
         if let index = waiters.firstIndex(where: { $0.ticket == ticket }) {
             waiters[index].priority = max(waiters[index].priority, priority)
         } else {
@@ -57,7 +58,7 @@ actor PriorityLimiter {
     }
 
     /// Runs `operation` holding a slot.
-    func run<T: Sendable>(ticket: UInt64, priority: ImageRequest.Priority, _ operation: @Sendable () async throws -> T) async throws -> T {
+    func run<T: Sendable>(ticket: UInt64, priority: WorkPriority, _ operation: @Sendable () async throws -> T) async throws -> T {
         try await acquire(ticket: ticket, priority: priority)
         priorities[ticket] = nil
         defer { release() }
@@ -71,5 +72,5 @@ actor PriorityLimiter {
 
     var waitingCount: Int { waiters.count }
 
-    var waitingPriorities: [ImageRequest.Priority] { waiters.map(\.priority) }
+    var waitingPriorities: [WorkPriority] { waiters.map(\.priority) }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraCore
 
 /// Runs one piece of work per key for any number of callers (a download, a decode), so identical
 /// requests share it.
@@ -10,11 +11,11 @@ actor TaskCoalescer<Value: Sendable> {
     private final class Entry {
         let ticket: UInt64
         let relatedKey: String?
-        var priority: ImageRequest.Priority
+        var priority: WorkPriority
         var task: Task<Void, Never>?
         var subscribers: [UInt64: (continuation: CheckedContinuation<(value: Value, coalesced: Bool), any Error>, coalesced: Bool)] = [:]
 
-        init(ticket: UInt64, priority: ImageRequest.Priority, relatedKey: String?) {
+        init(ticket: UInt64, priority: WorkPriority, relatedKey: String?) {
             self.ticket = ticket
             self.relatedKey = relatedKey
             self.priority = priority
@@ -23,18 +24,18 @@ actor TaskCoalescer<Value: Sendable> {
 
     private var entries: [String: Entry] = [:]
     private var nextID: UInt64 = 0
-    private let raise: @Sendable (_ ticket: UInt64, _ priority: ImageRequest.Priority, _ relatedKey: String?) async -> Void
+    private let raise: @Sendable (_ ticket: UInt64, _ priority: WorkPriority, _ relatedKey: String?) async -> Void
 
     /// `raise` is told when running work's priority goes up, with the key of the work it depends on.
-    init(raise: @escaping @Sendable (_ ticket: UInt64, _ priority: ImageRequest.Priority, _ relatedKey: String?) async -> Void) {
+    init(raise: @escaping @Sendable (_ ticket: UInt64, _ priority: WorkPriority, _ relatedKey: String?) async -> Void) {
         self.raise = raise
     }
 
     /// The work's result for `key`, starting the work unless it is already running. Returns the
     /// value and whether this caller joined work another caller had started.
     func value(
-        for key: String, priority: ImageRequest.Priority, relatedKey: String? = nil,
-        work: @escaping @Sendable (_ ticket: UInt64, _ priority: ImageRequest.Priority) async throws -> Value
+        for key: String, priority: WorkPriority, relatedKey: String? = nil,
+        work: @escaping @Sendable (_ ticket: UInt64, _ priority: WorkPriority) async throws -> Value
     ) async throws -> (value: Value, coalesced: Bool) {
         nextID += 1
         let subscriber = nextID
@@ -70,7 +71,7 @@ actor TaskCoalescer<Value: Sendable> {
     }
 
     /// Raises the running work for `key` to `priority`, if that is higher.
-    func raise(key: String, to priority: ImageRequest.Priority) {
+    func raise(key: String, to priority: WorkPriority) {
         guard let entry = entries[key], priority > entry.priority else { return }
         entry.priority = priority
         let (ticket, related) = (entry.ticket, entry.relatedKey)

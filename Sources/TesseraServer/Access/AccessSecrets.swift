@@ -1,6 +1,6 @@
 import CTesseraCrypto
 import FoundationEssentials
-import TesseraStorage
+import TesseraCore
 
 /// The cryptography access control needs, through the system's libcrypto (CTesseraCrypto.h says
 /// why not swift-crypto): HMAC-SHA256, scrypt, random bytes, URL-safe base64 and a comparison in

@@ -3,7 +3,6 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 import TesseraCore
-import TesseraStorage
 
 /// Asks an institution's own service whether a request is authorised, as nginx's `auth_request`
 /// does: a `GET` of the configured URL with the request's `Cookie` and `Authorization` headers.

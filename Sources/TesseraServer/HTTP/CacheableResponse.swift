@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import TesseraStorage
+import TesseraCore
 
 /// A response body with the validators and headers HTTP caching needs; ``response(to:)`` answers
 /// `304 Not Modified` when the client's copy is current.

@@ -1,5 +1,4 @@
 import TesseraCore
-import TesseraStorage
 
 #if canImport(Glibc)
     import Glibc

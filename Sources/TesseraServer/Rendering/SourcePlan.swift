@@ -105,7 +105,8 @@ struct SourcePlanner: Sendable {
         }
         let tileSide = configuration.tileSize
         if let properties = try? header(), configuration.isSmall(properties.size) {
-            return SourcePlan(RegionLevels(DecodedRegionSource(source.input, properties: properties, options: options)), isSmall: true, tileSide: tileSide)
+            return SourcePlan(
+                RegionLevels(DecodedRegionSource(source.input, properties: properties, options: options)), isSmall: true, tileSide: tileSide)
         }
         let input = RegionSourceInput(input: source.input, identity: source.identity, options: options)
         for kind in kinds {

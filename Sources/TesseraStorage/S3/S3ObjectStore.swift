@@ -2,6 +2,7 @@ import AsyncHTTPClient
 public import FoundationEssentials
 import NIOCore
 import NIOHTTP1
+import TesseraCore
 
 /// An ``ObjectStoring`` on S3 or any S3-compatible service (SeaweedFS, MinIO, Ceph), spoken over
 /// AsyncHTTPClient and signed with `SigV4Signer`: no SDK.

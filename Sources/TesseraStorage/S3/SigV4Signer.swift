@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraCore
 
 #if canImport(Glibc)
     import Glibc

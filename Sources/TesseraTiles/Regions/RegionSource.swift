@@ -110,7 +110,9 @@ extension TiledRegionSource {
     }
 
     public func cost(of rect: PixelRect, level: Int) -> RegionCost {
-        guard let tileSize = nativeLevels[level].storedTileSize else { return RegionCost(decodedPixelCount: rect.width * rect.height, rowsPassedOver: 0) }
+        guard let tileSize = nativeLevels[level].storedTileSize else {
+            return RegionCost(decodedPixelCount: rect.width * rect.height, rowsPassedOver: 0)
+        }
         let tiles = TileComposer.tiles(covering: rect, tileSize: tileSize).count
         return RegionCost(decodedPixelCount: tiles * tileSize.width * tileSize.height, rowsPassedOver: 0)
     }

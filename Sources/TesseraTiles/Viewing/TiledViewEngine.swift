@@ -1,6 +1,5 @@
 import FoundationEssentials
 public import TesseraCore
-public import TesseraPipeline
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +21,7 @@ public actor TiledViewEngine {
     /// What happened, for hosts that redraw and for `tessera render --timeline`.
     public enum Event: Sendable {
         /// A tile's load started, at this priority.
-        case requested(TileID, ImageRequest.Priority)
+        case requested(TileID, WorkPriority)
         /// A needed tile was already in the cache.
         case servedFromCache(TileID)
         /// A tile arrived and is in the cache.
@@ -53,7 +52,7 @@ public actor TiledViewEngine {
     public nonisolated let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
-    private var loading: [TileID: (task: Task<Void, Never>, priority: ImageRequest.Priority)] = [:]
+    private var loading: [TileID: (task: Task<Void, Never>, priority: WorkPriority)] = [:]
     private var attempts: [TileID: Int] = [:]
     private var retryAt: [TileID: ContinuousClock.Instant] = [:]
     /// Tasks waiting for tiles to settle, each with what it waits for.
@@ -96,7 +95,7 @@ public actor TiledViewEngine {
     }
 
     /// Tiles the viewport needs, in load order: the visible ones centre-out, then the ring beyond.
-    public var neededTiles: [(TileID, ImageRequest.Priority)] {
+    public var neededTiles: [(TileID, WorkPriority)] {
         let layout = source.layout
         let visible = layout.tiles(reduction: reduction, covering: viewport.visibleRect)
         let ring = layout.tiles(reduction: reduction, covering: viewport.visibleRect, ring: 1).filter { !visible.contains($0) }

@@ -1,12 +1,14 @@
 public import TesseraCodecs
 import TesseraCore
+public import TesseraStorage
 
 /// An object in an ``ObjectStoring`` read in byte ranges, as an `ImageSource`:
 /// `ImageSource.ranged(try await ObjectByteRange(store: store, key: key))`. JPEG, PNG and GIF
 /// then stream from the store in 256 KB ranges (a probe reads one or two); other formats read the
 /// whole object first.
 ///
-/// Reads block their thread until the range arrives, so decode on the `WorkExecutor`.
+/// Reads block their thread until the range arrives, so decode on the `WorkExecutor`. It lives
+/// here, beside the resolver that makes sources of objects, so that storage knows no codec.
 public struct ObjectByteRange: ByteRangeReading {
     /// The store the object is read from.
     public let store: any ObjectStoring

@@ -1,7 +1,6 @@
 import FoundationEssentials
-public import TesseraCore
 
-/// The default ``ImageCaching``: Core's `LRUCache` behind a lock, by cost, where an image's cost
+/// The default ``ImageCaching``: ``LRUCache`` behind a lock, by cost, where an image's cost
 /// is its memory (`bytesPerRow × height`). Reads and writes are synchronous and take the lock
 /// briefly, so a hit costs a dictionary lookup and a list splice.
 public final class MemoryImageCache: ImageCaching, Sendable {

@@ -1,8 +1,7 @@
-public import TesseraCore
-
 /// Keeps decoded images in memory.
 public protocol ImageCaching: Sendable {
-    /// The image stored for `key` (a request's ``ImageRequest/imageKey``), if the cache still has it.
+    /// The image stored for `key` (an image pipeline request's `imageKey`, a server's tile key), if
+    /// the cache still has it.
     func image(for key: String) -> PixelBuffer?
     /// Keeps `image` for `key`, replacing any image there; a cache may decline one it finds too large.
     func store(_ image: PixelBuffer, for key: String)
