@@ -34,8 +34,8 @@ extension ImageService {
                 let width = min(size.width, columns[column].upperBound * step) - x
                 let height = min(size.height, rows[row].upperBound * step) - y
                 let request = try IIIFImageRequest(
-                    region: "\(x),\(y),\(width),\(height)", size: "\(columns[column].count),\(rows[row].count)",
-                    rotation: "0", qualityAndFormat: "default.jpg"
+                    region: .pixels(PixelRect(x: x, y: y, width: width, height: height)),
+                    size: .init(.exact(width: columns[column].count, height: rows[row].count))
                 ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
                 return try await self.render(request, of: source, plan: plan)
             }
