@@ -10,7 +10,7 @@ extension ImageService {
     /// The `.dzi` descriptor: the one the builder writes, made from the size alone so a viewer can
     /// start before the pyramid exists.
     func deepZoomDescriptor(for source: ResolvedSource) async throws -> ByteBuffer {
-        let size = try await properties(of: source).displaySize
+        let size = try await planner.properties(of: source).displaySize
         let descriptor = DeepZoomLayout(imageSize: size, name: "dzi").descriptors(fileExtension: "jpeg")[0].contents
         return ByteBuffer(bytes: descriptor)
     }
@@ -18,8 +18,8 @@ extension ImageService {
     /// A Deep Zoom tile as `vips dzsave` numbers them (level 0 is 1×1), from the built pyramid; for
     /// a source turned by its orientation tag, rendered like an IIIF region of the upright image.
     func deepZoomTile(for source: ResolvedSource, level: Int, column: Int, row: Int) async throws -> ByteBuffer {
-        try await answer("dzi|\(level)/\(column)_\(row)", source: source) {
-            let plan = try await self.plan(for: source)
+        try await answers.answer("dzi|\(level)/\(column)_\(row)", source: source) {
+            let plan = try await self.planner.plan(for: source)
             let properties = plan.properties
             let layout = DeepZoomLayout(imageSize: properties.displaySize, name: "dzi")
             let reduction = layout.maxLevel - level
@@ -50,10 +50,10 @@ extension ImageService {
             let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
             let kept = self.configuration.colorManagement.profile(of: properties)
             if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {
-                let cut = try await self.wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+                let cut = try await self.decodedLevels.whole(source, levels: levels, reduction: reduction, small: false, cut: rect)
                 return try await self.executor.run { _ in ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
             }
-            if !inPlace { self.buildInBackground(.deepZoom, source: source, imageSize: properties.size) }
+            if !inPlace { self.builds.start(.deepZoom, source: source, imageSize: properties.size) }
             return try await self.executor.run { context in
                 let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
                 return ByteBuffer(bytes: try self.encodedTile(pixels, profile: kept))

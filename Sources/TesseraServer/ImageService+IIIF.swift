@@ -24,8 +24,8 @@ extension ImageService {
         for source: ResolvedSource, id: String, partOf: ResourceReference? = nil, grant: AccessControl.Grant = .open,
         auth: IIIFAuthService? = nil
     ) async throws -> ByteBuffer {
-        try await answer(grant.cacheKeyPrefix + "info|" + id + "|" + (partOf?.id ?? "") + "|" + (auth?.id ?? ""), source: source) {
-            let tiling = try await self.plan(for: source)
+        try await answers.answer(grant.cacheKeyPrefix + "info|" + id + "|" + (partOf?.id ?? "") + "|" + (auth?.id ?? ""), source: source) {
+            let tiling = try await self.planner.plan(for: source)
             let full = tiling.properties.displaySize
             var limits = self.configuration.limits
             // A scale factor per level, each level the image at it: whatever clients make of the
@@ -64,7 +64,7 @@ extension ImageService {
     func image(
         for source: ResolvedSource, request: IIIFImageRequest, grant: AccessControl.Grant = .open
     ) async throws -> (body: ByteBuffer, resolved: ResolvedIIIFRequest) {
-        let plan = try await plan(for: source)
+        let plan = try await planner.plan(for: source)
         let properties = plan.properties
         var limits = configuration.limits
         let full = properties.displaySize
@@ -82,7 +82,7 @@ extension ImageService {
         if marks == nil, let path = storedTilePath(resolved, of: source, plan: plan), let stored = try? Self.readFile(path) {
             return (stored, resolved)
         }
-        let body = try await answer(grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath, source: source) {
+        let body = try await answers.answer(grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath, source: source) {
             // What a render costs its client (per-client limits): the region's pixels at the level that serves it.
             let shrink = max(1, resolved.region.width / max(resolved.scaledSize.width, 1))
             let reduction = 1 << (Int.bitWidth - 1 - shrink.leadingZeroBitCount)
@@ -115,7 +115,7 @@ extension ImageService {
     /// a few canvases (``AnimatedImage/workingByteCount``) and the encoder's output.
     func renderAnimation(_ request: ResolvedIIIFRequest, of source: ResolvedSource, properties: ImageProperties) async throws -> ByteBuffer {
         let quality = max(configuration.jpegQuality, 80)
-        let options = decodeOptions
+        let options = planner.decodeOptions
         return try await executor.run { context in
             let animation = try AnimatedImage(source.input, options: options)
             let reader = try animation.makeFrameReader()
@@ -170,10 +170,10 @@ extension ImageService {
             let cut: PixelBuffer
             if small {
                 // A small source's level is resampled to about the level's size, not exactly it.
-                let level = try await wholeLevel(source, levels: levels, reduction: reduction, small: true)
+                let level = try await decodedLevels.whole(source, levels: levels, reduction: reduction, small: true)
                 cut = level.cropped(to: RegionRenderer.levelRect(of: storedRegion, fullSize: properties.size, levelSize: level.size)) ?? level
             } else {
-                cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect)
+                cut = try await decodedLevels.whole(source, levels: levels, reduction: reduction, small: false, cut: rect)
             }
             return try await executor.run { context in
                 try context.checkCancellation()
@@ -197,26 +197,9 @@ extension ImageService {
                             orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
                 }
             }
-            buildInBackground(.iiif, source: source, imageSize: properties.size)
-            // The tiles the pyramid will hold, made from the source: the rows and columns of the
-            // ones the region touches, read at once, then each tile encoded (and for a region that
-            // is not one tile, decoded again) exactly as a stored tile is.
-            return try await executor.run { context in
-                let covering = Self.tileAlignedRect(covering: rect, tileSize: tileSize, levelSize: levelSize)
-                let pixels = try levels.pixels(of: covering, reduction: reduction, context: context)
-                func encodedTile(_ column: Int, _ row: Int) throws -> Data {
-                    let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
-                        .intersection(PixelRect(x: 0, y: 0, width: levelSize.width, height: levelSize.height))
-                    let place = PixelRect(x: tile.x - covering.x, y: tile.y - covering.y, width: tile.width, height: tile.height)
-                    guard let cut = pixels.cropped(to: place) else { throw ServerError(.internal, "a tile outside the region read") }
-                    return try self.encodedTile(cut, profile: kept)
-                }
-                if let aligned { return ByteBuffer(bytes: try encodedTile(aligned.column, aligned.row)) }
-                return try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
-                    try context.checkCancellation()
-                    return try ImageDecoder(options: self.decodeOptions).decode(.data(try encodedTile(column, row))).pixels
-                }
-            }
+            builds.start(.iiif, source: source, imageSize: properties.size)
+            return try await renderAsStored(
+                request, levels: levels, rect: rect, reduction: reduction, tileSize: tileSize, aligned: aligned, profile: kept)
         }
         if let aligned {
             return try await pyramid.body(reduction: aligned.reduction, column: aligned.column, row: aligned.row)
@@ -227,12 +210,39 @@ extension ImageService {
             try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
                 try context.checkCancellation()
                 let key = self.tileCacheKey(pyramid, source: source, reduction: reduction, column: column, row: row)
-                return try self.decodedTile(key: key) {
+                return try self.decodedLevels.tile(key: key) {
                     let input =
                         fetched[key].map { ImageSource.data($0) }
                         ?? .file(pyramid.tilePath(reduction: reduction, column: column, row: row) ?? "")
-                    return try ImageDecoder(options: self.decodeOptions).decode(input).pixels
+                    return try ImageDecoder(options: self.planner.decodeOptions).decode(input).pixels
                 }
+            }
+        }
+    }
+
+    /// `rect` of level `reduction` made from the tiles the pyramid will hold, before it exists: the
+    /// rows and columns of the ones the region touches read from the source at once, then each tile
+    /// encoded (and, for a region that is not one tile, decoded again) exactly as a stored tile is,
+    /// so the answer's bytes are those it will have once the pyramid is built.
+    private func renderAsStored(
+        _ request: ResolvedIIIFRequest, levels: RegionLevels, rect: PixelRect, reduction: Int, tileSize: PixelSize,
+        aligned: AlignedTile?, profile kept: ICCProfile?
+    ) async throws -> ByteBuffer {
+        let levelSize = levels.levelSize(reduction: reduction), orientation = levels.properties.orientation
+        return try await executor.run { context in
+            let covering = Self.tileAlignedRect(covering: rect, tileSize: tileSize, levelSize: levelSize)
+            let pixels = try levels.pixels(of: covering, reduction: reduction, context: context)
+            func encodedTile(_ column: Int, _ row: Int) throws -> Data {
+                let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
+                    .intersection(PixelRect(x: 0, y: 0, width: levelSize.width, height: levelSize.height))
+                let place = PixelRect(x: tile.x - covering.x, y: tile.y - covering.y, width: tile.width, height: tile.height)
+                guard let cut = pixels.cropped(to: place) else { throw ServerError(.internal, "a tile outside the region read") }
+                return try self.encodedTile(cut, profile: kept)
+            }
+            if let aligned { return ByteBuffer(bytes: try encodedTile(aligned.column, aligned.row)) }
+            return try self.composeTiles(rect, tileSize: tileSize, orientation: orientation, request: request, profile: kept) { column, row in
+                try context.checkCancellation()
+                return try ImageDecoder(options: self.planner.decodeOptions).decode(.data(try encodedTile(column, row))).pixels
             }
         }
     }

@@ -33,8 +33,8 @@ extension ImageService {
             ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
         }
         if storedTiles == nil, levelSize.area <= configuration.wholeLevelPixelLimit {
-            var cut = heldLevel(source, reduction: reduction, cut: rect)
-            if cut == nil, !isTile { cut = try await wholeLevel(source, levels: levels, reduction: reduction, small: false, cut: rect) }
+            var cut = decodedLevels.held(source, reduction: reduction, cut: rect)
+            if cut == nil, !isTile { cut = try await decodedLevels.whole(source, levels: levels, reduction: reduction, small: false, cut: rect) }
             if let cut { return try await executor.run { _ in try finished(cut) } }
         }
         guard let tileSize = storedTiles ?? (isTile ? plan.tileSize : nil) else {
@@ -45,7 +45,7 @@ extension ImageService {
                 rect, tileSize: tileSize, format: plan.source.pixelFormat, scaledSize: orientation == .up ? request.scaledSize : nil
             ) { column, row in
                 try context.checkCancellation()
-                return try self.decodedTile(key: "\(source.key)/tile/\(reduction)/\(column)_\(row)") {
+                return try self.decodedLevels.tile(key: "\(source.key)/tile/\(reduction)/\(column)_\(row)") {
                     if storedTiles != nil { return try plan.source.tile(level: native, column: column, row: row, context: context) }
                     let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
                     return try levels.pixels(of: tile, reduction: reduction, context: context)

@@ -11,8 +11,7 @@ import TesseraTiles
     import Darwin
 #endif
 
-// Pixels from sources and pyramids: whole levels decoded once, tiles composed, fetched and
-// cached, and pyramids built in the background.
+// Pixels from pyramids and tiles: tiles composed and fetched, and encoded as the builder does.
 extension ImageService {
     /// `rect` of a level composed from its decoded tiles (RGB), turned upright, finished and encoded:
     /// the same for tiles read from a pyramid and tiles made from the source, so both give the
@@ -41,76 +40,6 @@ extension ImageService {
         return PixelRect(x: x, y: y, width: right - x, height: bottom - y)
     }
 
-    /// Level `reduction` of `source`, whole, or the part `cut` of it: the level made once however
-    /// many requests want it at the same time, and kept in the decoded cache. A level that is the
-    /// one above it halved is made from that one when it too is held whole (so a viewer's first
-    /// screen decodes the source once); any other from the source, by streaming only what it
-    /// needs, and each `cut` is answered as soon as its rows are decoded (``LevelFlights``). A
-    /// small source, which never gets a pyramid whose tiles its answers must match, is instead
-    /// shrunk on load to the level's size and resampled (``Thumbnailer``), as sharp as a thumbnail.
-    func wholeLevel(
-        _ source: ResolvedSource, levels: RegionLevels, reduction: Int, small: Bool, cut: PixelRect? = nil
-    ) async throws -> PixelBuffer {
-        if let held = heldLevel(source, reduction: reduction, small: small, cut: cut) { return held }
-        metrics.recordCache(tier: "decoded", hit: false)
-        let key = levelKey(source, reduction: reduction, small: small)
-        let executor = self.executor
-        return try await self.levels.region(cut, of: key, size: levels.levelSize(reduction: reduction)) { writer in
-            let pixels: PixelBuffer
-            if small {
-                self.metrics.recordSourceDecode()
-                var options = ThumbnailOptions(
-                    sizing: .fit(maxPixelSize: reduction == 0 ? nil : levels.levelSize(reduction: reduction).longestSide),
-                    createThumbnailWithTransform: false, maximumPixelCount: self.configuration.sourcePixelLimit)
-                options.colorManagement = self.configuration.colorManagement
-                options.pageIndex = source.pageIndex
-                pixels = try await Thumbnailer().thumbnail(source.input, options: options, executor: executor).pixels
-            } else if levels.halvesPreviousLevel(reduction),
-                levels.levelSize(reduction: reduction - 1).area <= self.configuration.wholeLevelPixelLimit
-            {
-                let above = try await self.wholeLevel(source, levels: levels, reduction: reduction - 1, small: false)
-                pixels = try await executor.run { _ in RegionLevels.halved(above) }
-            } else {
-                self.metrics.recordSourceDecode()
-                pixels = try await executor.run { context in try levels.level(reduction, context: context, progress: writer.report) }
-            }
-            self.decoded.store(pixels, for: key)
-            return pixels
-        }
-    }
-
-    /// Level `reduction` of `source`, or the part `cut` of it, when the level is held whole already
-    /// (counted as a decoded-cache hit); nil, with nothing decoded, when it is not.
-    func heldLevel(_ source: ResolvedSource, reduction: Int, small: Bool = false, cut: PixelRect? = nil) -> PixelBuffer? {
-        guard let level = decoded.image(for: levelKey(source, reduction: reduction, small: small)) else { return nil }
-        metrics.recordCache(tier: "decoded", hit: true)
-        return cut.flatMap { level.cropped(to: $0) } ?? level
-    }
-
-    /// The decoded cache's key for a whole level of `source` (``wholeLevel(_:levels:reduction:small:cut:)``).
-    func levelKey(_ source: ResolvedSource, reduction: Int, small: Bool = false) -> String {
-        source.key + (small ? "/resampled/" : "/level/") + String(reduction)
-    }
-
-    /// Starts building `kind`'s pyramid for `source` if it is not built or being built, without
-    /// waiting for it: the requests that asked go on being answered from the source meanwhile.
-    func buildInBackground(_ kind: PyramidKind, source: ResolvedSource, imageSize: PixelSize) {
-        let key = source.key + "/" + kind.rawValue
-        let pyramids = pyramidSource
-        backgroundBuilds.withLock { builds in
-            guard builds[key] == nil else { return }
-            builds[key] = Task.detached(priority: .background) {
-                _ = try? await pyramids.pyramid(kind, for: source, imageSize: imageSize)
-                self.backgroundBuilds.withLock { _ = $0.removeValue(forKey: key) }
-            }
-        }
-    }
-
-    /// Returns once no pyramid is being built in the background (for tests and orderly shutdown).
-    func backgroundBuildsFinished() async {
-        while let build = backgroundBuilds.withLock({ $0.values.first }) { await build.value }
-    }
-
     /// The decoded-tile cache's key for a tile of `pyramid`: its file's path, or for a pyramid in a
     /// store, the source's identity and the tile's place.
     func tileCacheKey(_ pyramid: BuiltPyramid, source: ResolvedSource, reduction: Int, column: Int, row: Int) -> String {
@@ -130,7 +59,7 @@ extension ImageService {
                 key: tileCacheKey(pyramid, source: source, reduction: reduction, column: tile.column, row: tile.row),
                 column: tile.column, row: tile.row
             )
-        }.filter { decoded.image(for: $0.key) == nil }
+        }.filter { decodedLevels.cache.image(for: $0.key) == nil }
         return try await withThrowingTaskGroup(of: (String, Data).self) { group in
             for tile in wanted {
                 group.addTask {
@@ -141,17 +70,5 @@ extension ImageService {
             for try await (key, data) in group { fetched[key] = data }
             return fetched
         }
-    }
-
-    /// A tile decoded by `decode`, through the decoded-image cache under `key`.
-    func decodedTile(key: String, decode: () throws -> PixelBuffer) throws -> PixelBuffer {
-        if let tile = decoded.image(for: key) {
-            metrics.recordCache(tier: "decoded", hit: true)
-            return tile
-        }
-        metrics.recordCache(tier: "decoded", hit: false)
-        let tile = try decode()
-        decoded.store(tile, for: key)
-        return tile
     }
 }

@@ -20,7 +20,7 @@ extension ImageService {
         identifier: String, request: IIIFImageRequest
     ) -> (source: ResolvedSource, body: ByteBuffer, resolved: ResolvedIIIFRequest, tilePath: String)? {
         guard let source = recentlyResolved(identifier),
-            let plan = plans.withLock({ $0.value(for: source.key) }),
+            let plan = planner.knownPlan(for: source),
             let resolved = try? request.resolved(imageSize: plan.properties.displaySize, limits: configuration.limits),
             let path = storedTilePath(resolved, of: source, plan: plan), let body = try? Self.readFile(path)
         else { return nil }

@@ -330,7 +330,7 @@ struct AccessRouteTests {
                 #expect(first.status == .ok)
             }
         }
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             // The pyramid is built: alice's requests are answered on the event loop, her cookie

@@ -65,7 +65,7 @@ struct ClientLimitTests {
         }
         let uri = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
         try await ImmediateResponseTests.warm(server, uri)
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             #expect(try await ImmediateResponseTests.get(uri, port: port, headers: Self.from("10.0.0.1")).status == .ok)
@@ -87,7 +87,7 @@ struct ClientLimitTests {
         }
         let tile = "/iiif/3/big.png/0,0,512,512/512,512/0/default.jpg"
         try await ImmediateResponseTests.warm(server, tile)
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let cheap = Self.from("10.0.0.1"), costly = Self.from("10.0.0.2")

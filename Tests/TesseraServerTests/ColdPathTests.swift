@@ -78,11 +78,11 @@ struct ColdPathTests {
                 configure(&$0); $0.cacheDirectory = sandbox.base + "/cold-\(index)"
             }
             before[uri] = try await Self.answers(alone, [uri])[uri]
-            await alone.service.backgroundBuildsFinished()
+            await alone.service.builds.finished()
         }
         // Zoomed into, through the cache the restarted server reads.
         _ = try await Self.answers(cold, [base + "0,0,256,256/256,256/0/default.jpg"])
-        await cold.service.backgroundBuildsFinished()
+        await cold.service.builds.finished()
         // Zoomed into: the pyramid exists now.
         let source = try await cold.service.resolve("cold.jpg")
         let descriptor = sandbox.cache + "/" + source.identity.description + "/iiif-256/info.json"
@@ -124,7 +124,7 @@ struct ColdPathTests {
                 base + "info.json", base + "full/!320,320/0/default.jpg", base + "full/650,500/0/default.jpg",
                 base + "square/200,200/0/default.webp", base + "0,0,1024,1024/256,256/0/default.jpg",
             ])
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
         #expect(entries.filter { !$0.hasPrefix(".") }.isEmpty, "\(entries)")
         let metrics = String(decoding: server.service.metrics.exposition(queuedJobs: 0), as: UTF8.self)
@@ -187,7 +187,7 @@ struct ColdPathTests {
             // stopping, running or queued.
             try await poll {
                 metric(abandoned) > 0 && server.service.workBeingStopped == 0 && server.service.executor.runningCount == 0
-                    && server.service.executor.queuedCount == 0 && server.service.levels.waitingCount == 0
+                    && server.service.executor.queuedCount == 0 && server.service.decodedLevels.flights.waitingCount == 0
                     && server.service.waitingRenders == 0
             }
             #expect(metric(abandoned) > 0)

@@ -106,8 +106,8 @@ struct ColourServingTests {
             #expect(grayProfile == nil)
         }
         // The two settings' pyramids live apart.
-        await converting.service.backgroundBuildsFinished()
-        await keeping.service.backgroundBuildsFinished()
+        await converting.service.builds.finished()
+        await keeping.service.builds.finished()
         let key = try await keeping.service.resolve("tagged-big.png").identity.description
         #expect(FileManager.default.fileExists(atPath: sandbox.cache + "/.kept-profiles/" + key + "/dzi.dzi"))
         #expect(FileManager.default.fileExists(atPath: sandbox.cache + "/" + key + "/dzi.dzi"))

@@ -35,7 +35,7 @@ struct ImmediateResponseTests {
         try await Self.warm(server, "\(basePath)/iiif/3/big.png/\(Self.tiles[0])/0/default.jpg")
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
             #expect(server.shortcuts.count == 0)
             for tile in Self.tiles {
                 let uri = "\(basePath)/iiif/3/big.png/\(tile)/0/default.jpg"
@@ -85,7 +85,7 @@ struct ImmediateResponseTests {
         try await server.makeApplication().test(.live) { client in
             let port = try #require(client.port)
             let old = try await Self.get(uri, port: port)
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
             let oldAgain = try await Self.get(uri, port: port)
             #expect(oldAgain.headers[.eTag] == old.headers[.eTag])
             #expect(server.shortcuts.count == 1)
@@ -114,7 +114,7 @@ struct ImmediateResponseTests {
         // Answered through the router: the render, and the pyramid's build it starts.
         try await Self.warm(server, tile)
         try await server.makeApplication().test(.live) { client in
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
             let port = try #require(client.port)
             // Slow (a region to compose), immediate, slow, immediate, and one that asks to close the
             // connection (the router's path does that); all in one write, as a browser keeping its

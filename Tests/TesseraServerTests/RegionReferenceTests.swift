@@ -354,7 +354,7 @@ struct RegionReferenceTests {
                 let response = try await client.execute(uri: "/iiif/3/\(name)/0,0,256,256/256,256/0/default.jpg", method: .get)
                 #expect(response.status == .ok)
             }
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
             let resolved = try await server.service.resolve(name)
             let pyramid = server.service.pyramidSource.builtPyramid(.iiif, for: resolved, imageSize: stored.size)
             #expect(pyramid != nil, "no pyramid was built")
@@ -362,7 +362,7 @@ struct RegionReferenceTests {
         try await RegionReference.check(
             server, identifier: name, label: source.testDescription, truth: truth, tileWidth: source.kind == .tiffPyramid ? 128 : 256,
             few: orientation != .up || source.kind == .gif)
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
     }
 }
 
@@ -384,7 +384,7 @@ struct RegionReferenceS3Tests {
             let response = try await client.execute(uri: "/iiif/3/source.jpg/0,0,256,256/256,256/0/default.jpg", method: .get)
             #expect(response.status == .ok)
         }
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
         // One complete pyramid in the bucket (its pointer is written last); every answer after it
         // is read from it, tile by tile.
         let pointers = try await pyramids.listAll(prefix: "").filter { $0.key.hasSuffix(".pyramid") }

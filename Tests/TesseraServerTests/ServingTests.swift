@@ -29,7 +29,7 @@ struct ServingTests {
                 }
                 for try await status in group { #expect(status == .ok) }
             }
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
             let cacheRoot = sandbox.cache + "/" + source.identity.description
             #expect(FileManager.default.fileExists(atPath: cacheRoot + "/iiif-512/info.json"))
             // An aligned tile is the stored tile's bytes, at every scale factor, whichever size form asks for it.
@@ -227,7 +227,7 @@ struct ServingTests {
         }
         try await measuring.test { client in
             try await client.execute(uri: "/iiif/3/p0.png/0,0,512,512/512,512/0/default.jpg", method: .get) { #expect($0.status == .ok) }
-            await measuring.service.backgroundBuildsFinished()
+            await measuring.service.builds.finished()
         }
         let limit = measuring.service.pyramids.totalBytes * 5 / 2
         try FileManager.default.removeItem(atPath: sandbox.cache)
@@ -239,7 +239,7 @@ struct ServingTests {
             // not touch the pyramid at all. Each first request starts a build, finished before the next.
             for (index, tile) in [(0, "0,0,512,512/512,512"), (1, "0,0,512,512/512,512"), (0, "512,0,388,512/388,512"), (2, "0,0,512,512/512,512")] {
                 try await client.execute(uri: "/iiif/3/p\(index).png/\(tile)/0/default.jpg", method: .get) { #expect($0.status == .ok) }
-                await server.service.backgroundBuildsFinished()
+                await server.service.builds.finished()
             }
         }
         let kept = try FileManager.default.contentsOfDirectory(atPath: sandbox.cache).filter { !$0.hasPrefix(".") }

@@ -101,13 +101,13 @@ struct SharedStorageTests {
         let tile = "/iiif/3/big.png/256,256,256,256/256,/0/default.jpg"
         let built = try await get(first, tile)
         #expect(built.status == .ok)
-        await first.service.backgroundBuildsFinished()
+        await first.service.builds.finished()
         let afterFirst = try await builds(in: pyramids)
         #expect(afterFirst.count == 1)
         // The second server has never seen the image: it finds the pyramid, builds nothing, and
         // answers with the stored tile's bytes, as the first did.
         let served = try await get(second, tile)
-        await second.service.backgroundBuildsFinished()
+        await second.service.builds.finished()
         #expect(served.status == .ok && served.body == built.body)
         #expect(try await builds(in: pyramids) == afterFirst)
         let stored = try await pyramids.get(try #require(afterFirst.first) + "/iiif-256/256,256,256,256/256,256/0/default.jpg")
@@ -132,7 +132,7 @@ struct SharedStorageTests {
         #expect(answers.allSatisfy { $0.0 == .ok })
         #expect(Set(answers.map(\.1)).count == 1)
         // Each answered from the source and started a build in the background: one of them built.
-        for server in servers { await server.service.backgroundBuildsFinished() }
+        for server in servers { await server.service.builds.finished() }
         #expect(try await builds(in: pyramids).count == 1)
         let total = servers.map { String(decoding: $0.service.metrics.exposition(queuedJobs: 0), as: UTF8.self) }
             .filter { $0.contains("tessera_pyramid_builds_total 1") }.count
@@ -156,7 +156,7 @@ struct SharedStorageTests {
         let answer = try await get(server, "/iiif/3/big.png/0,0,256,256/256,/0/default.jpg")
         #expect(answer.status == .ok)
         // Answered from the source at once; the build waits out the lease in the background.
-        await server.service.backgroundBuildsFinished()
+        await server.service.builds.finished()
         #expect(try ImageDecoder().probe(.data(answer.body)).size == PixelSize(width: 256, height: 256))
         let found = try await builds(in: pyramids)
         #expect(found.count == 2 && found.contains(source.key + "/deadbeef0000"))
@@ -184,7 +184,7 @@ struct SharedStorageTests {
                 let answer = try await get(server, tile)
                 #expect(answer.status == .ok || answer.status.code >= 500, "\(mode) \(tile): \(answer.status)")
             }
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
             try seaweed.fault("mode=none")
             for tile in tiles {
                 let (answer, expected) = (try await get(server, tile), try await get(reference, tile))

@@ -168,7 +168,7 @@ struct TIFFPyramidTests {
             // Through the built pyramid's JPEG tiles: close, not exact.
             let meanDifference = zip(served.bytes, expected.bytes).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } / expected.bytes.count
             #expect(meanDifference <= 4)
-            await server.service.backgroundBuildsFinished()
+            await server.service.builds.finished()
         }
         let built = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.cache)) ?? []
         #expect(built.contains { !$0.hasPrefix(".") })

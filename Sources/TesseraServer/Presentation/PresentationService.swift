@@ -89,7 +89,7 @@ struct PresentationService: Sendable {
         }
         let sidecarFile = self.sidecarFile(source.relativePath + ".iiif.json")
         let version = "manifest|" + (sidecarFile?.version ?? "none") + "|" + urls.presentation + "|" + urls.iiif + "|" + urls.media
-        let body = try await images.answer(version, source: source) {
+        let body = try await images.answers.answer(version, source: source) {
             var body = ByteBuffer()
             try await writeManifest(of: source, urls: urls, sidecar: read(sidecarFile, logger: logger)) { body.writeBytes($0) }
             return body
@@ -148,7 +148,7 @@ struct PresentationService: Sendable {
         let count: Int
         let canvas: (Int) -> IIIFCanvas?
         do {
-            let properties = try await images.properties(of: source)
+            let properties = try await images.planner.properties(of: source)
             let sizes = properties.pageCount > 1 ? try await pageSizes(of: source) : [properties.displaySize]
             count = sizes.count
             let side = thumbnailSide(for: source.relativePath)

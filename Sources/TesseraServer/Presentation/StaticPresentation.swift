@@ -177,7 +177,7 @@ private struct Publisher {
             // An image's failure is its own; a file that is no image may be a video.
             let properties: ImageProperties?
             do {
-                properties = try await images.properties(of: source)
+                properties = try await images.planner.properties(of: source)
             } catch let error as ImageDecodingError where error == .unknownFormat {
                 properties = nil
             }

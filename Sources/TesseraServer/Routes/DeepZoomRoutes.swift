@@ -33,7 +33,7 @@ struct DeepZoomRoutes {
                 let (source, grant) = try await service.resolve(String(files.dropLast(6)), for: request)
                 if case .substitute(let substitute) = grant {
                     // Level L of a Deep Zoom pyramid is the image divided by 2^(top − L).
-                    let full = try await service.properties(of: source).displaySize
+                    let full = try await service.planner.properties(of: source).displaySize
                     let top = DeepZoomLayout(imageSize: full, name: "dzi").maxLevel
                     guard level <= top, substitute.allows(scaleFactor: 1 << (top - level), full: full) else {
                         throw AccessDenied.beyond(substitute)
@@ -56,7 +56,7 @@ struct DeepZoomRoutes {
         _ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request, grant: AccessControl.Grant
     ) -> Response {
         var response = CacheableResponse(
-            body: body, contentType: type, entityTag: service.entityTag(source, key),
+            body: body, contentType: type, entityTag: service.answers.entityTag(source, key),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge
         ).response(to: request)
         service.configuration.access?.apply(grant, to: &response, maxAge: service.configuration.cacheMaxAge)

@@ -18,7 +18,7 @@ struct FileRoutes {
                 guard source.page == nil, let path = source.path else {
                     throw ServerError(.notFound, "no file with that identifier")
                 }
-                let properties = try await images.properties(of: source)
+                let properties = try await images.planner.properties(of: source)
                 var response = try await FileResponse.send(
                     path: path, identity: source.identity, mediaType: properties.format.mediaType, request: request, context: context)
                 if response.status == .ok || response.status == .partialContent {

@@ -51,7 +51,7 @@ struct IIIFRoutes {
                 let body = try await service.info(for: source, id: id, partOf: partOf, grant: grant, auth: probe)
                 var response = CacheableResponse(
                     body: body, contentType: contentType,
-                    entityTag: service.entityTag(
+                    entityTag: service.answers.entityTag(
                         source, grant.cacheKeyPrefix + "info|" + id + "|" + (partOf?.id ?? "") + "|" + (probe?.id ?? "") + "|" + contentType),
                     lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
                     links: [Self.profileLink], vary: "Accept"
@@ -118,7 +118,7 @@ struct IIIFRoutes {
     ) -> CacheableResponse {
         CacheableResponse(
             body: body, contentType: resolved.format.mediaType,
-            entityTag: service.entityTag(source, grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath),
+            entityTag: service.answers.entityTag(source, grant.cacheKeyPrefix + "iiif|" + resolved.canonicalPath),
             lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge,
             links: [Self.profileLink, "<\(Self.linkTarget(imageBase))/\(resolved.canonicalPath)>;rel=\"canonical\""],
             vary: request.negotiatesFormat ? "Accept" : nil)

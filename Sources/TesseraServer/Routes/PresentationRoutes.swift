@@ -49,7 +49,7 @@ struct PresentationRoutes {
                 let contentType = IIIFRoutes.infoContentType(accept: request.headers[values: .accept], jsonLD: PresentationJSON.mediaType)
                 var response = CacheableResponse(
                     body: body, contentType: contentType,
-                    entityTag: service.images.entityTag(source, version + "|" + contentType),
+                    entityTag: service.images.answers.entityTag(source, version + "|" + contentType),
                     lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge, vary: "Accept"
                 ).response(to: request)
                 configuration.access?.apply(grant, to: &response, maxAge: configuration.cacheMaxAge)

@@ -29,7 +29,7 @@ struct VideoRoutes {
                 return answer(
                     CacheableResponse(
                         body: try await videos.info(source, id: id), contentType: "application/json",
-                        entityTag: videos.images.entityTag(source, "video-info|" + id),
+                        entityTag: videos.images.answers.entityTag(source, "video-info|" + id),
                         lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
                     ).response(to: request), grant)
             }
@@ -39,7 +39,7 @@ struct VideoRoutes {
                 return answer(
                     CacheableResponse(
                         body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
-                        entityTag: videos.images.entityTag(source, "sprite|" + sprite.query),
+                        entityTag: videos.images.answers.entityTag(source, "sprite|" + sprite.query),
                         lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
                     ).response(to: request), grant)
             }
@@ -52,7 +52,7 @@ struct VideoRoutes {
                 return answer(
                     CacheableResponse(
                         body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
-                        entityTag: videos.images.entityTag(source, "vtt|" + sprite.query),
+                        entityTag: videos.images.answers.entityTag(source, "vtt|" + sprite.query),
                         lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
                     ).response(to: request), grant)
             }

@@ -7,7 +7,7 @@ import TesseraVideo
 
 /// What the video routes ask of the library: a video's properties, frame strips as one sprite
 /// image with its WebVTT track, and the file's media type. Answers are cached with the image
-/// responses (same budget, deadline and single flight: ``ImageService/answer(_:source:make:)``).
+/// responses (same budget, deadline and single flight: ``ResponseAnswers/answer(_:source:make:)``).
 final class VideoService: Sendable {
     let images: ImageService
     let strips: FrameStripGenerator
@@ -52,7 +52,7 @@ final class VideoService: Sendable {
 
     /// `info.json`: what the trimmer needs before it shows anything.
     func info(_ source: ResolvedSource, id: String) async throws -> ByteBuffer {
-        try await images.answer("video-info|" + id, source: source) {
+        try await images.answers.answer("video-info|" + id, source: source) {
             let asset = try await self.asset(source)
             let info = VideoInfo(
                 id: id, name: String(source.relativePath.split(separator: "/").last ?? ""), duration: asset.duration,
@@ -65,7 +65,7 @@ final class VideoService: Sendable {
 
     /// The sprite of `request`: its frames side by side in one row, as JPEG.
     func sprite(_ source: ResolvedSource, _ request: SpriteRequest) async throws -> ByteBuffer {
-        try await images.answer("sprite|" + request.query, source: source) {
+        try await images.answers.answer("sprite|" + request.query, source: source) {
             let strip = try await self.strip(source, request)
             let sheet = FrameSheet(strip: strip, columns: strip.frames.count)
             let quality = self.images.configuration.jpegQuality
@@ -77,7 +77,7 @@ final class VideoService: Sendable {
 
     /// The WebVTT thumbnail track of `request`, its cues pointing into the sprite at `spriteURL`.
     func track(_ source: ResolvedSource, _ request: SpriteRequest, spriteURL: String) async throws -> ByteBuffer {
-        try await images.answer("vtt|" + request.query + "|" + spriteURL, source: source) {
+        try await images.answers.answer("vtt|" + request.query + "|" + spriteURL, source: source) {
             let strip = try await self.strip(source, request)
             let sheet = FrameSheet(strip: strip, columns: strip.frames.count)
             return ByteBuffer(string: WebVTTThumbnails.track(strip: strip, sheet: sheet, imageURL: spriteURL))
