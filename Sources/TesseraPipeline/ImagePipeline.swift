@@ -33,7 +33,7 @@ public final class ImagePipeline: Sendable {
         public var storesProcessedImagesOnDisk: Bool
 
         /// The default configuration: HTTP loading, a ``DiskCache`` in the user's cache directory, a
-        /// ``MemoryImageCache``, the thumbnailer as decoder, 6 downloads and one decode per core at once,
+        /// `MemoryImageCache`, the thumbnailer as decoder, 6 downloads and one decode per core at once,
         /// on `WorkExecutor.shared`.
         public init(
             dataLoader: any DataLoading = HTTPDataLoader(),

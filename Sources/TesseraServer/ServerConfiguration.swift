@@ -92,7 +92,7 @@ public struct ServerConfiguration: Sendable {
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// Kinds of source read before the built-in ones (a slide format, a map format), each asked in
-    /// turn whether a source is of its kind (``SourcePlanner``); the built-in kinds (pyramidal
+    /// turn whether a source is of its kind (`SourcePlanner`); the built-in kinds (pyramidal
     /// TIFF, then anything the codecs decode) answer for the rest.
     public var regionSourceKinds: [any RegionSourceKind] = []
 

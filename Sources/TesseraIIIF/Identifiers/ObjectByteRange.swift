@@ -2,7 +2,7 @@ public import TesseraCodecs
 import TesseraCore
 public import TesseraStorage
 
-/// An object in an ``ObjectStoring`` read in byte ranges, as an `ImageSource`:
+/// An object in an `ObjectStoring` read in byte ranges, as an `ImageSource`:
 /// `ImageSource.ranged(try await ObjectByteRange(store: store, key: key))`. JPEG, PNG and GIF
 /// then stream from the store in 256 KB ranges (a probe reads one or two); other formats read the
 /// whole object first.
@@ -17,7 +17,7 @@ public struct ObjectByteRange: ByteRangeReading {
     public let byteCount: Int
 
     /// Asks the store for the object's size.
-    /// - Throws: ``ObjectStorageError/notFound(key:)`` when there is no such object.
+    /// - Throws: `ObjectStorageError.notFound(key:)` when there is no such object.
     public init(store: any ObjectStoring, key: String) async throws {
         guard let metadata = try await store.head(key) else { throw ObjectStorageError.notFound(key: key) }
         self.init(store: store, key: key, byteCount: metadata.size)

@@ -5,7 +5,7 @@ public import TesseraCore
 /// and tiled TIFF pages, JPEG 2000, PDF and SVG pages) as a ``RegionSource``: its native levels are
 /// the reductions its decoder makes by itself (a JPEG's 1/2, 1/4 and 1/8 DCT scalings, a JPEG
 /// 2000's resolution levels; only the full image for the others), and a region is read as
-/// ``ImageRowReader`` reads it: a JPEG's window of rows and columns with the rows above passed
+/// `ImageRowReader` reads it: a JPEG's window of rows and columns with the rows above passed
 /// over, a JPEG 2000's code blocks, the rows down to it for the others.
 public struct DecodedRegionSource: RegionSource {
     /// Where the image's bytes are read from, again for every read.

@@ -54,7 +54,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
     }
 }
 
-/// Idle ``TIFFPyramid`` readers, a few per file, so that concurrent reads use handles of their own
+/// Idle `TIFFPyramid` readers, a few per file, so that concurrent reads use handles of their own
 /// and none reopens the file for a tile. Files are dropped least recently used first.
 public final class TIFFReaderPool: Sendable {
     /// A reader moved between threads whole: taken out under the pool's lock, used by the one
