@@ -39,7 +39,7 @@ public struct TesseraServer: Sendable {
         privatePaths = PrivatePaths(configuration)
         let restricts = configuration.access?.policy.restrictsAnything ?? false
         service = try ImageService(configuration: configuration, metrics: ServerMetrics(perSourceDetail: !restricts))
-        videos = VideoService(images: service)
+        videos = VideoService(answers: service.answers, executor: service.executor, jpegQuality: configuration.jpegQuality)
         // A dot name: the pyramid store passes over it (its pyramids are the other entries).
         jobs = try TrimJobs(
             directory: configuration.cacheDirectory + "/.jobs", executor: service.executor, privatePaths: privatePaths)
@@ -133,7 +133,7 @@ public struct TesseraServer: Sendable {
     /// `info.json`, `sprite.jpg` and `thumbnails.vtt`, `POST video/{identifier}/trim`, and the
     /// export jobs at `jobs/{id}` and `jobs/{id}/result`.
     public func videoRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
-        collection { VideoRoutes(videos: videos, jobs: jobs).add(to: $0) }
+        collection { VideoRoutes(videos: videos, images: service, jobs: jobs).add(to: $0) }
     }
 
     /// `api/assets`: the folders, images and videos under the root, a page at a time, as JSON.

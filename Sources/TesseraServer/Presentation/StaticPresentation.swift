@@ -126,7 +126,8 @@ private struct Publisher {
         configuration.sourcePixelLimit = maximumPixelCount
         let images = try ImageService(configuration: configuration, metrics: ServerMetrics())
         presentation = PresentationService(
-            images: images, videos: VideoService(images: images), lister: AssetLister(resolver: images.resolver, executor: images.executor))
+            images: images, videos: VideoService(answers: images.answers, executor: images.executor, jpegQuality: images.configuration.jpegQuality),
+            lister: AssetLister(resolver: images.resolver, executor: images.executor))
         self.urls = urls
         self.output = output
         self.tileSize = tileSize

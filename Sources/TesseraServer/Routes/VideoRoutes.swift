@@ -11,9 +11,11 @@ import TesseraVideo
 /// sprites with their WebVTT tracks, and clip exports as background jobs.
 struct VideoRoutes {
     let videos: VideoService
+    /// Resolves identifiers as the image routes do, access checked.
+    let images: ImageService
     let jobs: TrimJobs
 
-    private var configuration: ServerConfiguration { videos.images.configuration }
+    private var configuration: ServerConfiguration { images.configuration }
 
     func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
         routes("video") {
@@ -29,7 +31,7 @@ struct VideoRoutes {
                 return answer(
                     CacheableResponse(
                         body: try await videos.info(source, id: id), contentType: "application/json",
-                        entityTag: videos.images.answers.entityTag(source, "video-info|" + id),
+                        entityTag: images.answers.entityTag(source, "video-info|" + id),
                         lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
                     ).response(to: request), grant)
             }
@@ -39,7 +41,7 @@ struct VideoRoutes {
                 return answer(
                     CacheableResponse(
                         body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
-                        entityTag: videos.images.answers.entityTag(source, "sprite|" + sprite.query),
+                        entityTag: images.answers.entityTag(source, "sprite|" + sprite.query),
                         lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
                     ).response(to: request), grant)
             }
@@ -52,7 +54,7 @@ struct VideoRoutes {
                 return answer(
                     CacheableResponse(
                         body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
-                        entityTag: videos.images.answers.entityTag(source, "vtt|" + sprite.query),
+                        entityTag: images.answers.entityTag(source, "vtt|" + sprite.query),
                         lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
                     ).response(to: request), grant)
             }
@@ -107,7 +109,7 @@ struct VideoRoutes {
     /// The video `identifier` names and `request`'s grant, when it may see it whole (a video has
     /// no substitute).
     private func whole(_ identifier: String, _ request: Request) async throws -> (ResolvedSource, AccessControl.Grant) {
-        let (source, grant) = try await videos.images.resolve(identifier, for: request)
+        let (source, grant) = try await images.resolve(identifier, for: request)
         try ImageService.requireWhole(grant)
         return (source, grant)
     }

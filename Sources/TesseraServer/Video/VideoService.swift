@@ -9,7 +9,11 @@ import TesseraVideo
 /// image with its WebVTT track, and the file's media type. Answers are cached with the image
 /// responses (same budget, deadline and single flight: ``ResponseAnswers/answer(_:source:make:)``).
 final class VideoService: Sendable {
-    let images: ImageService
+    /// The answers it shares with the image routes.
+    let answers: ResponseAnswers
+    let executor: WorkExecutor
+    /// The quality of sprites' JPEGs.
+    let jpegQuality: Int
     let strips: FrameStripGenerator
     private let assets = Locked(LRUCache<FileIdentity, VideoAsset>(costLimit: 1024))
 
@@ -17,11 +21,14 @@ final class VideoService: Sendable {
     static let frameCountRange = 1...200
     static let frameHeightRange = 16...360
 
-    init(images: ImageService) {
-        self.images = images
+    /// A service answering through `answers`, its work on `executor`.
+    init(answers: ResponseAnswers, executor: WorkExecutor, jpegQuality: Int) {
+        self.answers = answers
+        self.executor = executor
+        self.jpegQuality = jpegQuality
         // A small cache: the sprite's JPEG is what is kept (in the response cache); the decoded
         // strip only bridges a sprite and its track asked for together.
-        strips = FrameStripGenerator(executor: images.executor, cacheByteLimit: 16 << 20, maximumStripBytes: 64 << 20)
+        strips = FrameStripGenerator(executor: executor, cacheByteLimit: 16 << 20, maximumStripBytes: 64 << 20)
     }
 
     /// The video `identifier` names, probed once per file version.
@@ -52,7 +59,7 @@ final class VideoService: Sendable {
 
     /// `info.json`: what the trimmer needs before it shows anything.
     func info(_ source: ResolvedSource, id: String) async throws -> ByteBuffer {
-        try await images.answers.answer("video-info|" + id, source: source) {
+        try await answers.answer("video-info|" + id, source: source) {
             let asset = try await self.asset(source)
             let info = VideoInfo(
                 id: id, name: String(source.relativePath.split(separator: "/").last ?? ""), duration: asset.duration,
@@ -65,11 +72,11 @@ final class VideoService: Sendable {
 
     /// The sprite of `request`: its frames side by side in one row, as JPEG.
     func sprite(_ source: ResolvedSource, _ request: SpriteRequest) async throws -> ByteBuffer {
-        try await images.answers.answer("sprite|" + request.query, source: source) {
+        try await answers.answer("sprite|" + request.query, source: source) {
             let strip = try await self.strip(source, request)
             let sheet = FrameSheet(strip: strip, columns: strip.frames.count)
-            let quality = self.images.configuration.jpegQuality
-            return try await self.images.executor.run(priority: .normal) { _ in
+            let quality = self.jpegQuality
+            return try await self.executor.run(priority: .normal) { _ in
                 ByteBuffer(bytes: try ImageEncoder.encode(sheet.image, as: .jpeg(quality: quality)))
             }
         }
@@ -77,7 +84,7 @@ final class VideoService: Sendable {
 
     /// The WebVTT thumbnail track of `request`, its cues pointing into the sprite at `spriteURL`.
     func track(_ source: ResolvedSource, _ request: SpriteRequest, spriteURL: String) async throws -> ByteBuffer {
-        try await images.answers.answer("vtt|" + request.query + "|" + spriteURL, source: source) {
+        try await answers.answer("vtt|" + request.query + "|" + spriteURL, source: source) {
             let strip = try await self.strip(source, request)
             let sheet = FrameSheet(strip: strip, columns: strip.frames.count)
             return ByteBuffer(string: WebVTTThumbnails.track(strip: strip, sheet: sheet, imageURL: spriteURL))
