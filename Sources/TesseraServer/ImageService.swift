@@ -5,28 +5,24 @@ import TesseraCore
 import TesseraIIIF
 import TesseraTiles
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// What the routes ask of the library, with no HTTP in it: resolve an identifier, describe an
-/// image, render an IIIF request, give a Deep Zoom descriptor or tile. Every answer is an encoded
-/// body plus what HTTP caching needs.
+/// What the routes ask of the library, with no HTTP in it: resolve an identifier (under access
+/// control), describe an image, render an IIIF request. Every answer is an encoded body plus what
+/// HTTP caching needs. It owns the parts each job is done by, and hands them to the routes:
 ///
-/// How each source is served is its plan (``SourcePlanner``): small sources are shrunk on load
-/// whole, sources read in place (pyramidal TIFF, JPEG 2000, registered kinds) from their own
-/// levels, and the others get pyramids (``PyramidStore``) built in the background
-/// (``BackgroundBuilds``), from which aligned IIIF tiles are served as the stored bytes and any
-/// other region is composed from the tiles of the level that serves it. Levels and tiles are kept
-/// decoded (``DecodedLevels``) and answers encoded (``ResponseAnswers``). Blocking work runs on the
-/// server's bounded executor.
+/// - ``SourcePlanner``: how each source is served (``SourcePlan``: resampled, in place, derived),
+///   decided once with its header;
+/// - ``PlanRenderer``: the pixels of a request, by the renderer its plan names
+///   (``InPlaceRenderer``, ``DerivedRenderer``, ``AnimationRenderer``);
+/// - ``StoredTileReader``: aligned tiles answered with the bytes of a built pyramid
+///   (``PyramidStore``, built in the background by ``BackgroundBuilds``);
+/// - ``DeepZoomTiles``: Deep Zoom's descriptors and tiles;
+/// - ``DecodedLevels`` and ``ResponseAnswers``: levels and tiles kept decoded, answers kept encoded.
+///
+/// Blocking work runs on the server's bounded executor.
 final class ImageService: Sendable {
     let configuration: ServerConfiguration
-    /// The root: a directory's resolver, or a store's.
-    let resolver: IdentifierResolver?
-    let objects: ObjectSourceResolver?
+    /// Identifiers resolved, once for both doors.
+    let sources: SourceResolver
     let executor: WorkExecutor
     /// This server's pyramid directory (also with a shared cache: its size is reported).
     let pyramids: PyramidStore
@@ -39,19 +35,18 @@ final class ImageService: Sendable {
     let decodedLevels: DecodedLevels
     /// Encoded answers kept, each made once for all who ask at the same time.
     let answers: ResponseAnswers
-    let resolutions = Locked(LRUCache<String, (source: ResolvedSource, checked: ContinuousClock.Instant)>(costLimit: 4096))
     /// Pyramids being built in the background.
     let builds: BackgroundBuilds
+    /// Aligned tiles answered with their stored bytes.
+    let storedTiles: StoredTileReader
+    /// Every request's pixels, as its source's plan says.
+    let renderer: PlanRenderer
+    /// Deep Zoom's descriptors and tiles.
+    let deepZoom: DeepZoomTiles
     init(configuration: ServerConfiguration, metrics: ServerMetrics) throws {
         self.configuration = configuration
         self.metrics = metrics
-        if let store = configuration.rootStore {
-            resolver = nil
-            objects = ObjectSourceResolver(store: store, freshness: configuration.rootFreshness)
-        } else {
-            resolver = try IdentifierResolver(root: configuration.root)
-            objects = nil
-        }
+        sources = try SourceResolver(configuration: configuration, metrics: metrics)
         executor = WorkExecutor(threadCount: configuration.workerCount, queueLimit: configuration.queueLimit)
         // Pyramids whose tiles keep the sources' profiles live apart (a dot directory, which the
         // default store passes over), so a server restarted with the other setting never serves
@@ -74,17 +69,27 @@ final class ImageService: Sendable {
         } else {
             pyramidSource = pyramids
         }
-        planner = SourcePlanner(configuration: configuration, executor: executor)
+        planner = SourcePlanner(configuration: configuration, executor: executor, metrics: metrics)
         decodedLevels = DecodedLevels(configuration: configuration, executor: executor, metrics: metrics)
         answers = ResponseAnswers(configuration: configuration, metrics: metrics)
         builds = BackgroundBuilds(pyramids: pyramidSource)
+        storedTiles = StoredTileReader(configuration: configuration, sources: sources, planner: planner, pyramids: pyramidSource)
+        renderer = PlanRenderer(
+            inPlace: InPlaceRenderer(configuration: configuration, decodedLevels: decodedLevels, executor: executor),
+            derived: DerivedRenderer(
+                configuration: configuration, decodeOptions: planner.decodeOptions, decodedLevels: decodedLevels, pyramids: pyramidSource,
+                builds: builds, executor: executor),
+            animation: AnimationRenderer(configuration: configuration, decodeOptions: planner.decodeOptions, executor: executor))
+        deepZoom = DeepZoomTiles(
+            configuration: configuration, planner: planner, answers: answers, decodedLevels: decodedLevels, pyramids: pyramidSource,
+            builds: builds, renderer: renderer, executor: executor)
     }
 
     /// The source `identifier` names: a file under the root, or an object in the root store.
-    func resolve(_ identifier: String) async throws -> ResolvedSource {
-        if let objects { return try await objects.resolve(identifier) }
-        return try resolver!.resolve(identifier)
-    }
+    func resolve(_ identifier: String) async throws -> ResolvedSource { try await sources.resolve(identifier) }
+
+    /// The root directory's resolver; nil for a root in a store.
+    var resolver: IdentifierResolver? { sources.files }
 
     // MARK: Gauges
 

@@ -71,7 +71,7 @@ final class StoredTileShortcuts: Sendable {
                 fields[.eTag] = entityTag
                 return (HTTPResponse(status: .notModified, headerFields: fields), ByteBuffer())
             }
-            guard let body = body ?? (try? ImageService.readFile(tilePath, byteCount: tileByteCount)) else { return nil }
+            guard let body = body ?? (try? StoredTileReader.contents(of: tilePath, byteCount: tileByteCount)) else { return nil }
             var fields = source.full
             fields[.eTag] = entityTag
             fields[CacheableResponse.linkField] = links

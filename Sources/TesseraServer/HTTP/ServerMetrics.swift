@@ -9,6 +9,7 @@ final class ServerMetrics: Sendable {
     /// building its descriptor and key each time, on every request).
     private let requestCounters = Locked<[RequestKey: Counter]>([:])
     private let cacheCounters = Locked<[CacheKey: Counter]>([:])
+    private let stepCounters = Locked<[RequestStep: Counter]>([:])
     private let latencies = Locked<[String: DurationHistogram]>([:])
     private let buildCounter: Counter
     private let sourceDecodeCounter: Counter
@@ -107,6 +108,25 @@ final class ServerMetrics: Sendable {
         let counter = make(registry)
         counters.withLock { $0[key] = counter }
         return counter
+    }
+
+    /// A step every request takes before it is answered, counted so it is seen to be taken once:
+    /// the URL parsed (on either door), the identifier resolved in full, the source's header read.
+    enum RequestStep: String, Sendable {
+        case parse = "iiif_parse"
+        case resolution = "identifier_resolution"
+        case headerRead = "header_read"
+    }
+
+    /// Counts one `step`, as `tessera_request_steps_total{step}`.
+    func record(_ step: RequestStep) {
+        counter(in: stepCounters, step) { registry in
+            registry.makeCounter(
+                descriptor: MetricNameDescriptor(
+                    namespace: "tessera", metricName: "request_steps", unitName: "total",
+                    helpText: "URLs parsed, identifiers resolved in full, and source headers read"),
+                labels: [("step", step.rawValue)])
+        }.increment()
     }
 
     /// Counts a whole level decoded from a source (not derived from another level or a cache).

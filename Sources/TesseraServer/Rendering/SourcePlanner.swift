@@ -11,11 +11,13 @@ final class SourcePlanner: Sendable {
     private let configuration: ServerConfiguration
     private let kinds: [any RegionSourceKind]
     private let executor: WorkExecutor
+    private let metrics: ServerMetrics
     private let plans = Locked(LRUCache<String, SourcePlan>(costLimit: 4096))
 
-    init(configuration: ServerConfiguration, executor: WorkExecutor) {
+    init(configuration: ServerConfiguration, executor: WorkExecutor, metrics: ServerMetrics) {
         self.configuration = configuration
         self.executor = executor
+        self.metrics = metrics
         kinds = configuration.regionSourceKinds + [TIFFPyramidKind(readers: TIFFReaderPool(readersPerFile: configuration.workerCount))]
     }
 
@@ -69,6 +71,7 @@ final class SourcePlanner: Sendable {
         var probed: Result<ImageProperties, any Error>?
         func header() throws -> ImageProperties {
             if let probed { return try probed.get() }
+            metrics.record(.headerRead)
             let result = Result { try ImageDecoder(options: probeOptions).probe(source.input) }
             probed = result
             return try result.get()

@@ -17,7 +17,7 @@ struct DeepZoomRoutes {
                 guard name.hasSuffix(".dzi") else { throw ServerError(.notFound, "Deep Zoom descriptors end in .dzi") }
                 // A substitute may have the descriptor: its tiles beyond the substitute's size are refused.
                 let (source, grant) = try await service.resolve(String(name.dropLast(4)), for: request)
-                let body = try await service.deepZoomDescriptor(for: source)
+                let body = try await service.deepZoom.descriptor(for: source)
                 return response(body, "application/xml", key: "dzi", source: source, request: request, grant: grant)
             }
         }
@@ -39,7 +39,7 @@ struct DeepZoomRoutes {
                         throw AccessDenied.beyond(substitute)
                     }
                 }
-                var body = try await service.deepZoomTile(for: source, level: level, column: column, row: row)
+                var body = try await service.deepZoom.tile(for: source, level: level, column: column, row: row)
                 if let marks = grant.marks {
                     let quality = service.configuration.jpegQuality
                     body = try await service.executor.run { [body] _ in

@@ -64,6 +64,7 @@ struct IIIFRoutes {
             $0.get(":identifier/:region/:size/:rotation/:file") { request, context in
                 let parameters = context.parameters
                 // Parsed before the identifier is looked up, so a malformed request is a 400 whatever it names.
+                service.metrics.record(.parse)
                 var imageRequest = try IIIFImageRequest(
                     region: try parameters.require("region"), size: try parameters.require("size"),
                     rotation: try parameters.require("rotation"), qualityAndFormat: try parameters.require("file"))
@@ -126,7 +127,7 @@ struct IIIFRoutes {
 
     /// The response to `head` when it is a GET of an aligned tile, under `mount` (where the routes
     /// are mounted), of a pyramid already built, whose stored bytes are the answer
-    /// (``ImageService/storedTile(identifier:request:)``), through `shortcuts`; nil for anything
+    /// (``StoredTileReader/tile(identifier:request:)``), through `shortcuts`; nil for anything
     /// else, and for any failure, which the route then meets and reports. Synchronous: for
     /// ``ImmediateResponseHandler``, on the event loop.
     func immediateTileResponse(to head: HTTPRequest, mount: String, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
@@ -145,10 +146,17 @@ struct IIIFRoutes {
         // The route's parameters, as the router splits them (raw, percent-escapes and all).
         let parts = path.dropFirst(mount.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 5, !parts.contains(where: \.isEmpty),
-            let request = try? IIIFImageRequest(
-                region: String(parts[1]), size: String(parts[2]), rotation: String(parts[3]), qualityAndFormat: String(parts[4])),
-            !request.negotiatesFormat,
-            let (source, body, resolved, tilePath) = service.storedTile(identifier: String(parts[0]), request: request)
+            let (source, body, request, resolved, tilePath) = service.storedTiles.tile(
+                identifier: String(parts[0]),
+                parse: {
+                    service.metrics.record(.parse)
+                    guard
+                        let request = try? IIIFImageRequest(
+                            region: String(parts[1]), size: String(parts[2]), rotation: String(parts[3]), qualityAndFormat: String(parts[4])),
+                        !request.negotiatesFormat
+                    else { return nil }
+                    return request
+                })
         else { return nil }
         var restriction: StoredTileShortcuts.Restriction?
         if !service.isOpen(source) {

@@ -4,20 +4,44 @@ import TesseraCore
 import TesseraIIIF
 import TesseraTiles
 
-// Deep Zoom: the descriptor, and tiles as `vips dzsave` numbers them.
-extension ImageService {
+/// Deep Zoom's answers: the descriptor, and tiles as `vips dzsave` numbers them (level 0 is 1×1,
+/// each tile with its overlap), from the built Deep Zoom pyramid of a derived source, else from
+/// the source's levels, encoded as the builder encodes its tiles.
+final class DeepZoomTiles: Sendable {
+    private let configuration: ServerConfiguration
+    private let planner: SourcePlanner
+    private let answers: ResponseAnswers
+    private let decodedLevels: DecodedLevels
+    private let pyramids: any PyramidStoring
+    private let builds: BackgroundBuilds
+    private let renderer: PlanRenderer
+    private let executor: WorkExecutor
+
+    init(
+        configuration: ServerConfiguration, planner: SourcePlanner, answers: ResponseAnswers, decodedLevels: DecodedLevels,
+        pyramids: any PyramidStoring, builds: BackgroundBuilds, renderer: PlanRenderer, executor: WorkExecutor
+    ) {
+        self.configuration = configuration
+        self.planner = planner
+        self.answers = answers
+        self.decodedLevels = decodedLevels
+        self.pyramids = pyramids
+        self.builds = builds
+        self.renderer = renderer
+        self.executor = executor
+    }
 
     /// The `.dzi` descriptor: the one the builder writes, made from the size alone so a viewer can
     /// start before the pyramid exists.
-    func deepZoomDescriptor(for source: ResolvedSource) async throws -> ByteBuffer {
+    func descriptor(for source: ResolvedSource) async throws -> ByteBuffer {
         let size = try await planner.properties(of: source).displaySize
         let descriptor = DeepZoomLayout(imageSize: size, name: "dzi").descriptors(fileExtension: "jpeg")[0].contents
         return ByteBuffer(bytes: descriptor)
     }
 
-    /// A Deep Zoom tile as `vips dzsave` numbers them (level 0 is 1×1), from the built pyramid; for
-    /// a source turned by its orientation tag, rendered like an IIIF region of the upright image.
-    func deepZoomTile(for source: ResolvedSource, level: Int, column: Int, row: Int) async throws -> ByteBuffer {
+    /// Tile `(column, row)` of Deep Zoom level `level`; for a source turned by its orientation tag,
+    /// rendered like an IIIF region of the upright image.
+    func tile(for source: ResolvedSource, level: Int, column: Int, row: Int) async throws -> ByteBuffer {
         try await answers.answer("dzi|\(level)/\(column)_\(row)", source: source) {
             let plan = try await self.planner.plan(for: source)
             let properties = plan.properties
@@ -37,26 +61,26 @@ extension ImageService {
                     region: .pixels(PixelRect(x: x, y: y, width: width, height: height)),
                     size: .init(.exact(width: columns[column].count, height: rows[row].count))
                 ).resolved(imageSize: size, limits: IIIFLimits(maxWidth: nil, maxHeight: nil, maxArea: nil))
-                return try await self.render(request, of: source, plan: plan)
+                return try await self.renderer.render(request, of: source, plan: plan)
             }
             // A source read in place is read at each level from its own levels: never built.
             let inPlace = plan.mode == .inPlace
-            if !inPlace, let pyramid = self.pyramidSource.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
+            if !inPlace, let pyramid = self.pyramids.builtPyramid(.deepZoom, for: source, imageSize: properties.size) {
                 return try await pyramid.body(reduction: reduction, column: column, row: row)
             }
             // Until the pyramid exists, the tile (overlap included) from the source's levels, encoded
             // as the builder encodes it: the same bytes the pyramid will hold.
-            let levels = plan.levels
+            let levels = plan.levels, encoder = self.renderer.derived
             let rect = PixelRect(x: columns[column].lowerBound, y: rows[row].lowerBound, width: columns[column].count, height: rows[row].count)
             let kept = self.configuration.colorManagement.profile(of: properties)
             if levels.levelSize(reduction: reduction).area <= self.configuration.wholeLevelPixelLimit {
                 let cut = try await self.decodedLevels.whole(source, levels: levels, reduction: reduction, small: false, cut: rect)
-                return try await self.executor.run { _ in ByteBuffer(bytes: try self.encodedTile(cut, profile: kept)) }
+                return try await self.executor.run { _ in ByteBuffer(bytes: try encoder.encodedTile(cut, profile: kept)) }
             }
             if !inPlace { self.builds.start(.deepZoom, source: source, imageSize: properties.size) }
             return try await self.executor.run { context in
                 let pixels = try levels.pixels(of: rect, reduction: reduction, context: context)
-                return ByteBuffer(bytes: try self.encodedTile(pixels, profile: kept))
+                return ByteBuffer(bytes: try encoder.encodedTile(pixels, profile: kept))
             }
         }
     }

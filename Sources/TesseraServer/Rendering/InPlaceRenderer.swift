@@ -4,20 +4,25 @@ import TesseraCore
 import TesseraIIIF
 import TesseraTiles
 
-// Sources read in place: every level where the source keeps it, or made from the next finer one.
-extension ImageService {
-    /// A source read in place (``SourcePlan/Mode/inPlace``: a pyramidal TIFF, a JPEG 2000, a slide),
-    /// with nothing derived from the file:
-    ///
-    /// - a level the source stores in tiles is composed from its tiles, each decoded once and kept
-    ///   in the decoded cache (viewers ask for the same tiles again);
-    /// - a tile of the advertised tiling on any other level is read as that area and kept;
-    /// - any other region on a level small enough to hold (``ServerConfiguration/wholeLevelPixelLimit``)
-    ///   makes that level whole, once for every request that needs it and answered band by band as
-    ///   it is decoded, then kept: later regions and tiles on it are cut, not read again;
-    /// - on a finer level it is one read of its own area, as iipsrv decodes it: composing it from
-    ///   whole tiles would decode up to four times its pixels.
-    func renderInPlace(_ request: ResolvedIIIFRequest, of source: ResolvedSource, plan: SourcePlan) async throws -> ByteBuffer {
+/// Renders requests of sources read in place (``SourcePlan/Mode/inPlace``: a pyramidal TIFF, a
+/// JPEG 2000, a slide, any registered kind), every level where the source keeps it or made from
+/// the next finer one, with nothing derived from the file:
+///
+/// - a level the source stores in tiles is composed from its tiles, each decoded once and kept in
+///   the decoded cache (viewers ask for the same tiles again);
+/// - a tile of the advertised tiling on any other level is read as that area and kept;
+/// - any other region on a level small enough to hold (``ServerConfiguration/wholeLevelPixelLimit``)
+///   makes that level whole, once for every request that needs it and answered band by band as it
+///   is decoded, then kept: later regions and tiles on it are cut, not read again;
+/// - on a finer level it is one read of its own area, as iipsrv decodes it: composing it from
+///   whole tiles would decode up to four times its pixels.
+struct InPlaceRenderer: Sendable {
+    let configuration: ServerConfiguration
+    let decodedLevels: DecodedLevels
+    let executor: WorkExecutor
+
+    /// The pixels `request` asks for of `source`, encoded, read as its `plan` says.
+    func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, plan: SourcePlan) async throws -> ByteBuffer {
         let levels = plan.levels, properties = plan.properties, orientation = properties.orientation
         let kept = configuration.colorManagement.profile(of: properties), quality = configuration.jpegQuality
         // A tile of the advertised tiling is its level's pixels, whatever level the size alone would
@@ -40,12 +45,13 @@ extension ImageService {
         guard let tileSize = storedTiles ?? (isTile ? plan.tileSize : nil) else {
             return try await executor.run { context in try finished(try levels.pixels(of: rect, reduction: reduction, context: context)) }
         }
+        let decodedLevels = self.decodedLevels
         return try await executor.run { context in
             let composed = try TileComposer.regionPixels(
                 rect, tileSize: tileSize, format: plan.source.pixelFormat, scaledSize: orientation == .up ? request.scaledSize : nil
             ) { column, row in
                 try context.checkCancellation()
-                return try self.decodedLevels.tile(key: "\(source.key)/tile/\(reduction)/\(column)_\(row)") {
+                return try decodedLevels.tile(key: "\(source.key)/tile/\(reduction)/\(column)_\(row)") {
                     if storedTiles != nil { return try plan.source.tile(level: native, column: column, row: row, context: context) }
                     let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
                     return try levels.pixels(of: tile, reduction: reduction, context: context)
