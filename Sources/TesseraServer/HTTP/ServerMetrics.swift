@@ -9,7 +9,8 @@ final class ServerMetrics: Sendable {
     /// building its descriptor and key each time, on every request).
     private let requestCounters = Locked<[RequestKey: Counter]>([:])
     private let cacheCounters = Locked<[CacheKey: Counter]>([:])
-    private let stepCounters = Locked<[RequestStep: Counter]>([:])
+    /// Made at the start, so counting a step (on the event loop, for every IIIF request) takes no lock.
+    private let stepCounters: [RequestStep: Counter]
     private let latencies = Locked<[String: DurationHistogram]>([:])
     private let buildCounter: Counter
     private let sourceDecodeCounter: Counter
@@ -60,6 +61,16 @@ final class ServerMetrics: Sendable {
                 .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
                 .seconds(10), .seconds(30), .seconds(60), .seconds(120),
             ])
+        let registry = self.registry
+        stepCounters = Dictionary(
+            uniqueKeysWithValues: RequestStep.allCases.map { step in
+                let counter = registry.makeCounter(
+                    descriptor: MetricNameDescriptor(
+                        namespace: "tessera", metricName: "request_steps", unitName: "total",
+                        helpText: "URLs parsed, identifiers resolved in full, and source headers read"),
+                    labels: [("step", step.rawValue)])
+                return (step, counter)
+            })
         queueDepth = registry.makeGauge(
             descriptor: MetricNameDescriptor(
                 namespace: "tessera", metricName: "work_queue_depth", unitName: "jobs",
@@ -112,22 +123,14 @@ final class ServerMetrics: Sendable {
 
     /// A step every request takes before it is answered, counted so it is seen to be taken once:
     /// the URL parsed (on either door), the identifier resolved in full, the source's header read.
-    enum RequestStep: String, Sendable {
+    enum RequestStep: String, Sendable, CaseIterable {
         case parse = "iiif_parse"
         case resolution = "identifier_resolution"
         case headerRead = "header_read"
     }
 
     /// Counts one `step`, as `tessera_request_steps_total{step}`.
-    func record(_ step: RequestStep) {
-        counter(in: stepCounters, step) { registry in
-            registry.makeCounter(
-                descriptor: MetricNameDescriptor(
-                    namespace: "tessera", metricName: "request_steps", unitName: "total",
-                    helpText: "URLs parsed, identifiers resolved in full, and source headers read"),
-                labels: [("step", step.rawValue)])
-        }.increment()
-    }
+    func record(_ step: RequestStep) { stepCounters[step]?.increment() }
 
     /// Counts a whole level decoded from a source (not derived from another level or a cache).
     func recordSourceDecode() { sourceDecodeCounter.increment() }

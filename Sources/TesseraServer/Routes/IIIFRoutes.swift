@@ -127,7 +127,7 @@ struct IIIFRoutes {
 
     /// The response to `head` when it is a GET of an aligned tile, under `mount` (where the routes
     /// are mounted), of a pyramid already built, whose stored bytes are the answer
-    /// (``StoredTileReader/tile(identifier:request:)``), through `shortcuts`; nil for anything
+    /// (``StoredTileReader/tile(identifier:parse:)``), through `shortcuts`; nil for anything
     /// else, and for any failure, which the route then meets and reports. Synchronous: for
     /// ``ImmediateResponseHandler``, on the event loop.
     func immediateTileResponse(to head: HTTPRequest, mount: String, shortcuts: StoredTileShortcuts) -> (head: HTTPResponse, body: ByteBuffer)? {
