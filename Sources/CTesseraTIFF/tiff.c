@@ -187,8 +187,13 @@ int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstK
     return 1;
 }
 
-int tessera_tiff_get_icc_profile(TIFF *tiff, uint32_t *length, const void **bytes) {
+int tessera_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *length, const void **bytes) {
     *length = 0;
     *bytes = NULL;
-    return libtiff.TIFFGetFieldDefaulted(tiff, TIFFTAG_ICCPROFILE, length, bytes) && *bytes && *length > 0;
+    return libtiff.TIFFGetFieldDefaulted(tiff, tag, length, bytes) && *bytes && *length > 0;
+}
+
+int tessera_tiff_get_string(TIFF *tiff, uint32_t tag, const char **text) {
+    *text = NULL;
+    return libtiff.TIFFGetFieldDefaulted(tiff, tag, text) && *text;
 }

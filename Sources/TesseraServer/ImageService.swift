@@ -75,7 +75,7 @@ final class ImageService: Sendable {
         builds = BackgroundBuilds(pyramids: pyramidSource)
         storedTiles = StoredTileReader(configuration: configuration, sources: sources, planner: planner, pyramids: pyramidSource)
         renderer = PlanRenderer(
-            inPlace: InPlaceRenderer(configuration: configuration, decodedLevels: decodedLevels, executor: executor),
+            inPlace: InPlaceRenderer(configuration: configuration, decodedLevels: decodedLevels, executor: executor, metrics: metrics),
             derived: DerivedRenderer(
                 configuration: configuration, decodeOptions: planner.decodeOptions, decodedLevels: decodedLevels, pyramids: pyramidSource,
                 builds: builds, executor: executor),

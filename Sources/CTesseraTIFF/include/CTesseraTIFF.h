@@ -26,7 +26,7 @@
     X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile) X(TIFFReadEncodedStrip)          \
     X(TIFFScanlineSize64) X(TIFFReadScanline)                                                      \
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
-    X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt)
+    X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt) X(TIFFReadRawTile)
 
 TESSERA_TABLE(TesseraTIFF, tessera_tiff_load, TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT))
 
@@ -57,9 +57,12 @@ int tessera_tiff_get_uint16(TIFF *tiff, uint32_t tag, uint16_t *value);
 int tessera_tiff_decode_jpeg_as_rgb(TIFF *tiff);
 /// The count of extra samples (alpha and others) and the kind of the first one.
 int tessera_tiff_get_extra_samples(TIFF *tiff, uint16_t *count, uint16_t *firstKind);
-/// The current directory's ICC profile (tag 34675), owned by libtiff until the directory changes.
-/// Returns 1 when there is one.
-int tessera_tiff_get_icc_profile(TIFF *tiff, uint32_t *length, const void *_Nullable *_Nonnull bytes);
+/// The current directory's value of a tag of counted bytes (the ICC profile, 34675; JPEGTables,
+/// 347), owned by libtiff until the directory changes. Returns 1 when there is one.
+int tessera_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *length, const void *_Nullable *_Nonnull bytes);
+/// The current directory's value of an ASCII tag (ImageDescription, 270), NUL-terminated, owned
+/// by libtiff until the directory changes. Returns 1 when there is one.
+int tessera_tiff_get_string(TIFF *tiff, uint32_t tag, const char *_Nullable *_Nonnull text);
 
 #pragma clang assume_nonnull end
 

@@ -1,6 +1,12 @@
 import CTesseraTIFF
 import TesseraCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An open TIFF (one directory, the first unless asked) whose libtiff messages are captured rather than printed, its
 /// strips or tiles checked against the image size, the file's length and the decode's limits before
 /// any of them is read. libtiff is loaded on first use; without it TIFF fails with
@@ -119,9 +125,10 @@ final class TIFFFile {
     ///   - page: which page, from 0 (``pageDirectories(_:_:through:)``), instead of `directory`; nil:
     ///     not asked, and ``pageCount`` is left at 0.
     ///   - countsPages: walk every directory to count the pages (a probe); else stop at `page`.
+    ///   - layoutCheck: how the strips or tiles are checked before any is read.
     init(
         _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0, page: Int? = nil,
-        countsPages: Bool = false
+        countsPages: Bool = false, layoutCheck: LayoutCheck = .everyPiece
     ) throws(ImageDecodingError) {
         let library = try Libraries.tiff.get()
         self.library = library
@@ -195,20 +202,39 @@ final class TIFFFile {
             guard rowsPerStrip > 0 else { throw .corrupt(reason: "TIFF with 0 rows per strip") }
             pieceSize = PixelSize(width: size.width, height: min(rowsPerStrip, size.height))
         }
-        if !readsNatively {
+        if layoutCheck != .none, !readsNatively {
             // The converter's own verdict, from the tags alone, so a probe refuses what a decode would.
             var message = [CChar](repeating: 0, count: 1024)
             guard library.TIFFRGBAImageOK(opened, &message) != 0 else {
                 throw .unsupported(reason: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
         }
-        try checkLayout(fileByteCount: fileByteCount, limits: limits)
+        if layoutCheck != .none {
+            try checkLayout(fileByteCount: fileByteCount, limits: limits, missingAllowed: layoutCheck == .missingPiecesAllowed)
+        }
+    }
+
+    /// How a file's strips or tiles are checked when it is opened (``checkLayout(fileByteCount:limits:missingAllowed:)``).
+    enum LayoutCheck {
+        /// Every one present, inside the file and long enough for its pixels.
+        case everyPiece
+        /// The same, but a tile of length 0 is a missing one (a slide's scanner skipped it), read as background.
+        case missingPiecesAllowed
+        /// None: the directory's tags are read, never its pixels.
+        case none
+    }
+
+    /// The length of the file at `path`, in bytes.
+    static func fileByteCount(_ path: String) throws(ImageDecodingError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw errno == ENOENT ? .notFound : .unreadable(reason: String(cString: strerror(errno))) }
+        return Int(info.st_size)
     }
 
     /// Checks libtiff's size for one strip or tile against what its pixels can need and the limits,
     /// a band of rows as wide as the image against the limits, and every strip or tile against the
     /// file: present, inside it, and long enough to decode to its pixels.
-    private func checkLayout(fileByteCount: Int, limits: AllocationLimits) throws(ImageDecodingError) {
+    private func checkLayout(fileByteCount: Int, limits: AllocationLimits, missingAllowed: Bool) throws(ImageDecodingError) {
         let piece = isTiled ? "tile" : "strip"
         let samplesPerPlane = planarConfiguration == Int(PLANARCONFIG_SEPARATE) ? 1 : samplesPerPixel
         let bytesPerPixel = max(1, (samplesPerPlane * bitsPerSample + 7) / 8)
@@ -247,6 +273,7 @@ final class TIFFFile {
             }
             let offset = library.TIFFGetStrileOffset(tiff, UInt32(index))
             let byteCount = library.TIFFGetStrileByteCount(tiff, UInt32(index))
+            if byteCount == 0, missingAllowed, isTiled { continue }
             guard byteCount > 0 else { throw .corrupt(reason: "TIFF \(piece) \(index) has no data") }
             if let bound, !bound.allows(decodedCount: needed, from: Int(clamping: byteCount)) {
                 throw .corrupt(
@@ -313,7 +340,7 @@ final class TIFFFile {
         var bytes: UnsafeRawPointer?
         // Lab samples are converted to sRGB as they are read: a profile (Pillow writes a Lab
         // identity one) describes the stored samples, not the decoded pixels.
-        if !convertsLab, tessera_tiff_get_icc_profile(tiff, &length, &bytes) != 0, let bytes {
+        if !convertsLab, tessera_tiff_get_bytes(tiff, UInt32(TIFFTAG_ICCPROFILE), &length, &bytes) != 0, let bytes {
             // Longer than any profile accepted: an empty one, which validation reports.
             let accepted = Int(length) <= ICCProfile.maximumByteCount
             properties.attachProfile(accepted ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : [])

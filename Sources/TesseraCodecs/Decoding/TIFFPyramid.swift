@@ -16,8 +16,11 @@ public import TesseraCore
 /// Hosts that read concurrently keep a few readers per file (they are cheap to open: one image
 /// directory per level).
 public final class TIFFPyramid {
-    /// The size of each level, full size first; level `n` is `levelSizes[0] / 2ⁿ`, rounded either way.
+    /// The size of each level, full size first, each smaller than the one before (found by halving:
+    /// level `n` is `levelSizes[0] / 2ⁿ`, rounded either way).
     public let levelSizes: [PixelSize]
+    /// The first level's header, as one image (the other levels are not pages of it).
+    public let properties: ImageProperties
     /// Pixels of one stored tile; tiles at a level's right and bottom edges are returned cropped.
     public let tileSize: PixelSize
     /// The format every tile decodes to.
@@ -30,8 +33,10 @@ public final class TIFFPyramid {
     /// (``sampleTransform``: 16-bit ones, CMYK, Lab).
     private let colorTransform: ColorTransform?
     private let sampleTransform: ColorTransform?
+    /// The first level's ICC profile, which ``storedTile(level:column:row:)`` embeds.
+    private let profile: ICCProfile?
     /// One tile as stored, or as libtiff's RGBA converter writes it; allocated on first use.
-    private var storedTile: ZeroedBuffer<UInt8>?
+    private var tileBuffer: ZeroedBuffer<UInt8>?
     private var convertedTile: ZeroedBuffer<UInt32>?
 
     /// Opens the pyramid of the TIFF at `path`: the first image and every one after it that is
@@ -41,33 +46,67 @@ public final class TIFFPyramid {
     /// - Returns: nil when the file is a TIFF but no such pyramid: its first image is stored in
     ///   strips, has no smaller levels after it, or is turned by an orientation tag.
     /// - Throws: what a decode of the file would (``ImageDecodingError``).
-    public init?(path: String, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw errno == ENOENT ? .notFound : .unreadable(reason: String(cString: strerror(errno))) }
-        let fileByteCount = Int(info.st_size)
-        limits = options.limits
-        let first = try TIFFFile(.file(path), fileByteCount: fileByteCount, limits: limits)
+    public convenience init?(path: String, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
+        let fileByteCount = try TIFFFile.fileByteCount(path)
+        let first = try TIFFFile(.file(path), fileByteCount: fileByteCount, limits: options.limits)
         guard first.isTiled, first.orientation == .up else { return nil }
         var levels = [first]
         let count = Int(first.library.TIFFNumberOfDirectories(first.tiff))
         for directory in 1..<max(count, 1) {
-            guard let next = try? TIFFFile(.file(path), fileByteCount: fileByteCount, limits: limits, directory: directory),
-                let last = levels.last, next.isTiled, next.pieceSize == first.pieceSize,
-                next.decodedFormat == first.decodedFormat, next.bitsPerSample == first.bitsPerSample,
-                next.readsNatively == first.readsNatively, Self.halves(last.size, to: next.size)
+            guard let next = try? TIFFFile(.file(path), fileByteCount: fileByteCount, limits: options.limits, directory: directory),
+                let last = levels.last, Self.continues(levels, with: next), Self.halves(last.size, to: next.size)
             else { break }
             levels.append(next)
         }
         guard levels.count > 1 else { return nil }
+        self.init(levels: levels, fileByteCount: fileByteCount, options: options)
+    }
+
+    /// Opens the levels the caller has told from the file's other images (a slide's, whose
+    /// directories a thumbnail separates and whose steps are 4×): `directories`, full size first,
+    /// each tiled like the first and smaller than the one before. A tile of length 0 in them is a
+    /// missing one: ``tile(level:column:row:)`` gives it as background (white).
+    ///
+    /// - Throws: ``ImageDecodingError/unsupported(reason:)`` when the directories are no such
+    ///   pyramid, or what a decode of the file would.
+    public convenience init(path: String, directories: [Int], options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
+        let fileByteCount = try TIFFFile.fileByteCount(path)
+        var levels: [TIFFFile] = []
+        for directory in directories {
+            let level = try TIFFFile(
+                .file(path), fileByteCount: fileByteCount, limits: options.limits, directory: directory, layoutCheck: .missingPiecesAllowed)
+            guard level.isTiled, level.orientation == .up, Self.continues(levels, with: level),
+                levels.last.map({ level.size.width < $0.size.width && level.size.height <= $0.size.height }) ?? true
+            else { throw .unsupported(reason: "image \(directory) of the TIFF is not a level of the pyramid before it") }
+            levels.append(level)
+        }
+        guard !levels.isEmpty else { throw .unsupported(reason: "a TIFF pyramid of no level") }
+        self.init(levels: levels, fileByteCount: fileByteCount, options: options)
+    }
+
+    private init(levels: [TIFFFile], fileByteCount: Int, options: DecodeOptions) {
+        let first = levels[0]
         self.levels = levels
+        limits = options.limits
         levelSizes = levels.map(\.size)
         tileSize = first.pieceSize
         pixelFormat = first.decodedFormat
-        let profile = first.properties(fileByteCount: fileByteCount).iccProfile
+        var properties = first.properties(fileByteCount: fileByteCount)
+        properties.pageCount = 1
+        self.properties = properties
+        let profile = properties.iccProfile
+        self.profile = profile
         sampleTransform = first.sampleTransform(options.colorManagement, profile: profile)
         colorTransform =
             options.colorManagement == .convertToSRGB && sampleTransform == nil
             ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.decodedFormat) } : nil
+    }
+
+    /// Whether `next` is tiled as the levels before it are: tile size, pixel format, sample depth, reading.
+    private static func continues(_ levels: [TIFFFile], with next: TIFFFile) -> Bool {
+        guard let first = levels.first else { return true }
+        return next.isTiled && next.pieceSize == first.pieceSize && next.decodedFormat == first.decodedFormat
+            && next.bitsPerSample == first.bitsPerSample && next.readsNatively == first.readsNatively
     }
 
     /// Whether `smaller` is `larger` halved, rounded down or up, on both sides.
@@ -90,6 +129,12 @@ public final class TIFFPyramid {
         }
         var pixels = PixelBuffer(
             width: min(tileSize.width, size.width - x0), height: min(tileSize.height, size.height - y0), format: pixelFormat)
+        let index = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)
+        if file.library.TIFFGetStrileByteCount(file.tiff, index) == 0 {
+            // A missing tile (only levels opened by directory have them): background, never black.
+            pixels.bytes.withUnsafeMutableBufferPointer { $0.update(repeating: 0xFF) }
+            return pixels
+        }
         if file.readsNatively {
             try readStored(file, x0: x0, y0: y0, into: &pixels)
         } else {
@@ -99,12 +144,41 @@ public final class TIFFPyramid {
         return pixels
     }
 
+    /// Tile `(column, row)` of level `level` as stored, made a JPEG file any reader takes
+    /// (``JPEGTileSplice``: the shared tables, the RGB coding and the ICC profile put in), with no
+    /// pixel decoded; nil when it cannot be one: not JPEG-compressed, missing, or reaching past the
+    /// level's right or bottom edge (stored padded to a whole tile, where a client's tile is cropped).
+    ///
+    /// - Throws: what libtiff reports for a tile it cannot read.
+    public func storedTile(level: Int, column: Int, row: Int) throws(ImageDecodingError) -> [UInt8]? {
+        guard levels.indices.contains(level), column >= 0, row >= 0 else { return nil }
+        let file = levels[level], size = levelSizes[level]
+        let x0 = column * tileSize.width, y0 = row * tileSize.height
+        guard file.compression == Int(COMPRESSION_JPEG), x0 + tileSize.width <= size.width, y0 + tileSize.height <= size.height else {
+            return nil
+        }
+        let index = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)
+        let byteCount = Int(clamping: file.library.TIFFGetStrileByteCount(file.tiff, index))
+        guard byteCount > 0 else { return nil }
+        guard byteCount <= limits.maximumByteCount else { throw .corrupt(reason: "a stored TIFF tile of \(byteCount) bytes, over the limit") }
+        var stored = [UInt8](repeating: 0, count: byteCount)
+        let read = stored.withUnsafeMutableBytes { Int(file.library.TIFFReadRawTile(file.tiff, index, $0.baseAddress, tmsize_t(byteCount))) }
+        guard read == byteCount else { throw read < 0 ? file.failure() : .truncated(reason: "a TIFF tile ends past the end of the file") }
+        var length: UInt32 = 0
+        var bytes: UnsafeRawPointer?
+        let tables =
+            tessera_tiff_get_bytes(file.tiff, UInt32(TIFFTAG_JPEGTABLES), &length, &bytes) != 0 && bytes != nil
+            ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : nil
+        return JPEGTileSplice.file(
+            tile: stored, tables: tables, codedAsRGB: file.photometric == Int(PHOTOMETRIC_RGB), profile: profile?.data)
+    }
+
     private func readStored(_ file: TIFFFile, x0: Int, y0: Int, into pixels: inout PixelBuffer) throws(ImageDecodingError) {
         let pixelBytes = file.samplesPerPixel * file.bitsPerSample / 8
-        if storedTile == nil {
-            storedTile = try limits.zeroedBuffer(width: tileSize.width, rows: tileSize.height, elementsPerPixel: pixelBytes)
+        if tileBuffer == nil {
+            tileBuffer = try limits.zeroedBuffer(width: tileSize.width, rows: tileSize.height, elementsPerPixel: pixelBytes)
         }
-        guard let buffer = storedTile?.elements else { return }
+        guard let buffer = tileBuffer?.elements else { return }
         let index = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)
         let read = Int(file.library.TIFFReadEncodedTile(file.tiff, index, buffer.baseAddress, tmsize_t(buffer.count)))
         guard read >= 0 else { throw file.failure() }

@@ -32,6 +32,15 @@ public struct ImageSource: Sendable {
         return nil
     }
 
+    /// The format the first bytes say (``ImageFormat/init(sniffing:)``), or nil when they name
+    /// none Tessera reads. Reads at most ``ImageFormat/sniffLength`` bytes.
+    public func sniffedFormat() throws(ImageDecodingError) -> ImageFormat? {
+        let stream = try openStream()
+        let prefix = stream.read(ImageFormat.sniffLength)
+        if let failure = stream.readFailure { throw failure }
+        return ImageFormat(sniffing: prefix)
+    }
+
     /// Opens a sequential reader over the encoded bytes.
     func openStream() throws(ImageDecodingError) -> ByteStream {
         switch storage {

@@ -122,11 +122,14 @@ final class ServerMetrics: Sendable {
     }
 
     /// A step every request takes before it is answered, counted so it is seen to be taken once:
-    /// the URL parsed (on either door), the identifier resolved in full, the source's header read.
+    /// the URL parsed (on either door), the identifier resolved in full, the source's header read;
+    /// and how a source's stored tiles are used: sent as stored (pass-through) or decoded.
     enum RequestStep: String, Sendable, CaseIterable {
         case parse = "iiif_parse"
         case resolution = "identifier_resolution"
         case headerRead = "header_read"
+        case storedTilePassThrough = "stored_tile_passthrough"
+        case storedTileDecode = "stored_tile_decode"
     }
 
     /// Counts one `step`, as `tessera_request_steps_total{step}`.

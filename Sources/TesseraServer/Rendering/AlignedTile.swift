@@ -11,9 +11,7 @@ struct AlignedTile: Equatable {
     let row: Int
 
     init?(_ request: ResolvedIIIFRequest, layout: IIIFLayout) {
-        guard request.format == .jpg, request.quality == .default || request.quality == .color,
-            request.rotation.degrees == 0, !request.rotation.mirrored
-        else { return nil }
+        guard request.takesStoredJPEG else { return nil }
         self.init(
             region: request.region, scaledSize: request.scaledSize, tileSize: PixelSize(width: layout.tileSize, height: layout.tileSize),
             imageSize: layout.imageSize, levelCount: layout.levelCount)
@@ -38,5 +36,13 @@ struct AlignedTile: Equatable {
             return
         }
         return nil
+    }
+}
+
+extension ResolvedIIIFRequest {
+    /// Whether stored JPEG bytes of the region at its size answer this request as they are: JPEG,
+    /// colour as stored, neither turned nor mirrored.
+    var takesStoredJPEG: Bool {
+        format == .jpg && (quality == .default || quality == .color) && rotation.degrees == 0 && !rotation.mirrored
     }
 }

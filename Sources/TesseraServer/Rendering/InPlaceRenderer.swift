@@ -16,10 +16,15 @@ import TesseraTiles
 ///   is decoded, then kept: later regions and tiles on it are cut, not read again;
 /// - on a finer level it is one read of its own area, as iipsrv decodes it: composing it from
 ///   whole tiles would decode up to four times its pixels.
+///
+/// Before all these, one whole stored tile asked for as it is stored (a slide's JPEG tile, at its
+/// size, in JPEG, upright, colour as stored) is answered with its stored bytes: no decode, no
+/// encode (``RegionSource/storedTile(level:column:row:)``).
 struct InPlaceRenderer: Sendable {
     let configuration: ServerConfiguration
     let decodedLevels: DecodedLevels
     let executor: WorkExecutor
+    let metrics: ServerMetrics
 
     /// The pixels `request` asks for of `source`, encoded, read as its `plan` says.
     func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, plan: SourcePlan) async throws -> ByteBuffer {
@@ -34,6 +39,14 @@ struct InPlaceRenderer: Sendable {
         let (native, halvings) = levels.derivation(of: reduction)
         let storedTiles = halvings == 0 ? plan.source.nativeLevels[native].storedTileSize : nil
         let isTile = rect.tilePosition(tileSize: plan.tileSize, imageSize: levelSize) != nil
+        if let storedTiles, orientation == .up, request.takesStoredJPEG, request.scaledSize == storedTiles,
+            let (column, row) = rect.tilePosition(tileSize: storedTiles, imageSize: levelSize), rect.size == storedTiles,
+            let stored = try await executor.run({ _ in try plan.source.storedTile(level: native, column: column, row: row) }),
+            stored.format == .jpeg
+        {
+            metrics.record(.storedTilePassThrough)
+            return ByteBuffer(bytes: stored.bytes)
+        }
         @Sendable func finished(_ pixels: PixelBuffer) throws -> ByteBuffer {
             ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
         }
@@ -45,14 +58,17 @@ struct InPlaceRenderer: Sendable {
         guard let tileSize = storedTiles ?? (isTile ? plan.tileSize : nil) else {
             return try await executor.run { context in try finished(try levels.pixels(of: rect, reduction: reduction, context: context)) }
         }
-        let decodedLevels = self.decodedLevels
+        let (decodedLevels, metrics) = (self.decodedLevels, self.metrics)
         return try await executor.run { context in
             let composed = try TileComposer.regionPixels(
                 rect, tileSize: tileSize, format: plan.source.pixelFormat, scaledSize: orientation == .up ? request.scaledSize : nil
             ) { column, row in
                 try context.checkCancellation()
                 return try decodedLevels.tile(key: "\(source.key)/tile/\(reduction)/\(column)_\(row)") {
-                    if storedTiles != nil { return try plan.source.tile(level: native, column: column, row: row, context: context) }
+                    if storedTiles != nil {
+                        metrics.record(.storedTileDecode)
+                        return try plan.source.tile(level: native, column: column, row: row, context: context)
+                    }
                     let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
                     return try levels.pixels(of: tile, reduction: reduction, context: context)
                 }

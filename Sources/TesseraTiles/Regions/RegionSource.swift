@@ -58,10 +58,37 @@ public protocol RegionSource: Sendable {
     /// Tile `(column, row)` of native level `level` in ``NativeLevel/storedTileSize`` tiles, decoded
     /// (cropped at the level's edges). Sources without stored tiles read the tile's area.
     func tile(level: Int, column: Int, row: Int, context: WorkContext) throws -> PixelBuffer
+
+    /// Tile `(column, row)` of native level `level` as the source stores it, a file a client takes
+    /// as it is (pass-through: no decode, no encode), when the source can give one: whole (not cut
+    /// at the level's edge), present, in a format a browser reads. Nil otherwise, and by default.
+    /// Its pixels are ``tile(level:column:row:context:)``'s as a decoder of that format makes them.
+    func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile?
+
+    /// The size of one full-resolution pixel on the specimen, in micrometres, from the source's own
+    /// metadata (a slide scanner's); nil when it has none. A print resolution (dpi) is not one.
+    var micronsPerPixel: Double? { get }
+}
+
+/// A tile's stored bytes, complete: ``RegionSource/storedTile(level:column:row:)``.
+public struct StoredTile: Sendable, Equatable {
+    /// The file's bytes.
+    public var bytes: [UInt8]
+    /// Their format.
+    public var format: ImageFormat
+
+    public init(bytes: [UInt8], format: ImageFormat) {
+        self.bytes = bytes
+        self.format = format
+    }
 }
 
 extension RegionSource {
     public var preferredTileSize: PixelSize? { nativeLevels.first?.storedTileSize }
+
+    public func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? { nil }
+
+    public var micronsPerPixel: Double? { nil }
 
     public func tile(level: Int, column: Int, row: Int, context: WorkContext) throws -> PixelBuffer {
         let tileSize = preferredTileSize ?? PixelSize(width: 256, height: 256)

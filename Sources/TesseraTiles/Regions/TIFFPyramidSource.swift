@@ -1,17 +1,22 @@
 public import TesseraCodecs
 public import TesseraCore
 
-/// A tiled multi-resolution TIFF (`vips tiffsave --tile --pyramid`, the files iipsrv serves) as a
-/// ``RegionSource``: its directories are its native levels, each read tile by tile with nothing
-/// derived from the file. Readers are libtiff handles, one thread at a time each; the source takes
-/// one from its ``TIFFReaderPool`` for each read (opening one when all are busy) and gives it back.
+/// A tiled multi-resolution TIFF (`vips tiffsave --tile --pyramid`, the files iipsrv serves; a
+/// slide's levels) as a ``RegionSource``: its level directories are its native levels, each read
+/// tile by tile with nothing derived from the file, and JPEG tiles given as stored
+/// (``storedTile(level:column:row:)``). Readers are libtiff handles, one thread at a time each;
+/// the source takes one from its ``TIFFReaderPool`` for each read (opening one when all are busy)
+/// and gives it back.
 public struct TIFFPyramidSource: TiledRegionSource {
     public let properties: ImageProperties
     public let nativeLevels: [NativeLevel]
     public let pixelFormat: PixelFormat
+    public let micronsPerPixel: Double?
     /// TIFF pyramids are read tile by tile, never whole.
     public var holdsWholeImage: Bool { false }
     private let path: String
+    /// The level directories, when the caller chose them; nil when they are found by halving.
+    private let directories: [Int]?
     private let identity: FileIdentity
     private let options: DecodeOptions
     private let readers: TIFFReaderPool
@@ -26,28 +31,71 @@ public struct TIFFPyramidSource: TiledRegionSource {
         guard let pyramid = try TIFFPyramid(path: path, options: options), let coarsest = pyramid.levelSizes.last,
             coarsest.width <= 2 * pyramid.tileSize.width, coarsest.height <= 2 * pyramid.tileSize.height
         else { return nil }
+        self.init(
+            pyramid, path: path, directories: nil, downsamples: pyramid.levelSizes.indices.map { 1 << $0 }, identity: identity,
+            properties: properties, micronsPerPixel: nil, options: options, readers: readers)
+    }
+
+    /// The levels `directories` of the TIFF at `path` (full size first, as a slide's kind tells
+    /// them from its other images), each level's downsample its size's ratio to the first's,
+    /// rounded (46000 / 11500 = 4 for an Aperio level; a scanner's 46000 / 1437 is 32). The header
+    /// is the first level's, read here.
+    public init(
+        path: String, directories: [Int], identity: FileIdentity, micronsPerPixel: Double?, options: DecodeOptions,
+        readers: TIFFReaderPool
+    ) throws {
+        let pyramid = try TIFFPyramid(path: path, directories: directories, options: options)
+        let first = pyramid.levelSizes[0]
+        let downsamples = pyramid.levelSizes.map { size in
+            max(1, Int(((Double(first.width) / Double(size.width) + Double(first.height) / Double(size.height)) / 2).rounded()))
+        }
+        self.init(
+            pyramid, path: path, directories: directories, downsamples: downsamples, identity: identity, properties: pyramid.properties,
+            micronsPerPixel: micronsPerPixel, options: options, readers: readers)
+    }
+
+    private init(
+        _ pyramid: TIFFPyramid, path: String, directories: [Int]?, downsamples: [Int], identity: FileIdentity,
+        properties: ImageProperties, micronsPerPixel: Double?, options: DecodeOptions, readers: TIFFReaderPool
+    ) {
         self.properties = properties
         self.path = path
+        self.directories = directories
         self.identity = identity
+        self.micronsPerPixel = micronsPerPixel
         self.options = options
         self.readers = readers
         pixelFormat = pyramid.pixelFormat
-        nativeLevels = pyramid.levelSizes.enumerated().map { index, size in
-            NativeLevel(size: size, downsample: 1 << index, storedTileSize: pyramid.tileSize)
+        nativeLevels = zip(pyramid.levelSizes, downsamples).map { size, downsample in
+            NativeLevel(size: size, downsample: downsample, storedTileSize: pyramid.tileSize)
         }
         readers.checkIn(pyramid, for: identity)
     }
 
     public func tile(level: Int, column: Int, row: Int, context: WorkContext) throws -> PixelBuffer {
         try context.checkCancellation()
+        return try withReader { try $0.tile(level: level, column: column, row: row) }
+    }
+
+    public func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? {
+        try withReader { try $0.storedTile(level: level, column: column, row: row) }.map { StoredTile(bytes: $0, format: .jpeg) }
+    }
+
+    /// `body` with a reader of the file, given back to the pool after (dropped when `body` throws:
+    /// a handle whose read failed may be left mid-directory).
+    private func withReader<Result>(_ body: (TIFFPyramid) throws -> Result) throws -> Result {
         let pyramid = try readers.checkOut(identity) ?? open()
-        let tile = try pyramid.tile(level: level, column: column, row: row)
+        let result = try body(pyramid)
         readers.checkIn(pyramid, for: identity)
-        return tile
+        return result
     }
 
     private func open() throws -> TIFFPyramid {
-        guard let opened = try TIFFPyramid(path: path, options: options), opened.levelSizes == nativeLevels.map(\.size) else {
+        let opened: TIFFPyramid? =
+            if let directories { try TIFFPyramid(path: path, directories: directories, options: options) } else {
+                try TIFFPyramid(path: path, options: options)
+            }
+        guard let opened, opened.levelSizes == nativeLevels.map(\.size) else {
             throw ImageDecodingError.corrupt(reason: "the TIFF pyramid changed while it was being read")
         }
         return opened
@@ -75,7 +123,7 @@ public final class TIFFReaderPool: Sendable {
         self.readersPerFile = max(1, readersPerFile)
     }
 
-    fileprivate func checkOut(_ identity: FileIdentity) throws -> TIFFPyramid? {
+    fileprivate func checkOut(_ identity: FileIdentity) -> TIFFPyramid? {
         idle.withLock { cache in
             guard var readers = cache.value(for: identity), let reader = readers.popLast() else { return nil }
             _ = cache.insert(readers, for: identity, cost: 1)

@@ -1,0 +1,66 @@
+import CTesseraTIFF
+public import TesseraCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One image directory of a TIFF as a reader sorts them before reading any pixel: a slide's
+/// levels, thumbnail, label and macro; an overview; a mask. Tags only: nothing is decoded.
+public struct TIFFDirectorySummary: Sendable, Equatable {
+    /// The directory's place in the file, from 0.
+    public var index: Int
+    /// The image's size in pixels.
+    public var size: PixelSize
+    /// The stored tiles' size in pixels; nil for an image in strips.
+    public var tileSize: PixelSize?
+    /// Compression (tag 259): 1 none, 5 LZW, 7 JPEG, 8 Deflate, 33003/33005 Aperio's JPEG 2000…
+    public var compression: Int
+    /// NewSubfileType (tag 254): bit 0 a reduced image, bit 2 a mask; Aperio marks a label 1 and a
+    /// macro 9.
+    public var subfileType: Int
+    /// ImageDescription (tag 270), at most ``descriptionLimit`` bytes of it; empty when absent.
+    public var description: String
+
+    /// The longest description kept: a slide's runs to a few kilobytes; a hostile file's could be the file.
+    public static let descriptionLimit = 64 << 10
+
+    /// The directories of the TIFF at `path`, in order (at most ``TIFFFile/maximumDirectoryCount``).
+    ///
+    /// - Throws: ``ImageDecodingError`` when the file is not a TIFF libtiff can open.
+    public static func directories(ofFileAt path: String, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError)
+        -> [TIFFDirectorySummary]
+    {
+        let file = try TIFFFile(.file(path), fileByteCount: try TIFFFile.fileByteCount(path), limits: options.limits, layoutCheck: .none)
+        let (library, tiff) = (file.library, file.tiff)
+        guard library.TIFFSetDirectory(tiff, 0) != 0 else { return [] }
+        var summaries: [TIFFDirectorySummary] = []
+        repeat {
+            var width: UInt32 = 0, height: UInt32 = 0, tileWidth: UInt32 = 0, tileHeight: UInt32 = 0, kind: UInt32 = 0
+            var compression: UInt16 = 1
+            _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_IMAGEWIDTH), &width)
+            _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_IMAGELENGTH), &height)
+            _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_SUBFILETYPE), &kind)
+            _ = tessera_tiff_get_uint16(tiff, UInt32(TIFFTAG_COMPRESSION), &compression)
+            var tileSize: PixelSize?
+            if library.TIFFIsTiled(tiff) != 0 {
+                _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_TILEWIDTH), &tileWidth)
+                _ = tessera_tiff_get_uint32(tiff, UInt32(TIFFTAG_TILELENGTH), &tileHeight)
+                tileSize = PixelSize(width: Int(tileWidth), height: Int(tileHeight))
+            }
+            var text: UnsafePointer<CChar>?
+            var description = ""
+            if tessera_tiff_get_string(tiff, UInt32(TIFFTAG_IMAGEDESCRIPTION), &text) != 0, let text {
+                let length = strnlen(text, descriptionLimit)
+                description = String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+            }
+            summaries.append(
+                TIFFDirectorySummary(
+                    index: summaries.count, size: PixelSize(width: Int(width), height: Int(height)), tileSize: tileSize,
+                    compression: Int(compression), subfileType: Int(kind), description: description))
+        } while summaries.count < TIFFFile.maximumDirectoryCount && library.TIFFReadDirectory(tiff) == 1
+        return summaries
+    }
+}

@@ -1,0 +1,84 @@
+public import TesseraCodecs
+import TesseraCore
+
+/// Aperio SVS whole-slide images, read natively: a TIFF whose first ImageDescription starts
+/// `Aperio`, whose tiled directories are the slide's levels (full resolution first, then about 4×
+/// smaller each: 1, 4, 16, 32…), with stripped images between and after them that are not levels
+/// (directory 1 a thumbnail, then a label and a macro photo, which the levels skip). Levels are
+/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded); missing tiles (length 0) are
+/// the slide's background, white; the tiles a client asks for whole are given as stored
+/// (``RegionSource/storedTile(level:column:row:)``). The scale is the description's `MPP`.
+///
+/// The same rules as OpenSlide's `aperio` driver, which tells the non-level images by their
+/// NewSubfileType and description.
+public struct AperioSlideKind: RegionSourceKind {
+    public let readers: TIFFReaderPool
+
+    public init(readers: TIFFReaderPool) { self.readers = readers }
+
+    /// The header is the first level's, read here: the codecs' probe of a TIFF refuses missing
+    /// tiles, which a slide may have, so a probe that failed is no answer; its first bytes are.
+    public func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)? {
+        // A slide is one image (its other directories are not pages), in a file.
+        guard let path = input.input.filePath, input.options.pageIndex == 0 else { return nil }
+        let format = try (try? header())?.format ?? input.input.sniffedFormat()
+        guard format == .tiff else { return nil }
+        let directories = try TIFFDirectorySummary.directories(ofFileAt: path, options: input.options)
+        guard let description = AperioDescription(directories.first?.description ?? "") else { return nil }
+        return try TIFFPyramidSource(
+            path: path, directories: try Self.levelDirectories(directories), identity: input.identity,
+            micronsPerPixel: description.micronsPerPixel, options: input.options, readers: readers)
+    }
+
+    /// The directories that are levels: the first, then every later tiled one stored as it is
+    /// (tile size, compression) and smaller than the level before.
+    ///
+    /// - Throws: ``ImageDecodingError/unsupported(reason:)`` for a slide whose first image is not
+    ///   tiled, or whose tiles are JPEG 2000 (Aperio's compressions 33003 and 33005), not read yet.
+    static func levelDirectories(_ directories: [TIFFDirectorySummary]) throws -> [Int] {
+        guard let first = directories.first, let tileSize = first.tileSize else {
+            throw ImageDecodingError.unsupported(reason: "an Aperio slide whose first image is not tiled")
+        }
+        guard !jpeg2000Compressions.contains(first.compression) else {
+            throw ImageDecodingError.unsupported(reason: "an Aperio slide with JPEG 2000 tiles (compression \(first.compression))")
+        }
+        var levels = [first]
+        for directory in directories.dropFirst() {
+            guard directory.tileSize == tileSize, directory.compression == first.compression, let last = levels.last,
+                directory.size.width < last.size.width, directory.size.height <= last.size.height, directory.size.width > 0,
+                directory.size.height > 0
+            else { continue }
+            levels.append(directory)
+        }
+        return levels.map(\.index)
+    }
+
+    /// Aperio's JPEG 2000 tiles: 33003 YCbCr, 33005 RGB.
+    private static let jpeg2000Compressions: Set<Int> = [33003, 33005]
+}
+
+/// What an Aperio ImageDescription says: `Aperio Image Library v10.0.51\r\n46920x33014 [0,100
+/// 46000x32914] (256x256) JPEG/RGB Q=30|AppMag = 20|MPP = 0.4990|…`, a header and then
+/// `key = value` fields between `|`.
+struct AperioDescription: Equatable {
+    /// `key = value` fields after the header, keys as written (later ones win).
+    let fields: [String: String]
+
+    /// Nil when `text` is not an Aperio description.
+    init?(_ text: String) {
+        guard text.hasPrefix("Aperio") else { return nil }
+        var fields: [String: String] = [:]
+        for field in text.split(separator: "|").dropFirst() {
+            guard let equals = field.firstIndex(of: "=") else { continue }
+            fields[Self.trimmed(field[..<equals])] = Self.trimmed(field[field.index(after: equals)...])
+        }
+        self.fields = fields
+    }
+
+    /// `MPP`: micrometres per full-resolution pixel, when it is a positive, finite number.
+    var micronsPerPixel: Double? { fields["MPP"].flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? $0 : nil } }
+
+    private static func trimmed(_ text: Substring) -> String {
+        String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

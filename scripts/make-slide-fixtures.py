@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Aperio SVS-like whole-slide images for the slide tests, written at test time (none committed).
+
+Each is what an Aperio scanner writes, as OpenSlide's `aperio` driver reads it: one TIFF, level 0
+tiled, directory 1 a stripped thumbnail, then the tiled levels 4x and 16x smaller, then a stripped
+label (NewSubfileType 1) and macro (9); the first ImageDescription starts `Aperio` and carries
+`AppMag` and `MPP`. Tiles are JPEG from Pillow, written as stored bytes by tifffile:
+
+  aperio-tables.svs   abbreviated tiles (no tables) with the shared JPEGTables, YCbCr 4:2:0
+  aperio-rgb.svs      complete RGB-coded tiles (Adobe APP14, transform 0), Photometric RGB
+  aperio-missing.svs  as aperio-tables.svs, with some tiles of length 0 (missing: background)
+
+Pixels are a made-up stain pattern computed per level (not derived from level 0), so every level
+is what it stores, as a scanner's are. Usage: make-slide-fixtures.py OUTPUT_DIR [--size WxH]
+"""
+import argparse
+import io
+import os
+
+import numpy as np
+import tifffile
+from PIL import Image
+
+TILE = 256
+DOWNSAMPLES = (1, 4, 16)
+QUALITY = 80
+SOFTWARE = "Aperio Image Library v12.0.15"
+# Tiles of aperio-missing.svs left out: (level, column, row).
+MISSING = {(0, 1, 1), (0, 2, 1), (1, 0, 0)}
+
+
+def stain(x0, y0, width, height, downsample):
+    """RGB pixels of the level `downsample` times smaller, its area at (x0, y0): a pink tissue
+    field with purple nuclei over white glass, textured so that JPEG has work to do."""
+    ys, xs = np.mgrid[y0 : y0 + height, x0 : x0 + width].astype(np.float64)
+    fx, fy = xs * downsample, ys * downsample
+    field = np.sin(fx / 1500.0) * np.cos(fy / 1100.0) + 0.5 * np.sin((fx + fy) / 700.0)
+    tissue = np.clip((field - 0.05) * 6.0, 0.0, 1.0)
+    nuclei = (np.sin(fx / 23.0) * np.sin(fy / 19.0) > 0.82) * tissue
+    grain = ((xs.astype(np.int64) * 73856093 ^ ys.astype(np.int64) * 19349663) % 97) / 97.0 - 0.5
+    pink = np.array([236.0, 170.0, 205.0])
+    purple = np.array([110.0, 60.0, 150.0])
+    white = np.array([247.0, 247.0, 247.0])
+    rgb = white * (1 - tissue[..., None]) + pink * tissue[..., None]
+    rgb = rgb * (1 - nuclei[..., None]) + purple * nuclei[..., None]
+    rgb += grain[..., None] * 18.0 * tissue[..., None]
+    return np.clip(rgb.round(), 0, 255).astype(np.uint8)
+
+
+def jpeg(pixels, rgb_coded):
+    out = io.BytesIO()
+    if rgb_coded:
+        Image.fromarray(pixels).save(out, "JPEG", quality=QUALITY, keep_rgb=True, subsampling=0)
+    else:
+        Image.fromarray(pixels).save(out, "JPEG", quality=QUALITY, subsampling=2)
+    return out.getvalue()
+
+
+def segments(stream):
+    """The marker segments of a JPEG stream before its scan, as (marker, bytes), and the rest."""
+    offset, found = 2, []
+    while stream[offset] == 0xFF and stream[offset + 1] != 0xDA:
+        length = int.from_bytes(stream[offset + 2 : offset + 4], "big")
+        found.append((stream[offset + 1], stream[offset : offset + 2 + length]))
+        offset += 2 + length
+    return found, stream[offset:]
+
+
+def abbreviate(stream):
+    """(tables, tile): the quantization and Huffman tables as a JPEGTables stream, and the tile
+    without them or its JFIF header, as libtiff and Aperio write tiles."""
+    found, rest = segments(stream)
+    tables = b"\xff\xd8" + b"".join(s for m, s in found if m in (0xDB, 0xC4)) + b"\xff\xd9"
+    tile = b"\xff\xd8" + b"".join(s for m, s in found if m not in (0xDB, 0xC4, 0xE0)) + rest
+    return tables, tile
+
+
+def level_tiles(size, downsample, level, rgb_coded, tabled, missing):
+    width, height = size[0] // downsample, size[1] // downsample
+    tables, tiles = None, []
+    for row in range(-(-height // TILE)):
+        for column in range(-(-width // TILE)):
+            if (level, column, row) in missing:
+                tiles.append(b"")
+                continue
+            stream = jpeg(stain(column * TILE, row * TILE, TILE, TILE, downsample), rgb_coded)
+            if tabled:
+                tables, stream = abbreviate(stream)
+            tiles.append(stream)
+    return (width, height), tables, tiles
+
+
+def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset()):
+    header = f"{SOFTWARE} \r\n{size[0]}x{size[1]} [0,0 {size[0]}x{size[1]}] ({TILE}x{TILE}) JPEG/{'RGB' if rgb_coded else 'YCC'} Q={QUALITY}"
+    fields = "|AppMag = 40|StripeWidth = 1000|ScanScope ID = TESSERA|MPP = 0.2500|Left = 20.0|Top = 18.5"
+    photometric = "rgb" if rgb_coded else "ycbcr"
+    subsampling = None if rgb_coded else (2, 2)
+    with tifffile.TiffWriter(path, bigtiff=False) as tif:
+
+        def tiled(level, downsample, description):
+            level_size, tables, tiles = level_tiles(size, downsample, level, rgb_coded, tabled, missing)
+            tif.write(
+                iter(tiles), shape=(level_size[1], level_size[0], 3), dtype=np.uint8, tile=(TILE, TILE),
+                compression="jpeg", photometric=photometric, subsampling=subsampling, jpegtables=tables,
+                description=description, metadata=None, software=False)
+            return level_size
+
+        def stripped(pixels, description, subfiletype=0):
+            tif.write(pixels, photometric="rgb", description=description, subfiletype=subfiletype, metadata=None, software=False)
+
+        tiled(0, 1, header + fields)
+        thumbnail = stain(0, 0, size[0] // 64, size[1] // 64, 64)
+        stripped(thumbnail, f"{SOFTWARE} \r\n{size[0]}x{size[1]} -> {thumbnail.shape[1]}x{thumbnail.shape[0]} - " + fields)
+        for level, downsample in enumerate(DOWNSAMPLES[1:], start=1):
+            w, h = size[0] // downsample, size[1] // downsample
+            tiled(level, downsample, f"{header} -> {w}x{h} - " + fields)
+        label = np.full((300, 300, 3), 200, np.uint8)
+        label[100:200, 50:250] = (30, 30, 30)
+        stripped(label, f"{SOFTWARE} \r\nlabel 300x300", subfiletype=1)
+        macro = stain(0, 0, 800, 300, max(1, size[0] // 800))
+        stripped(macro, f"{SOFTWARE} \r\nmacro 800x300", subfiletype=9)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("output")
+    parser.add_argument("--size", default="12288x9216", help="level 0's width x height, in pixels")
+    arguments = parser.parse_args()
+    size = tuple(int(v) for v in arguments.size.lower().split("x"))
+    os.makedirs(arguments.output, exist_ok=True)
+    write_slide(os.path.join(arguments.output, "aperio-tables.svs"), size)
+    write_slide(os.path.join(arguments.output, "aperio-rgb.svs"), size, rgb_coded=True, tabled=False)
+    write_slide(os.path.join(arguments.output, "aperio-missing.svs"), size, missing=MISSING)
+
+
+if __name__ == "__main__":
+    main()
