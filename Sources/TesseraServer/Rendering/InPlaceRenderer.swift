@@ -55,20 +55,20 @@ struct InPlaceRenderer: Sendable {
             if cut == nil, !isTile { cut = try await decodedLevels.whole(source, levels: levels, reduction: reduction, small: false, cut: rect) }
             if let cut { return try await executor.run { _ in try finished(cut) } }
         }
+        let metrics = self.metrics
         guard let tileSize = storedTiles ?? (isTile ? plan.tileSize : nil) else {
+            metrics.record(.sourceRead)
             return try await executor.run { context in try finished(try levels.pixels(of: rect, reduction: reduction, context: context)) }
         }
-        let (decodedLevels, metrics) = (self.decodedLevels, self.metrics)
+        let decodedLevels = self.decodedLevels
         return try await executor.run { context in
             let composed = try TileComposer.regionPixels(
                 rect, tileSize: tileSize, format: plan.source.pixelFormat, scaledSize: orientation == .up ? request.scaledSize : nil
             ) { column, row in
                 try context.checkCancellation()
                 return try decodedLevels.tile(key: "\(source.key)/tile/\(reduction)/\(column)_\(row)") {
-                    if storedTiles != nil {
-                        metrics.record(.storedTileDecode)
-                        return try plan.source.tile(level: native, column: column, row: row, context: context)
-                    }
+                    metrics.record(.sourceRead)
+                    if storedTiles != nil { return try plan.source.tile(level: native, column: column, row: row, context: context) }
                     let tile = PixelRect(x: column * tileSize.width, y: row * tileSize.height, width: tileSize.width, height: tileSize.height)
                     return try levels.pixels(of: tile, reduction: reduction, context: context)
                 }

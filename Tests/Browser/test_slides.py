@@ -1,0 +1,233 @@
+"""Whole-slide images served in place (issue 48): Aperio SVS-like files written here by
+scripts/make-slide-fixtures.py and OpenSlide's own test slides, served by `tessera serve` and
+checked against OpenSlide 4.0.1 (openslide-bin, through openslide-python) as the oracle.
+
+Regions are asked as PNG, so what is compared is what Tessera decoded and made, not a re-encode.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import io
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import openslide
+import pytest
+import tifffile
+from PIL import Image
+
+from conftest import REPO, run_server
+
+SLIDES = ("aperio-tables.svs", "aperio-rgb.svs", "aperio-missing.svs")
+SCRIPT = REPO / "scripts" / "make-slide-fixtures.py"
+# The fixtures' script, for the tiles it leaves out of aperio-missing.svs.
+_spec = importlib.util.spec_from_file_location("make_slide_fixtures", SCRIPT)
+fixtures = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fixtures)
+OPENSLIDE_FIXTURES = REPO / ".build" / "openslide-fixtures"
+#: Random regions per scale factor and slide (REGIONS=200 in the environment: the issue's count).
+REGION_COUNT = 24
+
+
+@pytest.fixture(scope="session")
+def slide_root(tmp_path_factory) -> Path:
+    """The generated slides (made once per version of their script, kept under .build) and
+    OpenSlide's small.svs, boxes.tiff and unreadable.svs, with a copy of a slide cut short."""
+    made = REPO / ".build" / "slide-fixtures" / hashlib.sha256(SCRIPT.read_bytes()).hexdigest()[:12]
+    if not (made / SLIDES[-1]).exists():
+        partial = made.with_suffix(".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        subprocess.run([sys.executable, str(SCRIPT), str(partial)], check=True)
+        partial.rename(made)
+    root = tmp_path_factory.mktemp("slides")
+    for name in SLIDES:
+        shutil.copy(made / name, root / name)
+    for name in ("small.svs", "boxes.tiff", "unreadable.svs"):
+        shutil.copy(OPENSLIDE_FIXTURES / name, root / name)
+    (root / "cut.svs").write_bytes((made / SLIDES[0]).read_bytes()[: 1 << 20])
+    return root
+
+
+@pytest.fixture(scope="session")
+def slide_server(slide_root, tmp_path_factory):
+    yield from run_server(slide_root, tmp_path_factory)
+
+
+def fetch(server, path: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(server.url + path, timeout=120) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def steps(server) -> dict[str, int]:
+    """The request steps counted so far, and `reads`: the reads of a source's pixels of every kind
+    (tiles and regions, whole levels)."""
+    text = server.get("/metrics").decode()
+    counted = {m[0]: int(float(m[1])) for m in re.findall(r'tessera_request_steps_total\{step="(\w+)"\} (\S+)', text)}
+    levels = re.search(r"^tessera_source_level_decodes_total (\S+)", text, re.M)
+    counted["reads"] = counted["source_read"] + int(float(levels[1]))
+    return counted
+
+
+def pixels(body: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(body)).convert("RGB")).astype(np.int32)
+
+
+def reference(slide: openslide.OpenSlide, factor: int, x: int, y: int, width: int, height: int) -> np.ndarray:
+    """The region (full-resolution pixels, multiples of `factor`) at 1/`factor`, as OpenSlide
+    reads the native level at most that fine, composited on white, then halved 2×2 (rounding half
+    up) down to the factor: how a pyramid's levels between stored ones are made."""
+    level = max(i for i, d in enumerate(slide.level_downsamples) if round(d) <= factor)
+    downsample = round(slide.level_downsamples[level])
+    rgba = np.asarray(slide.read_region((x, y), level, (width // downsample, height // downsample))).astype(np.int32)
+    alpha = rgba[..., 3:4]
+    rgb = (rgba[..., :3] * alpha + 255 * (255 - alpha) + 127) // 255
+    for _ in range((factor // downsample).bit_length() - 1):
+        rgb = (rgb[0::2, 0::2] + rgb[1::2, 0::2] + rgb[0::2, 1::2] + rgb[1::2, 1::2] + 2) >> 2
+    return rgb
+
+
+def missing_mask(factor: int, x: int, y: int, width: int, height: int) -> np.ndarray:
+    """Where the region at 1/`factor` shows tiles aperio-missing.svs lacks in the stored level it
+    is made from: those are background (white) there, the same stored pixels as
+    aperio-tables.svs everywhere else. (OpenSlide paints a missing tile from the finer levels,
+    and leaves a gap transparent: so the oracle for this slide is the slide without gaps.)"""
+    level = max(i for i, d in enumerate(fixtures.DOWNSAMPLES) if d <= factor)
+    side = fixtures.TILE * fixtures.DOWNSAMPLES[level]  # full-resolution pixels per stored tile
+    ys, xs = np.mgrid[y : y + height : factor, x : x + width : factor]
+    mask = np.zeros(xs.shape, bool)
+    for missing_level, column, row in fixtures.MISSING:
+        if missing_level == level:
+            mask |= (xs // side == column) & (ys // side == row)
+    return mask
+
+
+def psnr(ours: np.ndarray, theirs: np.ndarray) -> float:
+    error = np.mean((ours - theirs) ** 2)
+    return float("inf") if error == 0 else 10 * np.log10(255**2 / error)
+
+
+@pytest.mark.parametrize("name", SLIDES + ("small.svs",))
+def test_info_has_the_slides_size_stored_tiles_and_every_stored_downsample(slide_server, slide_root, name):
+    slide = openslide.OpenSlide(slide_root / name)
+    info = slide_server.json(f"/iiif/3/{name}/info.json")
+    assert (info["width"], info["height"]) == slide.dimensions
+    if name == "small.svs":
+        return  # 16×16: a small image, answered whole from one decode whatever its tiles
+    tiles = info["tiles"][0]
+    assert (tiles["width"], tiles["height"]) == (int(slide.properties["openslide.level[0].tile-width"]),) * 2
+    stored = {round(d) for d in slide.level_downsamples}
+    assert stored <= set(tiles["scaleFactors"])
+    # The powers of two between the stored ones too: 2 and 8 for levels 1, 4, 16.
+    assert set(range(max(stored).bit_length())) <= {f.bit_length() - 1 for f in tiles["scaleFactors"]}
+
+
+@pytest.mark.parametrize("name", SLIDES)
+def test_random_regions_at_every_scale_factor_equal_openslides(slide_server, slide_root, name):
+    slide = openslide.OpenSlide(slide_root / (SLIDES[0] if name == "aperio-missing.svs" else name))
+    width, height = slide.dimensions
+    chooser = random.Random(name)
+    count = int(os.environ.get("REGIONS", REGION_COUNT))
+    for factor in (1, 2, 4, 8, 16, 32):
+        worst = float("inf")
+        for _ in range(count):
+            # Region sides and corners on the factor's grid, up to 384 px answered.
+            w = factor * chooser.randrange(8, 384, 2)
+            h = factor * chooser.randrange(8, 384, 2)
+            w, h = min(w, width // factor // 2 * 2 * factor), min(h, height // factor // 2 * 2 * factor)
+            x = factor * chooser.randrange(0, (width - w) // factor + 1)
+            y = factor * chooser.randrange(0, (height - h) // factor + 1)
+            status, body = fetch(slide_server, f"/iiif/3/{name}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
+            assert status == 200, body[:200]
+            ours, theirs = pixels(body), reference(slide, factor, x, y, w, h)
+            if name == "aperio-missing.svs":
+                theirs[missing_mask(factor, x, y, w, h)] = 255
+            assert ours.shape == theirs.shape, (factor, x, y, w, h)
+            if round(max(d for d in slide.level_downsamples if round(d) <= factor)) == factor:
+                # A stored level: the same JPEG tiles decoded by the same libjpeg-turbo.
+                assert np.array_equal(ours, theirs), (factor, x, y, w, h, int(np.abs(ours - theirs).max()))
+            worst = min(worst, psnr(ours, theirs))
+        assert worst >= 40, (factor, worst)
+
+
+def stored_tile(path: Path, level_directory: int, column: int, row: int) -> bytes:
+    """Tile (column, row) of a directory as a complete JPEG: the shared tables spliced in."""
+    with tifffile.TiffFile(path) as tif:
+        page = tif.pages[level_directory]
+        across = -(-page.imagewidth // page.tilewidth)
+        index = row * across + column
+        tif.filehandle.seek(page.dataoffsets[index])
+        tile = tif.filehandle.read(page.databytecounts[index])
+        tables = page.jpegtables
+    return tile if tables is None else b"\xff\xd8" + tables[2:-2] + tile[2:]
+
+
+@pytest.mark.parametrize("name", SLIDES[:2])
+def test_aligned_interior_tiles_at_stored_levels_are_the_stored_bytes(slide_server, slide_root, name):
+    slide = openslide.OpenSlide(slide_root / name)
+    # Stored levels 1, 4, 16 are directories 0, 2, 3 (directory 1 is the thumbnail).
+    for factor, directory, column, row in ((1, 0, 5, 3), (4, 2, 2, 1), (16, 3, 1, 1)):
+        before = steps(slide_server)
+        side = 256 * factor
+        status, body = fetch(slide_server, f"/iiif/3/{name}/{column * side},{row * side},{side},{side}/256,256/0/default.jpg")
+        assert status == 200
+        assert body == stored_tile(slide_root / name, directory, column, row), factor
+        after = steps(slide_server)
+        assert after["stored_tile_passthrough"] == before["stored_tile_passthrough"] + 1
+        assert after["reads"] == before["reads"], "a pass-through read pixels"
+        level = [round(d) for d in slide.level_downsamples].index(factor)
+        theirs = np.asarray(slide.read_region((column * side, row * side), level, (256, 256)).convert("RGB")).astype(np.int32)
+        assert np.array_equal(pixels(body), theirs)
+
+
+def test_tiles_that_are_not_as_stored_are_decoded(slide_server, slide_root):
+    name = SLIDES[0]
+    cases = (
+        "512,512,256,256/256,256/0/default.png",  # another format
+        "768,512,256,256/256,256/90/default.jpg",  # turned
+        "1024,512,256,256/256,256/0/gray.jpg",  # another quality
+        "2048,1024,1024,1024/512,512/0/default.jpg",  # factor 2: made from level 0
+        "0,8192,4096,1024/256,64/0/default.jpg",  # level 2's bottom row: stored padded, answered cut
+    )
+    for case in cases:
+        before = steps(slide_server)
+        status, body = fetch(slide_server, f"/iiif/3/{name}/{case}")
+        assert status == 200, case
+        after = steps(slide_server)
+        assert after["stored_tile_passthrough"] == before["stored_tile_passthrough"], case
+        answered = Image.open(io.BytesIO(body))
+        assert answered.size == tuple(int(v) for v in case.split("/")[1].split(",")), case
+        assert answered.format == ("PNG" if case.endswith("png") else "JPEG"), case
+
+
+def test_missing_tiles_are_white_never_black(slide_server, slide_root):
+    # aperio-missing.svs lacks tiles (1, 1) and (2, 1) of level 0 and (0, 0) of level 1.
+    for region, size in (("256,256,512,256", "512,256"), ("0,0,1024,1024", "256,256")):
+        status, body = fetch(slide_server, f"/iiif/3/aperio-missing.svs/{region}/{size}/0/default.png")
+        assert status == 200
+        assert (pixels(body) == 255).all(), region
+    status, body = fetch(slide_server, "/iiif/3/aperio-missing.svs/0,0,2048,1024/512,256/0/default.png")
+    assert status == 200 and pixels(body).min(axis=2).max() == 255 and pixels(body).max(axis=2).min() > 0
+
+
+@pytest.mark.parametrize("name", ("unreadable.svs", "cut.svs"))
+def test_broken_slides_are_refused_with_a_short_error_and_the_server_goes_on(slide_server, slide_root, name):
+    status, info = fetch(slide_server, f"/iiif/3/{name}/info.json")
+    if status == 200:
+        status, body = fetch(slide_server, f"/iiif/3/{name}/full/!256,256/0/default.jpg")
+    else:
+        body = info
+    assert 400 <= status < 600 and len(body) < 512, (status, body[:200])
+    assert str(slide_root).encode() not in body and b"/tmp" not in body
+    assert fetch(slide_server, "/iiif/3/aperio-tables.svs/0,0,256,256/256,256/0/default.jpg")[0] == 200

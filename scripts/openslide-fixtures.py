@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""OpenSlide's own tiny test slides (small.svs, boxes.tiff, boxes_0.dcm, boxes_1.dcm,
+unreadable.svs, unopenable.tiff), taken out of openslide-python's source distribution on PyPI,
+checked by its SHA-256, into OUTPUT_DIR. Usage: openslide-fixtures.py OUTPUT_DIR"""
+import hashlib
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+VERSION = "1.4.7"
+SHA256 = "730fed798de683b00c8ef4d956f3d429cc02f2c449eb0d58944e1769ba7983cc"
+NAMES = ("small.svs", "boxes.tiff", "boxes_0.dcm", "boxes_1.dcm", "unreadable.svs", "unopenable.tiff")
+
+
+def main():
+    output = sys.argv[1]
+    os.makedirs(output, exist_ok=True)
+    with tempfile.TemporaryDirectory() as download:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps",
+             "--no-binary", ":all:", f"openslide-python=={VERSION}", "-d", download],
+            check=True)
+        archive = os.path.join(download, f"openslide_python-{VERSION}.tar.gz")
+        with open(archive, "rb") as file:
+            digest = hashlib.sha256(file.read()).hexdigest()
+        if digest != SHA256:
+            sys.exit(f"openslide-python {VERSION}'s sdist has SHA-256 {digest}, not {SHA256}")
+        with tarfile.open(archive) as tar:
+            for name in NAMES:
+                member = tar.extractfile(f"openslide_python-{VERSION}/tests/fixtures/{name}")
+                with open(os.path.join(output, name), "wb") as file:
+                    file.write(member.read())
+
+
+if __name__ == "__main__":
+    main()
