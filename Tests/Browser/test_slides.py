@@ -133,6 +133,21 @@ def test_info_has_the_slides_size_stored_tiles_and_every_stored_downsample(slide
     assert set(range(max(stored).bit_length())) <= {f.bit_length() - 1 for f in tiles["scaleFactors"]}
 
 
+@pytest.mark.parametrize("name", SLIDES + ("small.svs", "boxes.tiff"))
+def test_info_gives_the_scanners_scale_and_no_other(slide_server, slide_root, name):
+    slide = openslide.OpenSlide(slide_root / name)
+    services = [s for s in slide_server.json(f"/iiif/3/{name}/info.json").get("service", []) if "physdim" in s.get("profile", "")]
+    if slide.properties["openslide.vendor"] != "aperio":
+        # boxes.tiff: OpenSlide's 352.78 µm/px is the file's 72 dpi, not a microscope's scale.
+        assert services == []
+        return
+    assert services == [{
+        "@context": "http://iiif.io/api/annex/services/physdim/1/context.json",
+        "profile": "http://iiif.io/api/annex/services/physdim",
+        "physicalScale": pytest.approx(float(slide.properties["openslide.mpp-x"]) / 1000, rel=1e-9),
+        "physicalUnits": "mm"}]
+
+
 @pytest.mark.parametrize("name", SLIDES)
 def test_random_regions_at_every_scale_factor_equal_openslides(slide_server, slide_root, name):
     slide = openslide.OpenSlide(slide_root / (SLIDES[0] if name == "aperio-missing.svs" else name))

@@ -54,6 +54,9 @@ public struct IIIFImageInfo: Sendable, Hashable {
     /// Services of the image (§5.8 `service`): the IIIF Authorization Flow's probe service of an
     /// image not everyone may see whole.
     public var service: [IIIFAuthService] = []
+    /// The physical size of a pixel (the Services Annex's `physdim`, listed in `service`), for a
+    /// source whose metadata gives it (a slide's µm per pixel).
+    public var physicalDimensions: PhysicalDimensionsService?
 
     /// Formats Tessera produces beyond level 2's: `webp`.
     public static let defaultExtraFormats = ["webp", "avif", "jxl"]
@@ -135,8 +138,9 @@ public struct IIIFImageInfo: Sendable, Hashable {
         if !partOf.isEmpty {
             members.append("\"partOf\": [" + partOf.map(PresentationJSON.compact).joined(separator: ", ") + "]")
         }
-        if !service.isEmpty {
-            members.append("\"service\": [" + service.map(PresentationJSON.compact).joined(separator: ", ") + "]")
+        let services = service.map(PresentationJSON.compact) + (physicalDimensions.map { [PresentationJSON.compact($0)] } ?? [])
+        if !services.isEmpty {
+            members.append("\"service\": [" + services.joined(separator: ", ") + "]")
         }
         return "{\n" + members.map { "  " + $0 }.joined(separator: ",\n") + "\n}\n"
     }

@@ -1,6 +1,7 @@
 import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
+import TesseraTiles
 
 extension SourcePlan {
     /// The image information (info.json) of the source this plan serves, whose service `id` is `id`.
@@ -39,6 +40,7 @@ extension SourcePlan {
         var info = IIIFImageInfo(id: id, size: full, tiles: tiles, sizes: sizes, limits: limits, extraQualities: qualities)
         info.partOf = partOf.map { [$0] } ?? []
         info.service = auth.map { [$0] } ?? []
+        info.physicalDimensions = source.micronsPerPixel.map(PhysicalDimensionsService.init(micronsPerPixel:))
         return info
     }
 }

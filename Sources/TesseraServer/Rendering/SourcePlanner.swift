@@ -78,13 +78,15 @@ final class SourcePlanner: Sendable {
             return try result.get()
         }
         let tileSide = configuration.tileSize
-        if let properties = try? header(), configuration.isSmall(properties.size) {
-            return SourcePlan(
-                RegionLevels(DecodedRegionSource(source.input, properties: properties, options: options)), isSmall: true, tileSide: tileSide)
-        }
+        // A kind reads its sources its own way whatever their size (a small slide has levels, and
+        // tiles the codecs' probe refuses); only what the codecs decode is resampled when small.
         let input = RegionSourceInput(input: source.input, identity: source.identity, options: options)
         for kind in kinds {
             if let opened = try kind.open(input, header: header) { return SourcePlan(RegionLevels(opened), isSmall: false, tileSide: tileSide) }
+        }
+        if let properties = try? header(), configuration.isSmall(properties.size) {
+            return SourcePlan(
+                RegionLevels(DecodedRegionSource(source.input, properties: properties, options: options)), isSmall: true, tileSide: tileSide)
         }
         let decoded = DecodedRegionSource(source.input, properties: try header(), options: options)
         return SourcePlan(RegionLevels(decoded), isSmall: false, tileSide: tileSide)
