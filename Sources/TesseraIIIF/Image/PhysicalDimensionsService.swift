@@ -16,7 +16,8 @@ public struct PhysicalDimensionsService: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case context = "@context", profile, physicalScale, physicalUnits
+        case context = "@context"
+        case profile, physicalScale, physicalUnits
     }
 
     public func encode(to encoder: any Encoder) throws {
