@@ -234,6 +234,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodeStill", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
+        harness("FuzzSlide", ["TesseraCodecs", "TesseraCore", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
         harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraIIIF", "TesseraServer"]),
         harness("FuzzPresentationSidecar", ["TesseraIIIF"]),

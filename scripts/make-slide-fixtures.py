@@ -10,6 +10,8 @@ label (NewSubfileType 1) and macro (9); the first ImageDescription starts `Aperi
   aperio-rgb.svs      complete RGB-coded tiles (Adobe APP14, transform 0), Photometric RGB
   aperio-missing.svs  as aperio-tables.svs, with some tiles of length 0 (missing: background)
 
+`--size 256x256` makes small ones (the fuzz harness FuzzSlide's seeds).
+
 Pixels are a made-up stain pattern computed per level (not derived from level 0), so every level
 is what it stores, as a scanner's are. Usage: make-slide-fixtures.py OUTPUT_DIR [--size WxH]
 """
@@ -115,11 +117,13 @@ def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset()):
         for level, downsample in enumerate(DOWNSAMPLES[1:], start=1):
             w, h = size[0] // downsample, size[1] // downsample
             tiled(level, downsample, f"{header} -> {w}x{h} - " + fields)
-        label = np.full((300, 300, 3), 200, np.uint8)
-        label[100:200, 50:250] = (30, 30, 30)
-        stripped(label, f"{SOFTWARE} \r\nlabel 300x300", subfiletype=1)
-        macro = stain(0, 0, 800, 300, max(1, size[0] // 800))
-        stripped(macro, f"{SOFTWARE} \r\nmacro 800x300", subfiletype=9)
+        side = max(8, min(300, size[0] // 16))
+        label = np.full((side, side, 3), 200, np.uint8)
+        label[side // 3 : 2 * side // 3, side // 6 : 5 * side // 6] = (30, 30, 30)
+        stripped(label, f"{SOFTWARE} \r\nlabel {side}x{side}", subfiletype=1)
+        macro_width, macro_height = max(8, min(800, size[0] // 8)), max(8, min(300, size[1] // 16))
+        macro = stain(0, 0, macro_width, macro_height, max(1, size[0] // macro_width))
+        stripped(macro, f"{SOFTWARE} \r\nmacro {macro_width}x{macro_height}", subfiletype=9)
 
 
 def main():

@@ -24,6 +24,15 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     /// ImageDescription (tag 270), at most ``descriptionLimit`` bytes of it; empty when absent.
     public var description: String
 
+    public init(index: Int, size: PixelSize, tileSize: PixelSize?, compression: Int, subfileType: Int, description: String) {
+        self.index = index
+        self.size = size
+        self.tileSize = tileSize
+        self.compression = compression
+        self.subfileType = subfileType
+        self.description = description
+    }
+
     /// The longest description kept: a slide's runs to a few kilobytes; a hostile file's could be the file.
     public static let descriptionLimit = 64 << 10
 
