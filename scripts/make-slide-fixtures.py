@@ -9,6 +9,7 @@ label (NewSubfileType 1) and macro (9); the first ImageDescription starts `Aperi
   aperio-tables.svs   abbreviated tiles (no tables) with the shared JPEGTables, YCbCr 4:2:0
   aperio-rgb.svs      complete RGB-coded tiles (Adobe APP14, transform 0), Photometric RGB
   aperio-missing.svs  as aperio-tables.svs, with some tiles of length 0 (missing: background)
+  aperio-jp2k.svs     JPEG 2000 codestreams of RGB with MCT (Aperio's compression 33005)
 
 `--size 256x256` makes small ones (the fuzz harness FuzzSlide's seeds).
 
@@ -49,6 +50,13 @@ def stain(x0, y0, width, height, downsample):
     return np.clip(rgb.round(), 0, 255).astype(np.uint8)
 
 
+def jpeg2000(pixels):
+    """A raw JPEG 2000 codestream with the RGB-to-YCC transform (MCT), as Aperio's 33005 tiles."""
+    out = io.BytesIO()
+    Image.fromarray(pixels).save(out, "JPEG2000", no_jp2=True, mct=1, quality_mode="rates", quality_layers=[12])
+    return out.getvalue()
+
+
 def jpeg(pixels, rgb_coded):
     out = io.BytesIO()
     if rgb_coded:
@@ -77,7 +85,7 @@ def abbreviate(stream):
     return tables, tile
 
 
-def level_tiles(size, downsample, level, rgb_coded, tabled, missing):
+def level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k=False):
     width, height = size[0] // downsample, size[1] // downsample
     tables, tiles = None, []
     for row in range(-(-height // TILE)):
@@ -85,14 +93,18 @@ def level_tiles(size, downsample, level, rgb_coded, tabled, missing):
             if (level, column, row) in missing:
                 tiles.append(b"")
                 continue
-            stream = jpeg(stain(column * TILE, row * TILE, TILE, TILE, downsample), rgb_coded)
+            pixels = stain(column * TILE, row * TILE, TILE, TILE, downsample)
+            if jp2k:
+                tiles.append(jpeg2000(pixels))
+                continue
+            stream = jpeg(pixels, rgb_coded)
             if tabled:
                 tables, stream = abbreviate(stream)
             tiles.append(stream)
     return (width, height), tables, tiles
 
 
-def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset()):
+def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset(), jp2k=False):
     header = f"{SOFTWARE} \r\n{size[0]}x{size[1]} [0,0 {size[0]}x{size[1]}] ({TILE}x{TILE}) JPEG/{'RGB' if rgb_coded else 'YCC'} Q={QUALITY}"
     fields = "|AppMag = 40|StripeWidth = 1000|ScanScope ID = TESSERA|MPP = 0.2500|Left = 20.0|Top = 18.5"
     # tifffile tags JPEG as YCbCr unless told the tiles are coded in RGB.
@@ -101,10 +113,11 @@ def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset()):
     with tifffile.TiffWriter(path, bigtiff=False) as tif:
 
         def tiled(level, downsample, description):
-            level_size, tables, tiles = level_tiles(size, downsample, level, rgb_coded, tabled, missing)
+            level_size, tables, tiles = level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k)
+            coding = (dict(compression=33005, photometric="rgb") if jp2k else dict(
+                compression="jpeg", compressionargs=codedspace, photometric=photometric, subsampling=subsampling, jpegtables=tables))
             tif.write(
-                iter(tiles), shape=(level_size[1], level_size[0], 3), dtype=np.uint8, tile=(TILE, TILE),
-                compression="jpeg", compressionargs=codedspace, photometric=photometric, subsampling=subsampling, jpegtables=tables,
+                iter(tiles), shape=(level_size[1], level_size[0], 3), dtype=np.uint8, tile=(TILE, TILE), **coding,
                 description=description, metadata=None, software=False)
             return level_size
 
@@ -130,12 +143,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output")
     parser.add_argument("--size", default="12288x9216", help="level 0's width x height, in pixels")
+    parser.add_argument("--only", choices=VARIANTS, help="write this one slide alone")
     arguments = parser.parse_args()
     size = tuple(int(v) for v in arguments.size.lower().split("x"))
     os.makedirs(arguments.output, exist_ok=True)
-    write_slide(os.path.join(arguments.output, "aperio-tables.svs"), size)
-    write_slide(os.path.join(arguments.output, "aperio-rgb.svs"), size, rgb_coded=True, tabled=False)
-    write_slide(os.path.join(arguments.output, "aperio-missing.svs"), size, missing=MISSING)
+    for name, options in VARIANTS.items():
+        if arguments.only in (None, name):
+            write_slide(os.path.join(arguments.output, name), size, **options)
+
+
+# File name → how write_slide makes it.
+VARIANTS = {
+    "aperio-tables.svs": dict(),
+    "aperio-rgb.svs": dict(rgb_coded=True, tabled=False),
+    "aperio-missing.svs": dict(missing=MISSING),
+    "aperio-jp2k.svs": dict(jp2k=True),
+}
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """OpenSlide's own tiny test slides (small.svs, boxes.tiff, boxes_0.dcm, boxes_1.dcm,
-unreadable.svs, unopenable.tiff), taken out of openslide-python's source distribution on PyPI,
-checked by its SHA-256, into OUTPUT_DIR. Usage: openslide-fixtures.py OUTPUT_DIR"""
+unreadable.svs, unopenable.tiff) and its Deep Zoom server example (deepzoom_server.py, the slide
+benchmark's peer), taken out of openslide-python's source distribution on PyPI, checked by its
+SHA-256, into OUTPUT_DIR. Usage: openslide-fixtures.py OUTPUT_DIR"""
 import hashlib
 import os
 import subprocess
@@ -11,7 +12,9 @@ import tempfile
 
 VERSION = "1.4.7"
 SHA256 = "730fed798de683b00c8ef4d956f3d429cc02f2c449eb0d58944e1769ba7983cc"
-NAMES = ("small.svs", "boxes.tiff", "boxes_0.dcm", "boxes_1.dcm", "unreadable.svs", "unopenable.tiff")
+NAMES = tuple(f"tests/fixtures/{name}" for name in (
+    "small.svs", "boxes.tiff", "boxes_0.dcm", "boxes_1.dcm", "unreadable.svs", "unopenable.tiff"))
+NAMES += ("examples/deepzoom/deepzoom_server.py",)
 
 
 def main():
@@ -29,8 +32,8 @@ def main():
             sys.exit(f"openslide-python {VERSION}'s sdist has SHA-256 {digest}, not {SHA256}")
         with tarfile.open(archive) as tar:
             for name in NAMES:
-                member = tar.extractfile(f"openslide_python-{VERSION}/tests/fixtures/{name}")
-                with open(os.path.join(output, name), "wb") as file:
+                member = tar.extractfile(f"openslide_python-{VERSION}/{name}")
+                with open(os.path.join(output, os.path.basename(name)), "wb") as file:
                     file.write(member.read())
 
 

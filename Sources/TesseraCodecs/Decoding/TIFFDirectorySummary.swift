@@ -36,12 +36,13 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     /// The longest description kept: a slide's runs to a few kilobytes; a hostile file's could be the file.
     public static let descriptionLimit = 64 << 10
 
-    /// The directories of the TIFF at `path`, in order (at most ``TIFFFile/maximumDirectoryCount``).
+    /// The first `limit` directories of the TIFF at `path` (at most 65,535), in order: `limit` 1
+    /// tells what the file is from its first image without walking a 2,000-page scan's directories.
     ///
     /// - Throws: ``ImageDecodingError`` when the file is not a TIFF libtiff can open.
-    public static func directories(ofFileAt path: String, options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError)
-        -> [TIFFDirectorySummary]
-    {
+    public static func directories(
+        ofFileAt path: String, limit: Int = 65_535, options: DecodeOptions = DecodeOptions()
+    ) throws(ImageDecodingError) -> [TIFFDirectorySummary] {
         let file = try TIFFFile(.file(path), fileByteCount: try TIFFFile.fileByteCount(path), limits: options.limits, layoutCheck: .none)
         let (library, tiff) = (file.library, file.tiff)
         guard library.TIFFSetDirectory(tiff, 0) != 0 else { return [] }
@@ -69,7 +70,7 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
                 TIFFDirectorySummary(
                     index: summaries.count, size: PixelSize(width: Int(width), height: Int(height)), tileSize: tileSize,
                     compression: Int(compression), subfileType: Int(kind), description: description))
-        } while summaries.count < TIFFFile.maximumDirectoryCount && library.TIFFReadDirectory(tiff) == 1
+        } while summaries.count < min(limit, TIFFFile.maximumDirectoryCount) && library.TIFFReadDirectory(tiff) == 1
         return summaries
     }
 }

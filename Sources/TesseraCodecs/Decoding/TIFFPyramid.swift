@@ -1,4 +1,5 @@
 import CTesseraTIFF
+import FoundationEssentials
 public import TesseraCore
 
 #if canImport(Glibc)
@@ -135,7 +136,9 @@ public final class TIFFPyramid {
             pixels.bytes.withUnsafeMutableBufferPointer { $0.update(repeating: 0xFF) }
             return pixels
         }
-        if file.readsNatively {
+        if file.compression == Self.jpeg2000RGB {
+            try readCodestream(file, index: index, into: &pixels)
+        } else if file.readsNatively {
             try readStored(file, x0: x0, y0: y0, into: &pixels)
         } else {
             try readConverted(file, x0: x0, y0: y0, into: &pixels)
@@ -157,13 +160,9 @@ public final class TIFFPyramid {
         guard file.compression == Int(COMPRESSION_JPEG), x0 + tileSize.width <= size.width, y0 + tileSize.height <= size.height else {
             return nil
         }
-        let index = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)
-        let byteCount = Int(clamping: file.library.TIFFGetStrileByteCount(file.tiff, index))
-        guard byteCount > 0 else { return nil }
-        guard byteCount <= limits.maximumByteCount else { throw .corrupt(reason: "a stored TIFF tile of \(byteCount) bytes, over the limit") }
-        var stored = [UInt8](repeating: 0, count: byteCount)
-        let read = stored.withUnsafeMutableBytes { Int(file.library.TIFFReadRawTile(file.tiff, index, $0.baseAddress, tmsize_t(byteCount))) }
-        guard read == byteCount else { throw read < 0 ? file.failure() : .truncated(reason: "a TIFF tile ends past the end of the file") }
+        guard let stored = try rawTile(file, index: file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)) else {
+            return nil
+        }
         var length: UInt32 = 0
         var bytes: UnsafeRawPointer?
         let tables =
@@ -171,6 +170,35 @@ public final class TIFFPyramid {
             ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : nil
         return JPEGTileSplice.file(
             tile: stored, tables: tables, codedAsRGB: file.photometric == Int(PHOTOMETRIC_RGB), profile: profile?.data)
+    }
+
+    /// Aperio's compression 33005: each tile a JPEG 2000 codestream of RGB (libtiff has no codec for
+    /// it; OpenJPEG decodes it, as OpenSlide does).
+    static let jpeg2000RGB = 33005
+
+    /// Tile `index` of `file` as stored, or nil for a missing one (length 0).
+    private func rawTile(_ file: TIFFFile, index: UInt32) throws(ImageDecodingError) -> [UInt8]? {
+        let byteCount = Int(clamping: file.library.TIFFGetStrileByteCount(file.tiff, index))
+        guard byteCount > 0 else { return nil }
+        guard byteCount <= limits.maximumByteCount else { throw .corrupt(reason: "a stored TIFF tile of \(byteCount) bytes, over the limit") }
+        var stored = [UInt8](repeating: 0, count: byteCount)
+        let read = stored.withUnsafeMutableBytes { Int(file.library.TIFFReadRawTile(file.tiff, index, $0.baseAddress, tmsize_t(byteCount))) }
+        guard read == byteCount else { throw read < 0 ? file.failure() : .truncated(reason: "a TIFF tile ends past the end of the file") }
+        return stored
+    }
+
+    /// A JPEG 2000 tile (``jpeg2000RGB``) decoded by the codecs' JPEG 2000 reader, its top-left
+    /// `pixels`' size kept (edge tiles are coded whole).
+    private func readCodestream(_ file: TIFFFile, index: UInt32, into pixels: inout PixelBuffer) throws(ImageDecodingError) {
+        guard let stored = try rawTile(file, index: index) else { return }
+        // Room for OpenJPEG's planes beside the tile's pixels; a codestream claiming more is refused.
+        var options = DecodeOptions(maximumPixelCount: 4 * tileSize.width * tileSize.height)
+        options.colorManagement = .keepSourceProfile
+        let decoded = try ImageDecoder(options: options).decode(.data(Data(stored))).pixels
+        guard decoded.format == pixelFormat, decoded.width >= pixels.width, decoded.height >= pixels.height,
+            let cut = decoded.cropped(x: 0, y: 0, width: pixels.width, height: pixels.height)
+        else { throw .corrupt(reason: "a JPEG 2000 tile decoded to \(decoded.width)×\(decoded.height) \(decoded.format), not the level's") }
+        pixels = cut
     }
 
     private func readStored(_ file: TIFFFile, x0: Int, y0: Int, into pixels: inout PixelBuffer) throws(ImageDecodingError) {

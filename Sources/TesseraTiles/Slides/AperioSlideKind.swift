@@ -5,7 +5,8 @@ import TesseraCore
 /// `Aperio`, whose tiled directories are the slide's levels (full resolution first, then about 4×
 /// smaller each: 1, 4, 16, 32…), with stripped images between and after them that are not levels
 /// (directory 1 a thumbnail, then a label and a macro photo, which the levels skip). Levels are
-/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded); missing tiles (length 0) are
+/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded; JPEG 2000 in RGB, Aperio's
+/// compression 33005); missing tiles (length 0) are
 /// the slide's background, white; the tiles a client asks for whole are given as stored
 /// (``RegionSource/storedTile(level:column:row:)``). The scale is the description's `MPP`.
 ///
@@ -23,8 +24,10 @@ public struct AperioSlideKind: RegionSourceKind {
         guard let path = input.input.filePath, input.options.pageIndex == 0 else { return nil }
         let format = try (try? header())?.format ?? input.input.sniffedFormat()
         guard format == .tiff else { return nil }
+        // The first image says whether it is a slide; only a slide's directories are all read.
+        let first = try TIFFDirectorySummary.directories(ofFileAt: path, limit: 1, options: input.options)
+        guard let description = AperioDescription(first.first?.description ?? "") else { return nil }
         let directories = try TIFFDirectorySummary.directories(ofFileAt: path, options: input.options)
-        guard let description = AperioDescription(directories.first?.description ?? "") else { return nil }
         return try TIFFPyramidSource(
             path: path, directories: try Self.levelDirectories(directories), identity: input.identity,
             micronsPerPixel: description.micronsPerPixel, options: input.options, readers: readers)
@@ -34,13 +37,13 @@ public struct AperioSlideKind: RegionSourceKind {
     /// (tile size, compression) and smaller than the level before.
     ///
     /// - Throws: ``ImageDecodingError/unsupported(reason:)`` for a slide whose first image is not
-    ///   tiled, or whose tiles are JPEG 2000 (Aperio's compressions 33003 and 33005), not read yet.
+    ///   tiled, or whose tiles are YCbCr JPEG 2000 (Aperio's compression 33003), not read yet.
     static func levelDirectories(_ directories: [TIFFDirectorySummary]) throws -> [Int] {
         guard let first = directories.first, let tileSize = first.tileSize else {
             throw ImageDecodingError.unsupported(reason: "an Aperio slide whose first image is not tiled")
         }
-        guard !jpeg2000Compressions.contains(first.compression) else {
-            throw ImageDecodingError.unsupported(reason: "an Aperio slide with JPEG 2000 tiles (compression \(first.compression))")
+        guard first.compression != jpeg2000YCbCr else {
+            throw ImageDecodingError.unsupported(reason: "an Aperio slide with YCbCr JPEG 2000 tiles (compression 33003)")
         }
         var levels = [first]
         for directory in directories.dropFirst() {
@@ -53,8 +56,8 @@ public struct AperioSlideKind: RegionSourceKind {
         return levels.map(\.index)
     }
 
-    /// Aperio's JPEG 2000 tiles: 33003 YCbCr, 33005 RGB.
-    private static let jpeg2000Compressions: Set<Int> = [33003, 33005]
+    /// Aperio's JPEG 2000 tiles coded in YCbCr (its RGB ones, 33005, are read).
+    private static let jpeg2000YCbCr = 33003
 }
 
 /// What an Aperio ImageDescription says: `Aperio Image Library v10.0.51\r\n46920x33014 [0,100

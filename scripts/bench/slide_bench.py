@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Whole-slide images: `tessera serve` beside OpenSlide's own Deep Zoom server (openslide-python's
+examples/deepzoom/deepzoom_server.py on Flask, threaded: what a lab runs today), on 127.0.0.1
+only, in one run, on an Aperio SVS-like slide (scripts/make-slide-fixtures.py, 256-px JPEG tiles
+with shared tables, levels 1/4/16; made once into INPUTS/slides):
+
+  Tiles       the same tiles both ways: Tessera's IIIF tiles at the stored levels (scale factors
+              1, 4, 16; interior tiles: answered with their stored bytes) and the OpenSlide
+              server's Deep Zoom tiles at the same levels with tile size 256 and overlap 0 (what
+              read_region of the stored tile and a JPEG encode at its quality 75 give), in a seeded
+              order. First touch: one pass over the list from a fresh server, 8 clients (req/s);
+              warm: wrk over the same list after it (req/s). Every answer of the pass is checked
+              (200, a JPEG 256×256), and wrk's statuses are audited as in serving_bench.py.
+  Regions     seeded random regions (sides 1000–8000 px) scaled to `!512,512`, Tessera from a
+              fresh server, first pass; OpenSlide has no region endpoint, so beside it is what any
+              server built on it would do per region, in process: read_region at the level
+              OpenSlide's own get_best_level_for_downsample picks, a resize to the same size and a
+              JPEG encode (one thread; ×2 for 2 cores is printed as its ceiling).
+  info.json   cold: a fresh `tessera serve` per sample, the time to its first info.json of the
+              slide (a 50000×40000 slide with --big); beside it OpenSlide's open of the slide
+              in a warm Python process (what its server pays once per slide).
+  Memory      peak RSS (VmHWM summed over each server's processes) through the tiles and regions.
+
+    slide_bench.py TESSERA INPUTS [--runs 3] [--duration 10] [--size 50000x40000] [--json PATH]
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import free_port, jpeg_size, say  # noqa: E402
+from serving_bench import Sampler, Server, add_wrk_arguments, get, run_wrk, stop_all, wait_for_port, warm  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_PYTHON = ROOT / ".build" / "browser-venv" / "bin" / "python"
+DEEPZOOM_SERVER = ROOT / ".build" / "openslide-fixtures" / "deepzoom_server.py"
+SLIDE = "aperio-tables.svs"
+TILE = 256
+STORED_FACTORS = (1, 4, 16)
+
+
+def make_slide(inputs, size):
+    folder = Path(inputs) / "slides" / size
+    if not (folder / SLIDE).exists():
+        say(f"making {SLIDE} at {size} (once)…")
+        subprocess.run([str(VENV_PYTHON), str(ROOT / "scripts" / "make-slide-fixtures.py"), str(folder), "--size", size,
+                        "--only", SLIDE], check=True)
+    return folder
+
+
+def tile_list(width, height, count, seed):
+    """(IIIF path, Deep Zoom path) of `count` interior tiles spread over the stored levels."""
+    rng = random.Random(seed)
+    max_level = (max(width, height) - 1).bit_length()  # Deep Zoom's: ceil(log2(longest side))
+    pairs = []
+    for factor in STORED_FACTORS:
+        side = TILE * factor
+        columns, rows = width // side, height // side  # whole tiles only: interior, stored whole
+        for _ in range(count // len(STORED_FACTORS)):
+            column, row = rng.randrange(columns), rng.randrange(rows)
+            iiif = f"/iiif/3/{SLIDE}/{column * side},{row * side},{side},{side}/{TILE},{TILE}/0/default.jpg"
+            deep_zoom = f"/slide_files/{max_level - (factor.bit_length() - 1)}/{column}_{row}.jpeg"
+            pairs.append((iiif, deep_zoom))
+    rng.shuffle(pairs)
+    return list(dict.fromkeys(pairs))
+
+
+def start_tessera(tessera, root, work, sampler):
+    server = Server("tessera", "tessera serve")
+    server.port = free_port()
+    cache = tempfile.mkdtemp(prefix="cache-", dir=work)
+    proc = server.spawn([tessera, "serve", str(root), "--host", "127.0.0.1", "--port", str(server.port), "--cache-dir", cache],
+                        Path(work) / "tessera.log")
+    if not wait_for_port(server.port, [proc], 30):
+        raise RuntimeError("tessera serve did not start")
+    sampler.register(server.name, [proc.pid])
+    return server
+
+
+def start_openslide(root, work, sampler):
+    server = Server("openslide", "OpenSlide Deep Zoom server (Flask, threaded)")
+    server.port = free_port()
+    proc = server.spawn([str(VENV_PYTHON), str(DEEPZOOM_SERVER), "-l", "127.0.0.1", "-p", str(server.port), "-s", str(TILE),
+                         "-e", "0", str(Path(root) / SLIDE)], Path(work) / "openslide.log")
+    if not wait_for_port(server.port, [proc], 60):
+        raise RuntimeError("the OpenSlide Deep Zoom server did not start")
+    sampler.register(server.name, [proc.pid])
+    return server
+
+
+def checked_pass(server, paths, label):
+    """One pass over paths, 8 clients; every answer must be a 256×256 JPEG. Returns req/s."""
+    for path in paths[:3]:
+        status, _, body = get(server.base, path)
+        if status != 200 or jpeg_size(body) != (TILE, TILE):
+            raise RuntimeError(f"{label}: {path} answered {status}, {jpeg_size(body) if status == 200 else body[:80]}")
+    done, bad, seconds = warm(server, paths[3:], 8, 600)
+    if bad:
+        raise RuntimeError(f"{label}: {bad}")
+    return done / seconds
+
+
+def wrk_rate(server, paths, args, work, seed):
+    url_file = Path(work) / f"{server.name}-urls.txt"
+    url_file.write_text("\n".join(paths) + "\n")
+    result = run_wrk(server, url_file, args, seed)
+    if "error" in result:
+        raise RuntimeError(f"{server.name} wrk: {result['error']}")
+    return result["requests_per_s"]
+
+
+def regions(width, height, count, seed):
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        w, h = rng.randint(1000, min(8000, width)), rng.randint(1000, min(8000, height))
+        found.append((rng.randint(0, width - w), rng.randint(0, height - h), w, h))
+    return found
+
+
+def openslide_regions(slide_path, boxes):
+    """Seconds per region for read_region + resize + JPEG encode, in one process and thread."""
+    code = f"""
+import io, sys, time, openslide
+from PIL import Image
+boxes = {boxes!r}
+slide = openslide.OpenSlide({str(slide_path)!r})
+start = time.perf_counter()
+for x, y, w, h in boxes:
+    scale = max(w, h) / 512
+    level = slide.get_best_level_for_downsample(scale)
+    d = slide.level_downsamples[level]
+    tile = slide.read_region((x, y), level, (round(w / d), round(h / d))).convert("RGB")
+    tile.thumbnail((512, 512), Image.LANCZOS)
+    tile.save(io.BytesIO(), "JPEG", quality=75)
+print(time.perf_counter() - start)
+"""
+    out = subprocess.run([str(VENV_PYTHON), "-c", code], capture_output=True, text=True, check=True).stdout
+    return float(out.split()[-1]) / len(boxes)
+
+
+def openslide_open(slide_path, runs):
+    code = f"""
+import time, openslide
+times = []
+for _ in range({runs}):
+    start = time.perf_counter(); slide = openslide.OpenSlide({str(slide_path)!r}); slide.properties; slide.level_dimensions
+    times.append(time.perf_counter() - start); slide.close()
+print(sorted(times)[len(times) // 2])
+"""
+    return float(subprocess.run([str(VENV_PYTHON), "-c", code], capture_output=True, text=True, check=True).stdout.split()[-1])
+
+
+def cold_info(tessera, root, work, runs):
+    times = []
+    for _ in range(runs):
+        sampler = Sampler()
+        server = start_tessera(tessera, root, work, sampler)
+        try:
+            start = time.perf_counter()
+            status, _, body = get(server.base, f"/iiif/3/{SLIDE}/info.json")
+            times.append(time.perf_counter() - start)
+            if status != 200 or b"physdim" not in body:
+                raise RuntimeError(f"cold info.json answered {status}")
+        finally:
+            stop_all(sampler, [server])
+    return statistics.median(times)
+
+
+def one_run(args, root, size, work, seed):
+    width, height = size
+    pairs = tile_list(width, height, args.tiles, seed)
+    boxes = regions(width, height, args.regions, seed)
+    sampler = Sampler()
+    sampler.start()
+    tessera = start_tessera(args.tessera, root, work, sampler)
+    openslide = start_openslide(root, work, sampler)
+    try:
+        result = {
+            "first_touch": {"tessera": checked_pass(tessera, [p[0] for p in pairs], "tessera"),
+                            "openslide": checked_pass(openslide, [p[1] for p in pairs], "openslide")},
+            "warm": {"tessera": wrk_rate(tessera, [p[0] for p in pairs], args, work, seed),
+                     "openslide": wrk_rate(openslide, [p[1] for p in pairs], args, work, seed)},
+        }
+        region_paths = [f"/iiif/3/{SLIDE}/{x},{y},{w},{h}/!512,512/0/default.jpg" for x, y, w, h in boxes]
+        done, bad, seconds = warm(tessera, region_paths, 8, 600)
+        if bad:
+            raise RuntimeError(f"tessera regions: {bad}")
+        per_region = openslide_regions(Path(root) / SLIDE, boxes)
+        result["regions"] = {"tessera": done / seconds, "openslide_in_process_1_core": 1 / per_region}
+    finally:
+        stop_all(sampler, [tessera, openslide])
+    result["peak_rss"] = {"tessera": sampler.peak(tessera.name), "openslide": sampler.peak(openslide.name)}
+    return result
+
+
+def median_of(runs, *keys):
+    values = []
+    for run in runs:
+        value = run
+        for key in keys:
+            value = value[key]
+        values.append(value)
+    return statistics.median(values)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tessera")
+    parser.add_argument("inputs")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--size", default="50000x40000", help="the slide's level 0, pixels (default 50000x40000)")
+    parser.add_argument("--tiles", type=int, default=1500, help="distinct tiles per run (default 1500)")
+    parser.add_argument("--regions", type=int, default=40, help="random regions per run (default 40)")
+    parser.add_argument("--json")
+    add_wrk_arguments(parser, connections=16, wrk_timeout=10)
+    args = parser.parse_args()
+    args.tessera = os.path.abspath(args.tessera)
+    size = tuple(int(v) for v in args.size.split("x"))
+    root = make_slide(args.inputs, args.size)
+    work = tempfile.mkdtemp(prefix="slide-bench-")
+    runs = []
+    for run in range(args.runs):
+        say(f"run {run + 1} of {args.runs}…")
+        runs.append(one_run(args, root, size, work, seed=run))
+    report = {"size": size, "runs": runs, "cold_info_s": cold_info(args.tessera, root, work, max(3, args.runs)),
+              "openslide_open_s": openslide_open(Path(root) / SLIDE, max(3, args.runs))}
+    print(f"\nWhole-slide image {size[0]}×{size[1]} ({SLIDE}), medians of {args.runs} runs")
+    rows = [("aligned tiles, first touch (req/s)", "first_touch", "openslide"), ("aligned tiles, warm (req/s)", "warm", "openslide"),
+            ("unaligned regions !512 (req/s)", "regions", "openslide_in_process_1_core")]
+    print(f"  {'':<40}{'tessera':>10}{'openslide':>12}{'ratio':>8}")
+    for label, part, peer in rows:
+        ours, theirs = median_of(runs, part, "tessera"), median_of(runs, part, peer)
+        print(f"  {label:<40}{ours:>10.0f}{theirs:>12.1f}{ours / theirs:>7.1f}×")
+    ours, theirs = median_of(runs, "peak_rss", "tessera"), median_of(runs, "peak_rss", "openslide")
+    print(f"  {'peak RSS (MB)':<40}{ours / 1e6:>10.1f}{theirs / 1e6:>12.1f}{ours / theirs:>7.2f}×")
+    print(f"  cold info.json: {report['cold_info_s'] * 1000:.1f} ms (OpenSlide's open of the slide: "
+          f"{report['openslide_open_s'] * 1000:.1f} ms)")
+    print("  (OpenSlide's regions: in process on one thread, read_region + resize + encode; its 2-core ceiling is 2× that)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
