@@ -20,7 +20,9 @@ import Testing
 
     /// CMU-1.svs's layout: level 0, a stripped thumbnail, levels 4×, 16×, 32× smaller, label, macro.
     static let slide = [
-        directory(0, 46000, 32914, description: "Aperio Image Library v10.0.51\r\n46920x33014 [0,100 46000x32914] (256x256) JPEG/RGB Q=30|AppMag = 20|MPP = 0.4990"),
+        directory(
+            0, 46000, 32914,
+            description: "Aperio Image Library v10.0.51\r\n46920x33014 [0,100 46000x32914] (256x256) JPEG/RGB Q=30|AppMag = 20|MPP = 0.4990"),
         directory(1, 1024, 732, tile: nil, description: "Aperio Image Library v10.0.51\r\n46000x32914 -> 1024x732 - "),
         directory(2, 11500, 8228), directory(3, 2875, 2057), directory(4, 1437, 1028),
         directory(5, 387, 463, tile: nil, compression: 5, kind: 1, description: "Aperio Image Library v10.0.51\r\nlabel 387x463"),
@@ -74,6 +76,7 @@ import Testing
         try Data("not a tiff at all".utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: ImageDecodingError.self) { try TIFFDirectorySummary.directories(ofFileAt: path) }
         let input = RegionSourceInput(input: .file(path), identity: try #require(FileIdentity(path: path)), options: DecodeOptions())
-        #expect(try AperioSlideKind(readers: TIFFReaderPool(readersPerFile: 1)).open(input, header: { throw ImageDecodingError.unknownFormat }) == nil)
+        #expect(
+            try AperioSlideKind(readers: TIFFReaderPool(readersPerFile: 1)).open(input, header: { throw ImageDecodingError.unknownFormat }) == nil)
     }
 }
