@@ -37,6 +37,9 @@ import Testing
         odd.append(Self.directory(7, 1437, 1028))
         #expect(try AperioSlideKind.levelDirectories(odd) == [0, 2, 4])
         #expect(try AperioSlideKind.levelDirectories([Self.slide[0]]) == [0])
+        // A file claiming thousands of ever smaller levels gets no more than a slide could have.
+        let claimed = [Self.slide[0]] + (1..<5000).map { Self.directory($0, 46000 - $0, 32914 - $0) }
+        #expect(try AperioSlideKind.levelDirectories(claimed).count == AperioSlideKind.maximumLevelCount)
     }
 
     @Test func aSlideWhoseTilesCannotBeReadIsRefusedWithAReason() throws {

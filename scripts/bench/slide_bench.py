@@ -170,7 +170,7 @@ def cold_info(tessera, root, work, runs):
             if status != 200 or b"physdim" not in body:
                 raise RuntimeError(f"cold info.json answered {status}")
         finally:
-            stop_all(sampler, [server])
+            server.stop()
     return statistics.median(times)
 
 

@@ -46,7 +46,9 @@ public struct AperioSlideKind: RegionSourceKind {
             throw ImageDecodingError.unsupported(reason: "an Aperio slide with YCbCr JPEG 2000 tiles (compression 33003)")
         }
         var levels = [first]
-        for directory in directories.dropFirst() {
+        // A slide has a handful of levels; a file claiming thousands is hostile, not a slide (each
+        // level is a libtiff handle per reader).
+        for directory in directories.dropFirst() where levels.count < maximumLevelCount {
             guard directory.tileSize == tileSize, directory.compression == first.compression, let last = levels.last,
                 directory.size.width < last.size.width, directory.size.height <= last.size.height, directory.size.width > 0,
                 directory.size.height > 0
@@ -55,6 +57,9 @@ public struct AperioSlideKind: RegionSourceKind {
         }
         return levels.map(\.index)
     }
+
+    /// The most levels read: 4× steps from 2³¹ px reach 1 px in 16.
+    static let maximumLevelCount = 24
 
     /// Aperio's JPEG 2000 tiles coded in YCbCr (its RGB ones, 33005, are read).
     private static let jpeg2000YCbCr = 33003
