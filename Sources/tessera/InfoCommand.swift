@@ -16,18 +16,21 @@ struct InfoCommand: AsyncParsableCommand {
     func run() async throws {
         let failures = FailureLog()
         var imageRows: [[String]] = []
+        var levelRows: [[String]] = []
         var videoRows: [[String]] = []
+        let readers = TIFFReaderPool(readersPerFile: 1)
         for path in files {
             do {
-                let properties = try await MediaProperties.probe(path: path)
+                let (properties, levels) = try await Self.probe(path, readers: readers)
                 if output.json {
-                    printJSON(["path": .string(path)], properties)
+                    printJSON(["path": .string(path)], InfoLine(properties: properties, source: levels))
                     continue
                 }
                 switch properties {
                 case .image(let image): imageRows.append(Self.tableRow(path: path, image))
                 case .video(let video): videoRows.append(Self.tableRow(path: path, video))
                 }
+                if let levels { levelRows.append(Self.tableRow(path: path, levels)) }
             } catch {
                 failures.report(path, error)
             }
@@ -36,12 +39,61 @@ struct InfoCommand: AsyncParsableCommand {
             let header = ["FILE", "FORMAT", "SIZE", "ORIENT", "DISPLAY", "ALPHA", "BITS", "MODEL", "FRAMES", "PROG", "FILE SIZE", "DECODED"]
             print(TextTable(header: header, rows: imageRows, rightAligned: [6, 8, 10, 11]).rendered)
         }
+        if !levelRows.isEmpty {
+            print()
+            print(TextTable(header: ["FILE", "KIND", "LEVELS (DOWNSAMPLE)", "TILE", "µm/px"], rows: levelRows, rightAligned: [4]).rendered)
+        }
         if !videoRows.isEmpty {
             if !imageRows.isEmpty { print() }
             let header = ["FILE", "CODEC", "SIZE", "DISPLAY", "DURATION", "FPS", "FRAMES", "KEYFRAMES", "AUDIO"]
             print(TextTable(header: header, rows: videoRows, rightAligned: [4, 5, 6, 7]).rendered)
         }
         try failures.exit()
+    }
+
+    /// `path`'s properties and, when a kind reads it natively (a slide, a pyramidal TIFF), its
+    /// levels: the kinds are asked first (a slide's missing tiles fail the codecs' probe), the
+    /// header probed at most once for them and for the image row.
+    static func probe(_ path: String, readers: TIFFReaderPool) async throws -> (MediaProperties, RegionSourceSummary?) {
+        var probed: Result<ImageProperties, any Error>?
+        func header() throws -> ImageProperties {
+            let result = probed ?? Result { try ImageDecoder().probe(.file(path)) }
+            probed = result
+            return try result.get()
+        }
+        if let identity = FileIdentity(path: path) {
+            let input = RegionSourceInput(input: .file(path), identity: identity, options: DecodeOptions())
+            do {
+                if let opened = try RegionSourceKinds.open(input, kinds: RegionSourceKinds.standard(readers: readers), header: header) {
+                    return (.image(opened.source.properties), RegionSourceSummary(kind: opened.kind, source: opened.source))
+                }
+            } catch ImageDecodingError.unknownFormat {
+                // No image: a video, or neither (said below).
+            }
+        }
+        if case .success(let image) = probed { return (.image(image), nil) }
+        return (try await MediaProperties.probe(path: path), nil)
+    }
+
+    /// A `--json` line: the properties' keys, and a native kind's `source`.
+    struct InfoLine: Encodable {
+        let properties: MediaProperties
+        let source: RegionSourceSummary?
+
+        private enum Key: String, CodingKey { case source }
+
+        func encode(to encoder: any Encoder) throws {
+            try properties.encode(to: encoder)
+            guard let source else { return }
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(source, forKey: .source)
+        }
+    }
+
+    static func tableRow(path: String, _ levels: RegionSourceSummary) -> [String] {
+        let sizes = levels.levels.map { "\($0.width)×\($0.height)" + ($0.downsample == 1 ? "" : " (\($0.downsample))") }
+        let tile = levels.levels.first.flatMap { level in level.tileWidth.map { "\($0)×\(level.tileHeight ?? $0)" } } ?? "–"
+        return [path, levels.kind, sizes.joined(separator: ", "), tile, levels.micronsPerPixel.map { String(cFormat: "%.4f", $0) } ?? "–"]
     }
 
     static func tableRow(path: String, _ video: VideoProperties) -> [String] {

@@ -69,6 +69,8 @@ public final class SteppedSourceKind: RegionSourceKind {
 
     public init() {}
 
+    public var name: String { "tessera-stepped" }
+
     public var openCount: Int { opens.withLock { $0 } }
 
     public func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)? {

@@ -18,8 +18,7 @@ final class SourcePlanner: Sendable {
         self.configuration = configuration
         self.executor = executor
         self.metrics = metrics
-        let readers = TIFFReaderPool(readersPerFile: configuration.workerCount)
-        kinds = configuration.regionSourceKinds + [AperioSlideKind(readers: readers), TIFFPyramidKind(readers: readers)]
+        kinds = configuration.regionSourceKinds + RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: configuration.workerCount))
     }
 
     /// The source's header.
@@ -81,8 +80,8 @@ final class SourcePlanner: Sendable {
         // A kind reads its sources its own way whatever their size (a small slide has levels, and
         // tiles the codecs' probe refuses); only what the codecs decode is resampled when small.
         let input = RegionSourceInput(input: source.input, identity: source.identity, options: options)
-        for kind in kinds {
-            if let opened = try kind.open(input, header: header) { return SourcePlan(RegionLevels(opened), isSmall: false, tileSide: tileSide) }
+        if let opened = try RegionSourceKinds.open(input, kinds: kinds, header: header) {
+            return SourcePlan(RegionLevels(opened.source), isSmall: false, tileSide: tileSide)
         }
         if let properties = try? header(), configuration.isSmall(properties.size) {
             return SourcePlan(

@@ -22,15 +22,38 @@ public struct RegionSourceInput: Sendable {
 /// answers with its ``RegionSource`` when the input is one of its kind, nil when it is not. A
 /// new kind is one conformer and one kind in the host's list; nothing else learns its name.
 public protocol RegionSourceKind: Sendable {
+    /// What hosts call this kind (`aperio`, `tiff-pyramid`): `tessera info`'s KIND.
+    var name: String { get }
+
     /// `input` opened as this kind, or nil when it is not one. `header` is the codecs' probe of it,
     /// made on first call and shared by every kind asked (a kind that reads its own header need
     /// not call it).
     func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)?
 }
 
+/// The kinds every host asks, in order, before the codecs: the one place a new kind is registered.
+public enum RegionSourceKinds {
+    /// The kinds Tessera reads natively, sharing `readers` (TIFF handles kept between reads).
+    public static func standard(readers: TIFFReaderPool) -> [any RegionSourceKind] {
+        [AperioSlideKind(readers: readers), TIFFPyramidKind(readers: readers)]
+    }
+
+    /// `input` opened by the first of `kinds` it is one of, with that kind; nil when it is none of
+    /// them. `header` is asked at most once.
+    public static func open(
+        _ input: RegionSourceInput, kinds: [any RegionSourceKind], header: () throws -> ImageProperties
+    ) throws -> (kind: any RegionSourceKind, source: any RegionSource)? {
+        for kind in kinds {
+            if let opened = try kind.open(input, header: header) { return (kind, opened) }
+        }
+        return nil
+    }
+}
+
 /// Tiled multi-resolution TIFF files (first page), read through one pool of readers.
 public struct TIFFPyramidKind: RegionSourceKind {
     public let readers: TIFFReaderPool
+    public var name: String { "tiff-pyramid" }
 
     public init(readers: TIFFReaderPool) { self.readers = readers }
 

@@ -14,6 +14,7 @@ import TesseraCore
 /// NewSubfileType and description.
 public struct AperioSlideKind: RegionSourceKind {
     public let readers: TIFFReaderPool
+    public var name: String { "aperio" }
 
     public init(readers: TIFFReaderPool) { self.readers = readers }
 
