@@ -91,6 +91,9 @@ static const unsigned char viewer_pyramid_js[] = {
 static const unsigned char viewer_render_js[] = {
 #embed "Web/viewer-render.js"
 };
+static const unsigned char viewer_scale_js[] = {
+#embed "Web/viewer-scale.js"
+};
 static const unsigned char viewer_thumbnails_js[] = {
 #embed "Web/viewer-thumbnails.js"
 };
@@ -136,6 +139,7 @@ static const struct tessera_web_file files[] = {
     WEB_FILE(viewer_navigator_js, "viewer-navigator.js"),
     WEB_FILE(viewer_pyramid_js, "viewer-pyramid.js"),
     WEB_FILE(viewer_render_js, "viewer-render.js"),
+    WEB_FILE(viewer_scale_js, "viewer-scale.js"),
     WEB_FILE(viewer_thumbnails_js, "viewer-thumbnails.js"),
     WEB_FILE(viewer_view_js, "viewer-view.js"),
     WEB_FILE(viewer_css, "viewer.css"),

@@ -25,7 +25,7 @@ import pytest
 import tifffile
 from PIL import Image
 
-from conftest import REPO, run_server
+from conftest import REPO, run_server, wait_for_hook
 
 SLIDES = ("aperio-tables.svs", "aperio-rgb.svs", "aperio-missing.svs", "aperio-jp2k.svs")
 SCRIPT = REPO / "scripts" / "make-slide-fixtures.py"
@@ -262,3 +262,40 @@ def test_broken_slides_are_refused_with_a_short_error_and_the_server_goes_on(sli
     assert 400 <= status < 600 and len(body) < 512, (status, body[:200])
     assert str(slide_root).encode() not in body and b"/tmp" not in body
     assert fetch(slide_server, "/iiif/3/aperio-tables.svs/0,0,256,256/256,256/0/default.jpg")[0] == 200
+
+
+SCALE_STATE = """
+const v = window.tesseraViewer;
+return v ? {ready: v.ready, complete: v.complete, view: v.view, scale: v.scale} : null;
+"""
+
+
+def drawn_scale_bar(driver, element_id="scale"):
+    """The bar as the page draws it: its line's width in CSS pixels, and its label's length in µm
+    and magnification, read from the DOM (not the hook)."""
+    width, text, hidden = driver.execute_script(
+        "const bar = document.getElementById(arguments[0]);"
+        "return [bar.querySelector('.scale-line').getBoundingClientRect().width, bar.textContent, bar.hidden];", element_id)
+    match = re.fullmatch(r"\s*([\d.]+) (µm|mm) · ([\d.]+)×\s*", text)
+    assert match and not hidden, text
+    microns = float(match[1]) * (1000 if match[2] == "mm" else 1)
+    return width, microns, float(match[3])
+
+
+def test_the_viewer_draws_a_scale_bar_from_the_slides_own_scale(slide_server, slide_root, driver, tmp_path):
+    micrometres = float(openslide.OpenSlide(slide_root / SLIDES[0]).properties["openslide.mpp-x"])
+    for zoom in (1, 0.125):
+        driver.get(f"{slide_server.url}/view/{SLIDES[0]}#x=6144&y=4608&zoom={zoom}&rotation=0")
+        wait_for_hook(driver, SCALE_STATE, lambda s: s["ready"] and s["complete"] and s["view"]["zoom"] == zoom and s["scale"]["main"],
+                      f"no scale bar at zoom {zoom}", 90)
+        width, microns, magnification = drawn_scale_bar(driver)
+        # The bar is as long on screen as its label says: CSS px × µm per image px ÷ CSS px per image px.
+        assert abs(width * micrometres / zoom - microns) / microns < 0.01, (zoom, width, microns)
+        assert 60 <= width <= 160
+        # 10 µm per CSS pixel is 1×: a 0.25 µm/px scan at 100 % is 40×.
+        assert magnification == pytest.approx(10 * zoom / micrometres, rel=0.01)
+        driver.save_screenshot(str(tmp_path / f"scale-{zoom}.png"))
+    # No scale in the metadata (boxes.tiff's 72 dpi is none): no bar.
+    driver.get(f"{slide_server.url}/view/boxes.tiff")
+    wait_for_hook(driver, SCALE_STATE, lambda s: s["ready"] and s["complete"], "boxes.tiff never drew", 90)
+    assert driver.execute_script("return [document.getElementById('scale').hidden, window.tesseraViewer.scale.main]") == [True, None]

@@ -16,6 +16,7 @@ import { ThumbnailList } from "./viewer-thumbnails.js";
 import { Adjustments } from "./viewer-adjust.js";
 import { AuthClient, authServicesOf } from "./viewer-auth.js";
 import { pagePath } from "./page-path.js";
+import { ScaleBar, micronsPerPixel } from "./viewer-scale.js";
 
 /** Arrow keys move the view by this fraction of its width or height. */
 const ARROW_STEP = 0.15;
@@ -82,12 +83,14 @@ const main = new ImageView(element("view"), {
 const second = new ImageView(element("view-2"), {
   cache,
   loading: element("loading-2"),
-  onframe: () => {},
+  onframe: () => showScale(second, scales.second),
   onmove: (target, how) => follow(second, main, target, how),
   onready: () => {
     if (comparison?.synced && second.scene && main.scene) second.show(second.fromRelative(main.relative()), { silent: true });
   },
 });
+/** Each view's scale bar, shown for an image whose info.json gives its physical scale. */
+const scales = { main: new ScaleBar(element("scale")), second: new ScaleBar(element("scale-2")) };
 /** The view keys and buttons act on: the one last pressed or focused. */
 let active = main;
 
@@ -507,8 +510,15 @@ function follow(source, target, destination, { animate, home }) {
 
 function afterFrame(now) {
   updateControls();
+  showScale(main, scales.main);
   writeFragment(now);
   if (sharpWaiters.length > 0 && main.complete) for (const done of [...sharpWaiters]) done();
+}
+
+/** `view`'s scale bar: its first image's physical scale at the size it is drawn now. */
+function showScale(view, bar) {
+  const item = view.scene?.items[0];
+  bar.update(micronsPerPixel(item?.pyramid.info), view.view && item ? view.view.zoom * item.scale : 0);
 }
 
 /** The zoom as a percentage to three significant digits: 12.5%, 6.25%, 100%. */
@@ -1040,6 +1050,10 @@ window.tesseraViewer = Object.freeze({
   },
   get quality() {
     return quality;
+  },
+  /** Each view's scale bar ({ width, microns, label, magnification }), null where none is shown. */
+  get scale() {
+    return { main: scales.main.state, second: scales.second.state };
   },
   /** The image's access services and its probe's status (200: seen whole), or null without. */
   get access() {
