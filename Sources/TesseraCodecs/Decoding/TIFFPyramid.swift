@@ -148,7 +148,7 @@ public final class TIFFPyramid {
     }
 
     /// Tile `(column, row)` of level `level` as stored, made a JPEG file any reader takes
-    /// (``JPEGTileSplice``: the shared tables, the RGB coding and the ICC profile put in), with no
+    /// (`JPEGTileSplice`: the shared tables, the RGB coding and the ICC profile put in), with no
     /// pixel decoded; nil when it cannot be one: not JPEG-compressed, missing, or reaching past the
     /// level's right or bottom edge (stored padded to a whole tile, where a client's tile is cropped).
     ///
