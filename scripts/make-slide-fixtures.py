@@ -10,6 +10,7 @@ label (NewSubfileType 1) and macro (9); the first ImageDescription starts `Aperi
   aperio-rgb.svs      complete RGB-coded tiles (Adobe APP14, transform 0), Photometric RGB
   aperio-missing.svs  as aperio-tables.svs, with some tiles of length 0 (missing: background)
   aperio-jp2k.svs     JPEG 2000 codestreams of RGB with MCT (Aperio's compression 33005)
+  aperio-jp2k-ycbcr.svs  JPEG 2000 codestreams of Y, Cb, Cr samples (Aperio's compression 33003)
 
 `--size 256x256` makes small ones (the fuzz harness FuzzSlide's seeds).
 
@@ -50,10 +51,14 @@ def stain(x0, y0, width, height, downsample):
     return np.clip(rgb.round(), 0, 255).astype(np.uint8)
 
 
-def jpeg2000(pixels):
-    """A raw JPEG 2000 codestream with the RGB-to-YCC transform (MCT), as Aperio's 33005 tiles."""
+def jpeg2000(pixels, ycbcr=False):
+    """A raw JPEG 2000 codestream: of RGB with the codestream's own transform (MCT), as Aperio's
+    33005 tiles, or (`ycbcr`) of Y, Cb, Cr samples with none, as its 33003 tiles."""
+    image = Image.fromarray(pixels)
+    if ycbcr:
+        image = Image.frombytes("RGB", image.size, image.convert("YCbCr").tobytes())
     out = io.BytesIO()
-    Image.fromarray(pixels).save(out, "JPEG2000", no_jp2=True, mct=1, quality_mode="rates", quality_layers=[12])
+    image.save(out, "JPEG2000", no_jp2=True, mct=0 if ycbcr else 1, quality_mode="rates", quality_layers=[12])
     return out.getvalue()
 
 
@@ -85,7 +90,7 @@ def abbreviate(stream):
     return tables, tile
 
 
-def level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k=False):
+def level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k=None):
     width, height = size[0] // downsample, size[1] // downsample
     tables, tiles = None, []
     for row in range(-(-height // TILE)):
@@ -95,7 +100,7 @@ def level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k=False)
                 continue
             pixels = stain(column * TILE, row * TILE, TILE, TILE, downsample)
             if jp2k:
-                tiles.append(jpeg2000(pixels))
+                tiles.append(jpeg2000(pixels, ycbcr=jp2k == 33003))
                 continue
             stream = jpeg(pixels, rgb_coded)
             if tabled:
@@ -104,7 +109,7 @@ def level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k=False)
     return (width, height), tables, tiles
 
 
-def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset(), jp2k=False):
+def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset(), jp2k=None):
     header = f"{SOFTWARE} \r\n{size[0]}x{size[1]} [0,0 {size[0]}x{size[1]}] ({TILE}x{TILE}) JPEG/{'RGB' if rgb_coded else 'YCC'} Q={QUALITY}"
     fields = "|AppMag = 40|StripeWidth = 1000|ScanScope ID = TESSERA|MPP = 0.2500|Left = 20.0|Top = 18.5"
     # tifffile tags JPEG as YCbCr unless told the tiles are coded in RGB.
@@ -114,7 +119,7 @@ def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset(), j
 
         def tiled(level, downsample, description):
             level_size, tables, tiles = level_tiles(size, downsample, level, rgb_coded, tabled, missing, jp2k)
-            coding = (dict(compression=33005, photometric="rgb") if jp2k else dict(
+            coding = (dict(compression=jp2k, photometric="rgb") if jp2k else dict(
                 compression="jpeg", compressionargs=codedspace, photometric=photometric, subsampling=subsampling, jpegtables=tables))
             tif.write(
                 iter(tiles), shape=(level_size[1], level_size[0], 3), dtype=np.uint8, tile=(TILE, TILE), **coding,
@@ -157,7 +162,8 @@ VARIANTS = {
     "aperio-tables.svs": dict(),
     "aperio-rgb.svs": dict(rgb_coded=True, tabled=False),
     "aperio-missing.svs": dict(missing=MISSING),
-    "aperio-jp2k.svs": dict(jp2k=True),
+    "aperio-jp2k.svs": dict(jp2k=33005),
+    "aperio-jp2k-ycbcr.svs": dict(jp2k=33003),
 }
 
 

@@ -27,7 +27,7 @@ from PIL import Image
 
 from conftest import REPO, run_server, wait_for_hook
 
-SLIDES = ("aperio-tables.svs", "aperio-rgb.svs", "aperio-missing.svs", "aperio-jp2k.svs")
+SLIDES = ("aperio-tables.svs", "aperio-rgb.svs", "aperio-missing.svs", "aperio-jp2k.svs", "aperio-jp2k-ycbcr.svs")
 SCRIPT = REPO / "scripts" / "make-slide-fixtures.py"
 # The fixtures' script, for the tiles it leaves out of aperio-missing.svs.
 _spec = importlib.util.spec_from_file_location("make_slide_fixtures", SCRIPT)

@@ -25,6 +25,8 @@ final class JP2ScanlineReader: ScanlineReader {
 
     private let input: LibraryInput
     private let header: JP2Header
+    /// The three colour components are Y, Cb, Cr (``JP2Header/isYCC``, or the decode says so).
+    private let samplesAreYCC: Bool
     private let reduction: Int
     /// The window on the level, in level pixels.
     private let window: PixelRect
@@ -82,6 +84,7 @@ final class JP2ScanlineReader: ScanlineReader {
         guard self.window.width > 0, self.window.height > 0 else { throw .corrupt(reason: "the region lies outside the image") }
         outputSize = self.window.size
         outputFormat = header.decodedFormat
+        samplesAreYCC = header.isYCC || options.jpeg2000SamplesAreYCbCr
         limits = options.limits
         input = try LibraryInput(source, inMemory: true)
         let components = max(1, header.outputComponentCount)
@@ -243,7 +246,7 @@ final class JP2ScanlineReader: ScanlineReader {
     ) throws(ImageDecodingError) {
         let width = outputSize.width, channels = outputFormat.bytesPerPixel
         let colorChannels = outputFormat.isGray ? 1 : 3
-        let isYCC = header.isYCC && colorChannels == 3
+        let isYCC = samplesAreYCC && colorChannels == 3
         let wide = wideTransform != nil
         if wide && wideRow == nil { wideRow = try limits.zeroedBuffer(width: width, rows: 1, elementsPerPixel: channels, of: UInt16.self) }
         // The components in output order: the colour ones, then the alpha one (cdef may put it anywhere).

@@ -136,7 +136,7 @@ public final class TIFFPyramid {
             pixels.bytes.withUnsafeMutableBufferPointer { $0.update(repeating: 0xFF) }
             return pixels
         }
-        if file.compression == Self.jpeg2000RGB {
+        if Self.jpeg2000Compressions.contains(file.compression) {
             try readCodestream(file, index: index, into: &pixels)
         } else if file.readsNatively {
             try readStored(file, x0: x0, y0: y0, into: &pixels)
@@ -172,9 +172,11 @@ public final class TIFFPyramid {
             tile: stored, tables: tables, codedAsRGB: file.photometric == Int(PHOTOMETRIC_RGB), profile: profile?.data)
     }
 
-    /// Aperio's compression 33005: each tile a JPEG 2000 codestream of RGB (libtiff has no codec for
-    /// it; OpenJPEG decodes it, as OpenSlide does).
-    static let jpeg2000RGB = 33005
+    /// Aperio's JPEG 2000 tiles, each a codestream (libtiff has no codec for them; OpenJPEG decodes
+    /// them, as OpenSlide does): 33003 of Y, Cb, Cr samples, 33005 of RGB (or of YCC with the
+    /// codestream's own component transform).
+    static let jpeg2000Compressions: Set<Int> = [jpeg2000YCbCr, 33005]
+    static let jpeg2000YCbCr = 33003
 
     /// Tile `index` of `file` as stored, or nil for a missing one (length 0).
     private func rawTile(_ file: TIFFFile, index: UInt32) throws(ImageDecodingError) -> [UInt8]? {
@@ -187,13 +189,14 @@ public final class TIFFPyramid {
         return stored
     }
 
-    /// A JPEG 2000 tile (``jpeg2000RGB``) decoded by the codecs' JPEG 2000 reader, its top-left
-    /// `pixels`' size kept (edge tiles are coded whole).
+    /// A JPEG 2000 tile (``jpeg2000Compressions``) decoded by the codecs' JPEG 2000 reader, its
+    /// top-left `pixels`' size kept (edge tiles are coded whole).
     private func readCodestream(_ file: TIFFFile, index: UInt32, into pixels: inout PixelBuffer) throws(ImageDecodingError) {
         guard let stored = try rawTile(file, index: index) else { return }
         // Room for OpenJPEG's planes beside the tile's pixels; a codestream claiming more is refused.
         var options = DecodeOptions(maximumPixelCount: 4 * tileSize.width * tileSize.height)
         options.colorManagement = .keepSourceProfile
+        options.jpeg2000SamplesAreYCbCr = file.compression == Self.jpeg2000YCbCr
         let decoded = try ImageDecoder(options: options).decode(.data(Data(stored))).pixels
         guard decoded.format == pixelFormat, decoded.width >= pixels.width, decoded.height >= pixels.height,
             let cut = decoded.cropped(x: 0, y: 0, width: pixels.width, height: pixels.height)

@@ -5,8 +5,8 @@ import TesseraCore
 /// `Aperio`, whose tiled directories are the slide's levels (full resolution first, then about 4×
 /// smaller each: 1, 4, 16, 32…), with stripped images between and after them that are not levels
 /// (directory 1 a thumbnail, then a label and a macro photo, which the levels skip). Levels are
-/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded; JPEG 2000 in RGB, Aperio's
-/// compression 33005); missing tiles (length 0) are
+/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded; JPEG 2000, Aperio's compressions
+/// 33003 and 33005); missing tiles (length 0) are
 /// the slide's background, white; the tiles a client asks for whole are given as stored
 /// (``RegionSource/storedTile(level:column:row:)``). The scale is the description's `MPP`.
 ///
@@ -37,14 +37,10 @@ public struct AperioSlideKind: RegionSourceKind {
     /// The directories that are levels: the first, then every later tiled one stored as it is
     /// (tile size, compression) and smaller than the level before.
     ///
-    /// - Throws: ``ImageDecodingError/unsupported(reason:)`` for a slide whose first image is not
-    ///   tiled, or whose tiles are YCbCr JPEG 2000 (Aperio's compression 33003), not read yet.
+    /// - Throws: ``ImageDecodingError/unsupported(reason:)`` for a slide whose first image is not tiled.
     static func levelDirectories(_ directories: [TIFFDirectorySummary]) throws -> [Int] {
         guard let first = directories.first, let tileSize = first.tileSize else {
             throw ImageDecodingError.unsupported(reason: "an Aperio slide whose first image is not tiled")
-        }
-        guard first.compression != jpeg2000YCbCr else {
-            throw ImageDecodingError.unsupported(reason: "an Aperio slide with YCbCr JPEG 2000 tiles (compression 33003)")
         }
         var levels = [first]
         // A slide has a handful of levels; a file claiming thousands is hostile, not a slide (each
@@ -62,8 +58,6 @@ public struct AperioSlideKind: RegionSourceKind {
     /// The most levels read: 4× steps from 2³¹ px reach 1 px in 16.
     static let maximumLevelCount = 24
 
-    /// Aperio's JPEG 2000 tiles coded in YCbCr (its RGB ones, 33005, are read).
-    private static let jpeg2000YCbCr = 33003
 }
 
 /// What an Aperio ImageDescription says: `Aperio Image Library v10.0.51\r\n46920x33014 [0,100
