@@ -52,27 +52,17 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     /// `path`'s properties and, when a kind reads it natively (a slide, a pyramidal TIFF), its
-    /// levels: the kinds are asked first (a slide's missing tiles fail the codecs' probe), the
-    /// header probed at most once for them and for the image row.
+    /// levels: the kinds are asked first (a slide's missing tiles fail the codecs' probe); bytes
+    /// that are no image are probed as a video.
     static func probe(_ path: String, readers: TIFFReaderPool) async throws -> (MediaProperties, RegionSourceSummary?) {
-        var probed: Result<ImageProperties, any Error>?
-        func header() throws -> ImageProperties {
-            let result = probed ?? Result { try ImageDecoder().probe(.file(path)) }
-            probed = result
-            return try result.get()
-        }
-        if let identity = FileIdentity(path: path) {
-            let input = RegionSourceInput(input: .file(path), identity: identity, options: DecodeOptions())
-            do {
-                if let opened = try RegionSourceKinds.open(input, kinds: RegionSourceKinds.standard(readers: readers), header: header) {
-                    return (.image(opened.source.properties), RegionSourceSummary(kind: opened.kind, source: opened.source))
-                }
-            } catch ImageDecodingError.unknownFormat {
-                // No image: a video, or neither (said below).
+        do {
+            switch try RegionSourceKinds.open(file: path, kinds: RegionSourceKinds.standard(readers: readers)) {
+            case .native(let kind, let source): return (.image(source.properties), RegionSourceSummary(kind: kind, source: source))
+            case .decoded(let properties): return (.image(properties), nil)
             }
+        } catch ImageDecodingError.unknownFormat {
+            return (try await MediaProperties.probe(path: path), nil)
         }
-        if case .success(let image) = probed { return (.image(image), nil) }
-        return (try await MediaProperties.probe(path: path), nil)
     }
 
     /// A `--json` line: the properties' keys, and a native kind's `source`.

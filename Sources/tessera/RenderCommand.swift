@@ -115,8 +115,11 @@ struct RenderCommand: AsyncParsableCommand {
         guard !path.hasSuffix(".dzi"), !path.hasSuffix(".json"), FileManager.default.isReadableFile(atPath: path) else { return nil }
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else { return nil }
-        let properties = try ImageDecoder().probe(.file(path))
-        return SourceTiles(.file(path), properties: properties)
+        // A kind's source (a slide, a pyramidal TIFF) is read from its own levels, as the server reads it.
+        switch try RegionSourceKinds.open(file: path, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 2))) {
+        case .native(_, let source): return SourceTiles(RegionLevels(source))
+        case .decoded(let properties): return SourceTiles(.file(path), properties: properties)
+        }
     }
 
     private static func describe(_ event: TiledViewEngine.Event) -> String {

@@ -38,6 +38,35 @@ public enum RegionSourceKinds {
         [AperioSlideKind(readers: readers), TIFFPyramidKind(readers: readers)]
     }
 
+    /// A file as a host opens it: read natively by a kind, or decoded by the codecs from its header.
+    public enum OpenedFile {
+        case native(kind: any RegionSourceKind, source: any RegionSource)
+        case decoded(ImageProperties)
+    }
+
+    /// The file at `path` opened by the first of `kinds` it is one of, else its header as the codecs
+    /// probe it (probed at most once for all of it).
+    ///
+    /// - Throws: a kind's error for a file of its kind it cannot read; else the probe's
+    ///   (`ImageDecodingError.unknownFormat` for bytes that are no image: a video, say).
+    public static func open(file path: String, kinds: [any RegionSourceKind], options: DecodeOptions = DecodeOptions()) throws -> OpenedFile {
+        var probed: Result<ImageProperties, any Error>?
+        func header() throws -> ImageProperties {
+            let result = probed ?? Result { try ImageDecoder(options: options).probe(.file(path)) }
+            probed = result
+            return try result.get()
+        }
+        if let identity = FileIdentity(path: path) {
+            let input = RegionSourceInput(input: .file(path), identity: identity, options: options)
+            do {
+                if let opened = try open(input, kinds: kinds, header: header) { return .native(kind: opened.kind, source: opened.source) }
+            } catch ImageDecodingError.unknownFormat {
+                // No image at all: the probe below says so.
+            }
+        }
+        return .decoded(try header())
+    }
+
     /// `input` opened by the first of `kinds` it is one of, with that kind; nil when it is none of
     /// them. `header` is asked at most once.
     public static func open(

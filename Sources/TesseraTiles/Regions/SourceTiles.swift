@@ -28,12 +28,19 @@ public final class SourceTiles: TiledImageSource {
     ///   - wholeLevelPixelLimit: the most pixels a level may have to be decoded whole and kept
     ///     (16 Mi pixels by default: 48 MB as RGB).
     ///   - executor: where decodes run (they block).
-    public init(
+    public convenience init(
         _ source: ImageSource, properties: ImageProperties, options: DecodeOptions = DecodeOptions(), tileSize: Int = 256,
         wholeLevelPixelLimit: Int = 16 << 20, executor: WorkExecutor = .shared
     ) {
-        levels = RegionLevels(DecodedRegionSource(source, properties: properties, options: options))
-        layout = IIIFLayout(imageSize: properties.displaySize, name: "", tileSize: tileSize)
+        self.init(
+            RegionLevels(DecodedRegionSource(source, properties: properties, options: options)), tileSize: tileSize,
+            wholeLevelPixelLimit: wholeLevelPixelLimit, executor: executor)
+    }
+
+    /// The tiles of `levels`, of any ``RegionSource`` (a slide a kind opened reads its own levels).
+    public init(_ levels: RegionLevels, tileSize: Int = 256, wholeLevelPixelLimit: Int = 16 << 20, executor: WorkExecutor = .shared) {
+        self.levels = levels
+        layout = IIIFLayout(imageSize: levels.properties.displaySize, name: "", tileSize: tileSize)
         self.wholeLevelPixelLimit = wholeLevelPixelLimit
         self.executor = executor
     }
