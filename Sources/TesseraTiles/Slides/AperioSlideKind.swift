@@ -5,13 +5,13 @@ import TesseraCore
 /// `Aperio`, whose tiled directories are the slide's levels (full resolution first, then about 4×
 /// smaller each: 1, 4, 16, 32…), with stripped images between and after them that are not levels
 /// (directory 1 a thumbnail, then a label and a macro photo, which the levels skip). Levels are
-/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded; JPEG 2000, Aperio's compressions
-/// 33003 and 33005); missing tiles (length 0) are
-/// the slide's background, white; the tiles a client asks for whole are given as stored
-/// (``RegionSource/storedTile(level:column:row:)``). The scale is the description's `MPP`.
+/// read tile by tile (JPEG with shared tables, YCbCr- or RGB-coded; JPEG 2000, Aperio's
+/// compressions 33003 and 33005); missing tiles (length 0) are the slide's background, white; the
+/// tiles a client asks for whole are given as stored (``RegionSource/storedTile(level:column:row:)``).
+/// The scale is the description's `MPP`.
 ///
-/// The same rules as OpenSlide's `aperio` driver, which tells the non-level images by their
-/// NewSubfileType and description.
+/// Levels are told as OpenSlide's `aperio` driver tells them: the tiled images; the stripped ones
+/// are the slide's associated images (which OpenSlide names by NewSubfileType and description).
 public struct AperioSlideKind: RegionSourceKind {
     public let readers: TIFFReaderPool
     public var name: String { "aperio" }
