@@ -483,6 +483,8 @@ async function showCompared(index) {
   if (!comparison || comparison.index !== index) return;
   const relative = comparison.synced && main.scene ? main.relative() : null;
   second.setScene([{ pyramid, x: 0, y: 0, scale: 1 }], pyramid.width, pyramid.height);
+  // What the second view shows from now on (`index` is what was asked, before its info.json came).
+  comparison.shown = index;
   if (relative && second.size.width > 0) second.show(second.fromRelative(relative), { silent: true });
   second.canvas.setAttribute("aria-label", `Compared: ${canvas.label}, ${pyramid.width} × ${pyramid.height} pixels`);
   keepOnly([...kept, pyramid]);
@@ -1043,7 +1045,8 @@ window.tesseraViewer = Object.freeze({
     return twoUp;
   },
   get compare() {
-    return comparison && { canvas: comparison.index + 1, synced: comparison.synced, view: second.view && { ...second.view }, ready: second.ready, complete: second.complete, image: second.scene && { width: second.scene.width, height: second.scene.height } };
+    // The canvas drawn, not one still being opened: a test waiting on it then sees its pixels.
+    return comparison && { canvas: (comparison.shown ?? comparison.index) + 1, synced: comparison.synced, view: second.view && { ...second.view }, ready: second.ready, complete: second.complete, image: second.scene && { width: second.scene.width, height: second.scene.height } };
   },
   get filter() {
     return filter;
