@@ -36,7 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import free_port, jpeg_size, say  # noqa: E402
-from serving_bench import Sampler, Server, add_wrk_arguments, get, run_wrk, stop_all, wait_for_port, warm  # noqa: E402
+from serving_bench import (Sampler, Server, add_wrk_arguments, get, random_regions, run_wrk, stop_all,  # noqa: E402
+                           wait_for_port, warm)
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_PYTHON = ROOT / ".build" / "browser-venv" / "bin" / "python"
@@ -116,15 +117,6 @@ def wrk_rate(server, paths, args, work, seed):
     return result["requests_per_s"]
 
 
-def regions(width, height, count, seed):
-    rng = random.Random(seed)
-    found = []
-    while len(found) < count:
-        w, h = rng.randint(1000, min(8000, width)), rng.randint(1000, min(8000, height))
-        found.append((rng.randint(0, width - w), rng.randint(0, height - h), w, h))
-    return found
-
-
 def openslide_regions(slide_path, boxes):
     """Seconds per region for read_region + resize + JPEG encode, in one process and thread."""
     code = f"""
@@ -177,7 +169,7 @@ def cold_info(tessera, root, work, runs):
 def one_run(args, root, size, work, seed):
     width, height = size
     pairs = tile_list(width, height, args.tiles, seed)
-    boxes = regions(width, height, args.regions, seed)
+    boxes = random_regions(args.regions, width, height, seed, smallest=1000, largest=8000)
     sampler = Sampler()
     sampler.start()
     tessera = start_tessera(args.tessera, root, work, sampler)

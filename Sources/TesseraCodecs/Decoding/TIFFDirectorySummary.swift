@@ -36,12 +36,13 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     /// The longest description kept: a slide's runs to a few kilobytes; a hostile file's could be the file.
     public static let descriptionLimit = 64 << 10
 
-    /// The first `limit` directories of the TIFF at `path` (at most 65,535), in order: `limit` 1
-    /// tells what the file is from its first image without walking a 2,000-page scan's directories.
+    /// The directories of the TIFF at `path` (at most 65,535), in order, up to and including the
+    /// first for which `continues` is false: a reader that knows from the first image that the file
+    /// is not its kind does not walk a 2,000-page scan's directories.
     ///
     /// - Throws: ``ImageDecodingError`` when the file is not a TIFF libtiff can open.
     public static func directories(
-        ofFileAt path: String, limit: Int = 65_535, options: DecodeOptions = DecodeOptions()
+        ofFileAt path: String, options: DecodeOptions = DecodeOptions(), while continues: (TIFFDirectorySummary) -> Bool = { _ in true }
     ) throws(ImageDecodingError) -> [TIFFDirectorySummary] {
         let file = try TIFFFile(.file(path), fileByteCount: try TIFFFile.fileByteCount(path), limits: options.limits, layoutCheck: .none)
         let (library, tiff) = (file.library, file.tiff)
@@ -70,7 +71,8 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
                 TIFFDirectorySummary(
                     index: summaries.count, size: PixelSize(width: Int(width), height: Int(height)), tileSize: tileSize,
                     compression: Int(compression), subfileType: Int(kind), description: description))
-        } while summaries.count < min(limit, TIFFFile.maximumDirectoryCount) && library.TIFFReadDirectory(tiff) == 1
+        } while summaries.count < TIFFFile.maximumDirectoryCount && continues(summaries[summaries.count - 1])
+            && library.TIFFReadDirectory(tiff) == 1
         return summaries
     }
 }

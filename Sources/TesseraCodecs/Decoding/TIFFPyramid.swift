@@ -139,7 +139,7 @@ public final class TIFFPyramid {
         if Self.jpeg2000Compressions.contains(file.compression) {
             try readCodestream(file, index: index, into: &pixels)
         } else if file.readsNatively {
-            try readStored(file, x0: x0, y0: y0, into: &pixels)
+            try readStored(file, index: index, into: &pixels)
         } else {
             try readConverted(file, x0: x0, y0: y0, into: &pixels)
         }
@@ -204,13 +204,12 @@ public final class TIFFPyramid {
         pixels = cut
     }
 
-    private func readStored(_ file: TIFFFile, x0: Int, y0: Int, into pixels: inout PixelBuffer) throws(ImageDecodingError) {
+    private func readStored(_ file: TIFFFile, index: UInt32, into pixels: inout PixelBuffer) throws(ImageDecodingError) {
         let pixelBytes = file.samplesPerPixel * file.bitsPerSample / 8
         if tileBuffer == nil {
             tileBuffer = try limits.zeroedBuffer(width: tileSize.width, rows: tileSize.height, elementsPerPixel: pixelBytes)
         }
         guard let buffer = tileBuffer?.elements else { return }
-        let index = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)
         let read = Int(file.library.TIFFReadEncodedTile(file.tiff, index, buffer.baseAddress, tmsize_t(buffer.count)))
         guard read >= 0 else { throw file.failure() }
         let needed = pixels.height * tileSize.width * pixelBytes

@@ -26,9 +26,10 @@ public struct AperioSlideKind: RegionSourceKind {
         let format = try (try? header())?.format ?? input.input.sniffedFormat()
         guard format == .tiff else { return nil }
         // The first image says whether it is a slide; only a slide's directories are all read.
-        let first = try TIFFDirectorySummary.directories(ofFileAt: path, limit: 1, options: input.options)
-        guard let description = AperioDescription(first.first?.description ?? "") else { return nil }
-        let directories = try TIFFDirectorySummary.directories(ofFileAt: path, options: input.options)
+        let directories = try TIFFDirectorySummary.directories(ofFileAt: path, options: input.options) { summary in
+            summary.index > 0 || AperioDescription(summary.description) != nil
+        }
+        guard let description = AperioDescription(directories.first?.description ?? "") else { return nil }
         return try TIFFPyramidSource(
             path: path, directories: try Self.levelDirectories(directories), identity: input.identity,
             micronsPerPixel: description.micronsPerPixel, options: input.options, readers: readers)
