@@ -112,8 +112,8 @@ install_validator() {
 # write and check slides with.
 install_browser_tests() {
   install_venv .build/browser-venv scripts/browser-test-requirements.txt \
-    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL, tifffile, imagecodecs, openslide"' \
-    "Selenium, pytest, tifffile and OpenSlide"
+    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL, tifffile, imagecodecs, openslide, pydicom"' \
+    "Selenium, pytest, tifffile, pydicom and OpenSlide"
   # OpenSlide's own tiny test slides and Deep Zoom server, out of openslide-python's source distribution.
   [ -f .build/openslide-fixtures/deepzoom_server.py ] || .build/browser-venv/bin/python scripts/openslide-fixtures.py .build/openslide-fixtures \
     >/dev/null 2>&1 || { echo "bootstrap: could not fetch openslide-python's test slides from PyPI" >&2; exit 1; }

@@ -12,6 +12,16 @@ label (NewSubfileType 1) and macro (9); the first ImageDescription starts `Aperi
   aperio-jp2k.svs     JPEG 2000 codestreams of RGB with MCT (Aperio's compression 33005)
   aperio-jp2k-ycbcr.svs  JPEG 2000 codestreams of Y, Cb, Cr samples (Aperio's compression 33003)
 
+and their DICOM twins (Supplement 145), each a folder holding one series: one instance per level
+(the same JPEG frames, complete streams), a label, an overview and a thumbnail, written with
+pydicom on the attributes of OpenSlide's own `boxes_0.dcm` (`--dicom-template`), which both
+OpenSlide and Tessera read:
+
+  dicom-twin/        TILED_FULL, Basic Offset Table, no ICC profile: aperio-tables.svs's pixels
+  dicom-sparse/      TILED_SPARSE, frames of aperio-missing.svs's missing tiles left out, an
+                     empty Basic Offset Table, a light blue background (CIELab)
+  dicom-jp2k/        TILED_FULL, JPEG 2000 frames of RGB with MCT (YBR_ICT)
+
 `--size 256x256` makes small ones (the fuzz harness FuzzSlide's seeds).
 
 Pixels are a made-up stain pattern computed per level (not derived from level 0), so every level
@@ -24,6 +34,15 @@ import os
 import numpy as np
 import tifffile
 from PIL import Image
+
+try:
+    import pydicom
+    from pydicom.encaps import encapsulate
+    from pydicom.sequence import Sequence
+    from pydicom.dataset import Dataset
+    from pydicom.uid import generate_uid
+except ImportError:  # Only the DICOM twins need it.
+    pydicom = None
 
 TILE = 256
 DOWNSAMPLES = (1, 4, 16)
@@ -144,17 +163,109 @@ def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset(), j
         stripped(macro, f"{SOFTWARE} \r\nmacro {macro_width}x{macro_height}", subfiletype=9)
 
 
+# The sparse twin's background: CIELab as DICOM codes it, L* 96, a* -2, b* -8 (a light blue-grey).
+SPARSE_BACKGROUND_LAB = (round(96 / 100 * 65535), round((-2 + 128) / 255 * 65535), round((-8 + 128) / 255 * 65535))
+
+
+def dicom_frames(size, downsample, level, missing, jp2k):
+    """Level `level`'s frames as complete streams, with each one's (column, row); missing tiles left out."""
+    width, height = size[0] // downsample, size[1] // downsample
+    frames = []
+    for row in range(-(-height // TILE)):
+        for column in range(-(-width // TILE)):
+            if (level, column, row) in missing:
+                continue
+            pixels = stain(column * TILE, row * TILE, TILE, TILE, downsample)
+            frames.append(((column, row), jpeg2000(pixels) if jp2k else jpeg(pixels, False)))
+    return (width, height), frames
+
+
+def write_dicom_instance(path, template, series, flavor, size, frames, sparse=False, jp2k=False, background=None, spacing=0.00025):
+    ds = template.copy()
+    ds.file_meta = template.file_meta.copy()
+    instance = generate_uid()
+    ds.SOPInstanceUID = ds.file_meta.MediaStorageSOPInstanceUID = instance
+    ds.file_meta.TransferSyntaxUID = "1.2.840.10008.1.2.4.91" if jp2k else "1.2.840.10008.1.2.4.50"
+    ds.SeriesInstanceUID = series["series"]
+    ds.StudyInstanceUID = series["study"]
+    ds.FrameOfReferenceUID = series["frame"]
+    ds.PyramidUID = series["pyramid"]
+    ds.ImageType = ["ORIGINAL" if flavor == "VOLUME" else "DERIVED", "PRIMARY", flavor, "NONE" if flavor == "VOLUME" else "RESAMPLED"]
+    ds.SharedFunctionalGroupsSequence[0].WholeSlideMicroscopyImageFrameTypeSequence[0].FrameType = ds.ImageType
+    ds.SharedFunctionalGroupsSequence[0].PixelMeasuresSequence[0].PixelSpacing = [f"{spacing:.8f}", f"{spacing:.8f}"]
+    ds.TotalPixelMatrixColumns, ds.TotalPixelMatrixRows = size
+    ds.Columns = ds.Rows = TILE
+    ds.ImagedVolumeWidth, ds.ImagedVolumeHeight = size[0] * spacing, size[1] * spacing
+    ds.NumberOfFrames = len(frames)
+    ds.PhotometricInterpretation = "YBR_ICT" if jp2k else "YBR_FULL_422"
+    ds.LossyImageCompressionMethod = "ISO_15444_1" if jp2k else "ISO_10918_1"
+    for path_item in ds.OpticalPathSequence:
+        # OpenSlide leaves colour as stored; so do the twins, so both compare with the SVS as stored.
+        if "ICCProfile" in path_item:
+            del path_item.ICCProfile
+    if background is not None:
+        ds.RecommendedAbsentPixelCIELabValue = list(background)
+    if sparse:
+        ds.DimensionOrganizationType = "TILED_SPARSE"
+        positions = []
+        for (column, row), _ in frames:
+            item, position = Dataset(), Dataset()
+            position.ColumnPositionInTotalImagePixelMatrix = column * TILE + 1
+            position.RowPositionInTotalImagePixelMatrix = row * TILE + 1
+            position.XOffsetInSlideCoordinateSystem = f"{column * TILE * spacing:.6f}"
+            position.YOffsetInSlideCoordinateSystem = f"{row * TILE * spacing:.6f}"
+            position.ZOffsetInSlideCoordinateSystem = "0"
+            item.PlanePositionSlideSequence = Sequence([position])
+            positions.append(item)
+        ds.PerFrameFunctionalGroupsSequence = Sequence(positions)
+    else:
+        ds.DimensionOrganizationType = "TILED_FULL"
+        if "PerFrameFunctionalGroupsSequence" in ds:
+            del ds.PerFrameFunctionalGroupsSequence
+    ds.PixelData = encapsulate([frame for _, frame in frames], has_bot=not sparse)
+    ds["PixelData"].VR = "OB"
+    ds["PixelData"].is_undefined_length = True
+    ds.save_as(path, enforce_file_format=True)
+
+
+def write_dicom_slide(folder, size, template_path, sparse=False, jp2k=False):
+    if pydicom is None:
+        raise SystemExit("make-slide-fixtures.py: the DICOM twins need pydicom")
+    template = pydicom.dcmread(template_path)
+    os.makedirs(folder, exist_ok=True)
+    series = {key: generate_uid() for key in ("series", "study", "frame", "pyramid")}
+    missing = MISSING if sparse else frozenset()
+    background = SPARSE_BACKGROUND_LAB if sparse else None
+    for level, downsample in enumerate(DOWNSAMPLES):
+        level_size, frames = dicom_frames(size, downsample, level, missing, jp2k)
+        write_dicom_instance(
+            os.path.join(folder, f"level-{level}.dcm"), template, series, "VOLUME", level_size, frames, sparse=sparse, jp2k=jp2k,
+            background=background, spacing=0.00025 * downsample)
+    # The associated images: one frame each, as small as their pixels.
+    thumbnail_size = (max(1, size[0] // 64), max(1, size[1] // 64))
+    for name, flavor, frame_size in (("thumbnail", "THUMBNAIL", thumbnail_size), ("label", "LABEL", (64, 64)), ("overview", "OVERVIEW", (128, 64))):
+        pixels = np.zeros((TILE, TILE, 3), np.uint8)
+        pixels[: frame_size[1], : frame_size[0]] = stain(0, 0, frame_size[0], frame_size[1], max(1, size[0] // frame_size[0]))[:TILE, :TILE]
+        write_dicom_instance(
+            os.path.join(folder, f"{name}.dcm"), template, series, flavor, (min(TILE, frame_size[0]), min(TILE, frame_size[1])),
+            [((0, 0), jpeg(pixels, False))], jp2k=False)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("output")
     parser.add_argument("--size", default="12288x9216", help="level 0's width x height, in pixels")
-    parser.add_argument("--only", choices=VARIANTS, help="write this one slide alone")
+    parser.add_argument("--only", choices=list(VARIANTS) + list(DICOM_VARIANTS), help="write this one slide alone")
+    parser.add_argument("--dicom-template", help="OpenSlide's boxes_0.dcm: write the DICOM twins on its attributes")
     arguments = parser.parse_args()
     size = tuple(int(v) for v in arguments.size.lower().split("x"))
     os.makedirs(arguments.output, exist_ok=True)
     for name, options in VARIANTS.items():
         if arguments.only in (None, name):
             write_slide(os.path.join(arguments.output, name), size, **options)
+    for name, options in DICOM_VARIANTS.items():
+        if arguments.dicom_template and arguments.only in (None, name):
+            write_dicom_slide(os.path.join(arguments.output, name), size, arguments.dicom_template, **options)
 
 
 # File name → how write_slide makes it.
@@ -164,6 +275,13 @@ VARIANTS = {
     "aperio-missing.svs": dict(missing=MISSING),
     "aperio-jp2k.svs": dict(jp2k=33005),
     "aperio-jp2k-ycbcr.svs": dict(jp2k=33003),
+}
+
+# Folder name → how write_dicom_slide makes it.
+DICOM_VARIANTS = {
+    "dicom-twin": dict(),
+    "dicom-sparse": dict(sparse=True),
+    "dicom-jp2k": dict(jp2k=True),
 }
 
 

@@ -1,6 +1,7 @@
-"""Whole-slide images served in place (issue 48): Aperio SVS-like files written here by
-scripts/make-slide-fixtures.py and OpenSlide's own test slides, served by `tessera serve` and
-checked against OpenSlide 4.0.1 (openslide-bin, through openslide-python) as the oracle.
+"""Whole-slide images served in place (issue 48): Aperio SVS-like files and their DICOM twins
+written here by scripts/make-slide-fixtures.py and OpenSlide's own test slides, served by
+`tessera serve` and checked against OpenSlide 4.0.1 (openslide-bin, through openslide-python)
+as the oracle.
 
 Regions are asked as PNG, so what is compared is what Tessera decoded and made, not a re-encode.
 """
@@ -28,6 +29,8 @@ from PIL import Image
 from conftest import REPO, run_server, wait_for_hook
 
 SLIDES = ("aperio-tables.svs", "aperio-rgb.svs", "aperio-missing.svs", "aperio-jp2k.svs", "aperio-jp2k-ycbcr.svs")
+# A DICOM slide is named by any of its instances: the level-0 file here, a level-1 one below.
+DICOM_SLIDES = ("dicom-twin/level-0.dcm", "dicom-sparse/level-0.dcm", "dicom-jp2k/level-0.dcm")
 SCRIPT = REPO / "scripts" / "make-slide-fixtures.py"
 # The fixtures' script, for the tiles it leaves out of aperio-missing.svs.
 _spec = importlib.util.spec_from_file_location("make_slide_fixtures", SCRIPT)
@@ -46,20 +49,33 @@ def slide_root(tmp_path_factory) -> Path:
     if not (made / SLIDES[-1]).exists():
         partial = made.with_suffix(".partial")
         shutil.rmtree(partial, ignore_errors=True)
-        subprocess.run([sys.executable, str(SCRIPT), str(partial)], check=True)
+        subprocess.run(
+            [sys.executable, str(SCRIPT), str(partial), "--dicom-template", str(OPENSLIDE_FIXTURES / "boxes_0.dcm")], check=True)
         partial.rename(made)
     root = tmp_path_factory.mktemp("slides")
     for name in SLIDES:
         shutil.copy(made / name, root / name)
+    for name in fixtures.DICOM_VARIANTS:
+        shutil.copytree(made / name, root / name)
     for name in ("small.svs", "boxes.tiff", "unreadable.svs"):
         shutil.copy(OPENSLIDE_FIXTURES / name, root / name)
+    (root / "boxes").mkdir()
+    for name in ("boxes_0.dcm", "boxes_1.dcm"):
+        shutil.copy(OPENSLIDE_FIXTURES / name, root / "boxes" / name)
     (root / "cut.svs").write_bytes((made / SLIDES[0]).read_bytes()[: 1 << 20])
+    (root / "cut").mkdir()
+    (root / "cut" / "level-0.dcm").write_bytes((made / DICOM_SLIDES[0]).read_bytes()[: 1 << 18])
     return root
 
 
 @pytest.fixture(scope="session")
 def slide_server(slide_root, tmp_path_factory):
     yield from run_server(slide_root, tmp_path_factory)
+
+
+def iiif(name: str) -> str:
+    """The slide's IIIF identifier: its path under the root, slashes escaped."""
+    return name.replace("/", "%2F")
 
 
 def fetch(server, path: str) -> tuple[int, bytes]:
@@ -118,12 +134,13 @@ def psnr(ours: np.ndarray, theirs: np.ndarray) -> float:
     return float("inf") if error == 0 else 10 * np.log10(255**2 / error)
 
 
-@pytest.mark.parametrize("name", SLIDES + ("small.svs",))
+@pytest.mark.parametrize("name", SLIDES + DICOM_SLIDES + ("dicom-twin/level-1.dcm", "small.svs", "boxes/boxes_0.dcm"))
 def test_info_has_the_slides_size_stored_tiles_and_every_stored_downsample(slide_server, slide_root, name):
+    # OpenSlide opens a DICOM slide by any of its files too.
     slide = openslide.OpenSlide(slide_root / name)
-    info = slide_server.json(f"/iiif/3/{name}/info.json")
+    info = slide_server.json(f"/iiif/3/{iiif(name)}/info.json")
     assert (info["width"], info["height"]) == slide.dimensions
-    if name == "small.svs":
+    if name in ("small.svs", "boxes/boxes_0.dcm"):
         return  # 16×16: a small image, answered whole from one decode whatever its tiles
     tiles = info["tiles"][0]
     assert (tiles["width"], tiles["height"]) == (int(slide.properties["openslide.level[0].tile-width"]),) * 2
@@ -133,11 +150,12 @@ def test_info_has_the_slides_size_stored_tiles_and_every_stored_downsample(slide
     assert set(range(max(stored).bit_length())) <= {f.bit_length() - 1 for f in tiles["scaleFactors"]}
 
 
-@pytest.mark.parametrize("name", SLIDES + ("small.svs", "boxes.tiff"))
+@pytest.mark.parametrize("name", SLIDES + DICOM_SLIDES + ("small.svs", "boxes.tiff", "boxes/boxes_0.dcm"))
 def test_info_gives_the_scanners_scale_and_no_other(slide_server, slide_root, name):
     slide = openslide.OpenSlide(slide_root / name)
-    services = [s for s in slide_server.json(f"/iiif/3/{name}/info.json").get("service", []) if "physdim" in s.get("profile", "")]
-    if slide.properties["openslide.vendor"] != "aperio":
+    info = slide_server.json(f"/iiif/3/{iiif(name)}/info.json")
+    services = [s for s in info.get("service", []) if "physdim" in s.get("profile", "")]
+    if slide.properties["openslide.vendor"] not in ("aperio", "dicom"):
         # boxes.tiff: OpenSlide's 352.78 µm/px is the file's 72 dpi, not a microscope's scale.
         assert services == []
         return
@@ -148,26 +166,45 @@ def test_info_gives_the_scanners_scale_and_no_other(slide_server, slide_root, na
         "physicalUnits": "mm"}]
 
 
-@pytest.mark.parametrize("name", SLIDES)
+def sparse_background() -> np.ndarray:
+    """dicom-sparse's background, its CIELab (D50, as DICOM codes it) in sRGB by LittleCMS through
+    Pillow: another implementation than Tessera's."""
+    from PIL import ImageCms
+    lab = fixtures.SPARSE_BACKGROUND_LAB
+    pixel = Image.new("LAB", (1, 1), (round(lab[0] / 65535 * 255), round(lab[1] / 65535 * 255), round(lab[2] / 65535 * 255)))
+    transform = ImageCms.buildTransform(ImageCms.createProfile("LAB", 5000), ImageCms.createProfile("sRGB"), "LAB", "RGB")
+    return np.array(ImageCms.applyTransform(pixel, transform).getpixel((0, 0)), np.int32)
+
+
+# Slides with gaps, and what OpenSlide reads for them without: the oracle everywhere but the gaps.
+WHOLE_TWIN = {"aperio-missing.svs": SLIDES[0], "dicom-sparse/level-0.dcm": DICOM_SLIDES[0]}
+
+
+def regions(name: str, width: int, height: int, factor: int, chooser: random.Random):
+    """Random regions of the slide at `factor`: sides and corners on the factor's grid, up to
+    384 px answered."""
+    for _ in range(int(os.environ.get("REGIONS", REGION_COUNT))):
+        w = factor * chooser.randrange(8, 384, 2)
+        h = factor * chooser.randrange(8, 384, 2)
+        w, h = min(w, width // factor // 2 * 2 * factor), min(h, height // factor // 2 * 2 * factor)
+        x = factor * chooser.randrange(0, (width - w) // factor + 1)
+        y = factor * chooser.randrange(0, (height - h) // factor + 1)
+        yield x, y, w, h
+
+
+@pytest.mark.parametrize("name", SLIDES + DICOM_SLIDES)
 def test_random_regions_at_every_scale_factor_equal_openslides(slide_server, slide_root, name):
-    slide = openslide.OpenSlide(slide_root / (SLIDES[0] if name == "aperio-missing.svs" else name))
+    slide = openslide.OpenSlide(slide_root / WHOLE_TWIN.get(name, name))
     width, height = slide.dimensions
     chooser = random.Random(name)
-    count = int(os.environ.get("REGIONS", REGION_COUNT))
     for factor in (1, 2, 4, 8, 16, 32):
         worst = float("inf")
-        for _ in range(count):
-            # Region sides and corners on the factor's grid, up to 384 px answered.
-            w = factor * chooser.randrange(8, 384, 2)
-            h = factor * chooser.randrange(8, 384, 2)
-            w, h = min(w, width // factor // 2 * 2 * factor), min(h, height // factor // 2 * 2 * factor)
-            x = factor * chooser.randrange(0, (width - w) // factor + 1)
-            y = factor * chooser.randrange(0, (height - h) // factor + 1)
-            status, body = fetch(slide_server, f"/iiif/3/{name}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
+        for x, y, w, h in regions(name, width, height, factor, chooser):
+            status, body = fetch(slide_server, f"/iiif/3/{iiif(name)}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
             assert status == 200, body[:200]
             ours, theirs = pixels(body), reference(slide, factor, x, y, w, h)
-            if name == "aperio-missing.svs":
-                theirs[missing_mask(factor, x, y, w, h)] = 255
+            if name in WHOLE_TWIN:
+                theirs[missing_mask(factor, x, y, w, h)] = 255 if name.endswith(".svs") else sparse_background()
             assert ours.shape == theirs.shape, (factor, x, y, w, h)
             if round(max(d for d in slide.level_downsamples if round(d) <= factor)) == factor:
                 # A stored level: the same JPEG tiles decoded by the same libjpeg-turbo (JPEG 2000's
@@ -175,6 +212,17 @@ def test_random_regions_at_every_scale_factor_equal_openslides(slide_server, sli
                 assert np.array_equal(ours, theirs), (factor, x, y, w, h, int(np.abs(ours - theirs).max()))
             worst = min(worst, psnr(ours, theirs))
         assert worst >= 40, (factor, worst)
+
+
+def test_the_svs_and_its_dicom_twin_give_the_same_png_bytes_for_every_region(slide_server, slide_root):
+    width, height = openslide.OpenSlide(slide_root / SLIDES[0]).dimensions
+    chooser = random.Random("twins")
+    for factor in (1, 2, 4, 8, 16, 32):
+        for x, y, w, h in regions("twins", width, height, factor, chooser):
+            request = f"{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png"
+            svs, dicom = fetch(slide_server, f"/iiif/3/{SLIDES[0]}/{request}"), fetch(slide_server, f"/iiif/3/{iiif(DICOM_SLIDES[0])}/{request}")
+            assert svs[0] == dicom[0] == 200, request
+            assert svs[1] == dicom[1], request
 
 
 def stored_tile(path: Path, level_directory: int, column: int, row: int) -> bytes:
@@ -205,6 +253,38 @@ def test_aligned_interior_tiles_at_stored_levels_are_the_stored_bytes(slide_serv
         level = [round(d) for d in slide.level_downsamples].index(factor)
         theirs = np.asarray(slide.read_region((column * side, row * side), level, (256, 256)).convert("RGB")).astype(np.int32)
         assert np.array_equal(pixels(body), theirs)
+
+
+def dicom_frame(path: Path, index: int) -> bytes:
+    """Frame `index` of a DICOM instance, as pydicom takes it out of the encapsulated pixel data."""
+    from pydicom import dcmread
+    from pydicom.encaps import generate_frames
+    dataset = dcmread(path)
+    return list(generate_frames(dataset.PixelData, number_of_frames=dataset.NumberOfFrames))[index]
+
+
+def test_aligned_interior_dicom_tiles_are_the_stored_frames(slide_server, slide_root):
+    name = DICOM_SLIDES[0]
+    slide = openslide.OpenSlide(slide_root / name)
+    for factor, level, column, row in ((1, 0, 5, 3), (4, 1, 2, 1), (16, 2, 1, 1)):
+        before = steps(slide_server)
+        side = 256 * factor
+        status, body = fetch(slide_server, f"/iiif/3/{iiif(name)}/{column * side},{row * side},{side},{side}/256,256/0/default.jpg")
+        assert status == 200
+        across = -(-slide.level_dimensions[level][0] // 256)
+        assert body == dicom_frame(slide_root / "dicom-twin" / f"level-{level}.dcm", row * across + column), factor
+        after = steps(slide_server)
+        assert after["stored_tile_passthrough"] == before["stored_tile_passthrough"] + 1
+        assert after["reads"] == before["reads"], "a pass-through read pixels"
+
+
+def test_sparse_dicom_gaps_are_the_slides_background_never_black(slide_server, slide_root):
+    # dicom-sparse stores no frame for tiles (1, 1) and (2, 1) of level 0 and (0, 0) of level 1.
+    background = sparse_background()
+    for region, size in (("256,256,512,256", "512,256"), ("0,0,1024,1024", "256,256")):
+        status, body = fetch(slide_server, f"/iiif/3/{iiif(DICOM_SLIDES[1])}/{region}/{size}/0/default.png")
+        assert status == 200
+        assert int(np.abs(pixels(body) - background).max()) <= 1, (region, pixels(body)[0, 0])
 
 
 def test_tiles_that_are_not_as_stored_are_decoded(slide_server, slide_root):
@@ -252,11 +332,11 @@ def test_missing_tiles_are_white_never_black(slide_server, slide_root):
     assert status == 200 and pixels(body).min(axis=2).max() == 255 and pixels(body).max(axis=2).min() > 0
 
 
-@pytest.mark.parametrize("name", ("unreadable.svs", "cut.svs"))
+@pytest.mark.parametrize("name", ("unreadable.svs", "cut.svs", "cut/level-0.dcm"))
 def test_broken_slides_are_refused_with_a_short_error_and_the_server_goes_on(slide_server, slide_root, name):
-    status, info = fetch(slide_server, f"/iiif/3/{name}/info.json")
+    status, info = fetch(slide_server, f"/iiif/3/{iiif(name)}/info.json")
     if status == 200:
-        status, body = fetch(slide_server, f"/iiif/3/{name}/full/!256,256/0/default.jpg")
+        status, body = fetch(slide_server, f"/iiif/3/{iiif(name)}/full/!256,256/0/default.jpg")
     else:
         body = info
     assert 400 <= status < 600 and len(body) < 512, (status, body[:200])

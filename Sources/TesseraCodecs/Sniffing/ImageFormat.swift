@@ -5,8 +5,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// JPEG 2000 codestream (`.j2k`, `.j2c`; HTJ2K too).
     /// `jxl` is JPEG XL, a bare codestream or in its ISO BMFF container. `ico` is a Windows icon
     /// or cursor (ICO/CUR), `pnm` any Netpbm file (PBM, PGM, PPM, plain or binary, and PAM), `tga`
-    /// Truevision TGA.
-    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl, bmp, ico, pnm, tga
+    /// Truevision TGA. `dicom` is a DICOM whole-slide image's instance, read by its own kind
+    /// (``DICOMInstance``), never by ``ImageDecoder`` nor sniffed by ``init(sniffing:)``.
+    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl, bmp, ico, pnm, tga, dicom
 
     /// The format's media type, as a file of it is served.
     public var mediaType: String {
@@ -27,6 +28,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .ico: "image/vnd.microsoft.icon"
         case .pnm: "image/x-portable-anymap"
         case .tga: "image/x-tga"
+        case .dicom: "application/dicom"
         }
     }
 

@@ -16,6 +16,9 @@ protocol ByteStream: AnyObject {
     /// Up to `count` bytes from the current position; fewer only at the end of the input, or after
     /// a read failed (``readFailure``).
     func read(_ count: Int) -> [UInt8]
+    /// As ``read(_:)``, for a few bytes far from the last read (a walk over item headers a frame
+    /// apart): a file reads just them rather than the window around them.
+    func readSparse(_ count: Int) -> [UInt8]
     /// Why the input ended early when it was not its end (a ranged source whose transfer failed);
     /// nil for files and memory.
     var readFailure: ImageDecodingError? { get }
@@ -69,6 +72,8 @@ final class DataByteStream: ByteStream {
     private let data: Data
     let length: Int
     var offset = 0
+
+    func readSparse(_ count: Int) -> [UInt8] { read(count) }
 
     init(data: Data) {
         self.data = data
@@ -127,6 +132,12 @@ final class FileByteStream: ByteStream {
         return bytes
     }
 
+    func readSparse(_ count: Int) -> [UInt8] {
+        let bytes = readFile(at: offset, count: min(max(count, 0), length - offset))
+        offset += bytes.count
+        return bytes
+    }
+
     private static let windowByteCount = 64 << 10
     private var window: [UInt8] = []
     private var windowStart = 0
@@ -158,6 +169,9 @@ final class RangedByteStream: ByteStream {
     private var windowStart = 0
 
     static let windowByteCount = 256 << 10
+
+    /// A request per header a frame apart would cost more than the windows: read as ``read(_:)``.
+    func readSparse(_ count: Int) -> [UInt8] { read(count) }
 
     init(reader: any ByteRangeReading) {
         self.reader = reader

@@ -4,7 +4,7 @@ import TesseraIIIF
 import TesseraTiles
 
 /// Decides how each source is served (``SourcePlan``), once per identity: the configured kinds
-/// first, then Aperio slides, then pyramidal TIFF, then whatever the codecs decode (``DecodedRegionSource``); a small
+/// first, then the standard ones (``RegionSourceKinds/standard(readers:)``: slides, pyramidal TIFF), then whatever the codecs decode (``DecodedRegionSource``); a small
 /// source the codecs read is always resampled. Plans are kept (4,096 of them) with the header
 /// they were made from, so no request reads a header a plan has read.
 final class SourcePlanner: Sendable {

@@ -20,6 +20,13 @@ public struct NativeLevel: Sendable, Hashable {
         self.downsample = downsample
         self.storedTileSize = storedTileSize
     }
+
+    /// The downsample of a level of `size` whose full-resolution level is `first`: the sizes'
+    /// ratio, averaged over both sides and rounded (46000 / 11500 = 4 for an Aperio level; a
+    /// scanner's 46000 / 1437 is 32), at least 1.
+    public static func downsample(of size: PixelSize, from first: PixelSize) -> Int {
+        max(1, Int(((Double(first.width) / Double(size.width) + Double(first.height) / Double(size.height)) / 2).rounded()))
+    }
 }
 
 /// Any kind of image the library reads pixels from, answering one question its own cheapest way:

@@ -35,7 +35,7 @@ public protocol RegionSourceKind: Sendable {
 public enum RegionSourceKinds {
     /// The kinds Tessera reads natively, sharing `readers` (TIFF handles kept between reads).
     public static func standard(readers: TIFFReaderPool) -> [any RegionSourceKind] {
-        [AperioSlideKind(readers: readers), TIFFPyramidKind(readers: readers)]
+        [AperioSlideKind(readers: readers), DICOMSlideKind(), TIFFPyramidKind(readers: readers)]
     }
 
     /// A file as a host opens it: read natively by a kind, or decoded by the codecs from its header.

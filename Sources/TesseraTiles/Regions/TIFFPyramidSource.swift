@@ -37,8 +37,8 @@ public struct TIFFPyramidSource: TiledRegionSource {
     }
 
     /// The levels `directories` of the TIFF at `path` (full size first, as a slide's kind tells
-    /// them from its other images), each level's downsample its size's ratio to the first's,
-    /// rounded (46000 / 11500 = 4 for an Aperio level; a scanner's 46000 / 1437 is 32). The header
+    /// them from its other images), each level's downsample its size's ratio to the first's
+    /// (``NativeLevel/downsample(of:from:)``). The header
     /// is the first level's, read here.
     public init(
         path: String, directories: [Int], identity: FileIdentity, micronsPerPixel: Double?, options: DecodeOptions,
@@ -46,9 +46,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
     ) throws {
         let pyramid = try TIFFPyramid(path: path, directories: directories, options: options)
         let first = pyramid.levelSizes[0]
-        let downsamples = pyramid.levelSizes.map { size in
-            max(1, Int(((Double(first.width) / Double(size.width) + Double(first.height) / Double(size.height)) / 2).rounded()))
-        }
+        let downsamples = pyramid.levelSizes.map { NativeLevel.downsample(of: $0, from: first) }
         self.init(
             pyramid, path: path, directories: directories, downsamples: downsamples, identity: identity, properties: pyramid.properties,
             micronsPerPixel: micronsPerPixel, options: options, readers: readers)
