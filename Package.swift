@@ -235,6 +235,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
         harness("FuzzSlide", ["TesseraCodecs", "TesseraCore", "TesseraTiles"]),
+        harness("FuzzDICOM", ["TesseraCodecs", "TesseraCore", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
         harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraIIIF", "TesseraServer"]),
         harness("FuzzPresentationSidecar", ["TesseraIIIF"]),

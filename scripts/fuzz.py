@@ -69,6 +69,7 @@ HARNESSES = {
         max_len=65536, timeout=20),
     # Seeds: Fuzz/corpus/FuzzSlide, two slides of scripts/make-slide-fixtures.py --size 256x256.
     "FuzzSlide": dict(dict="tiff", seeds=[], max_len=65536, timeout=10),
+    "FuzzDICOM": dict(dict="dicom", seeds=[], max_len=65536, timeout=10),
     "FuzzPyramidDescriptor": dict(dict="descriptor", seeds=[], max_len=4096, timeout=10),
     "FuzzCacheHeaders": dict(dict="cache-headers", seeds=[], max_len=1024, timeout=10),
     "FuzzIIIFRequest": dict(dict="iiif", seeds=[], max_len=1024, timeout=10),

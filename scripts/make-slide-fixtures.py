@@ -21,8 +21,11 @@ OpenSlide and Tessera read:
   dicom-sparse/      TILED_SPARSE, frames of aperio-missing.svs's missing tiles left out, an
                      empty Basic Offset Table, a light blue background (CIELab)
   dicom-jp2k/        TILED_FULL, JPEG 2000 frames of RGB with MCT (YBR_ICT)
+  dicom-native/      TILED_FULL, uncompressed RGB frames, Implicit VR Little Endian (no VR in
+                     the headers: the reader knows its sequences by tag)
 
-`--size 256x256` makes small ones (the fuzz harness FuzzSlide's seeds).
+`--size 256x256` makes small ones (the fuzz harness FuzzSlide's seeds); `--size 64x48 --tile 16
+--dicom-template minimal` tiny DICOM ones on no other file's attributes (FuzzDICOM's seeds).
 
 Pixels are a made-up stain pattern computed per level (not derived from level 0), so every level
 is what it stores, as a scanner's are. Usage: make-slide-fixtures.py OUTPUT_DIR [--size WxH]
@@ -167,8 +170,9 @@ def write_slide(path, size, rgb_coded=False, tabled=True, missing=frozenset(), j
 SPARSE_BACKGROUND_LAB = (round(96 / 100 * 65535), round((-2 + 128) / 255 * 65535), round((-8 + 128) / 255 * 65535))
 
 
-def dicom_frames(size, downsample, level, missing, jp2k):
-    """Level `level`'s frames as complete streams, with each one's (column, row); missing tiles left out."""
+def dicom_frames(size, downsample, level, missing, coding):
+    """Level `level`'s frames as complete streams (or raw pixels), with each one's (column, row);
+    missing tiles left out."""
     width, height = size[0] // downsample, size[1] // downsample
     frames = []
     for row in range(-(-height // TILE)):
@@ -176,16 +180,26 @@ def dicom_frames(size, downsample, level, missing, jp2k):
             if (level, column, row) in missing:
                 continue
             pixels = stain(column * TILE, row * TILE, TILE, TILE, downsample)
-            frames.append(((column, row), jpeg2000(pixels) if jp2k else jpeg(pixels, False)))
+            encode = {"jpeg": lambda p: jpeg(p, False), "jp2k": jpeg2000, "native": lambda p: p.tobytes()}[coding]
+            frames.append(((column, row), encode(pixels)))
     return (width, height), frames
 
 
-def write_dicom_instance(path, template, series, flavor, size, frames, sparse=False, jp2k=False, background=None, spacing=0.00025):
+# Per frame coding: transfer syntax, photometric interpretation, lossy compression method.
+CODINGS = {
+    "jpeg": ("1.2.840.10008.1.2.4.50", "YBR_FULL_422", "ISO_10918_1"),
+    "jp2k": ("1.2.840.10008.1.2.4.91", "YBR_ICT", "ISO_15444_1"),
+    "native": ("1.2.840.10008.1.2", "RGB", None),
+}
+
+
+def write_dicom_instance(path, template, series, flavor, size, frames, sparse=False, coding="jpeg", background=None, spacing=0.00025):
     ds = template.copy()
     ds.file_meta = template.file_meta.copy()
     instance = generate_uid()
     ds.SOPInstanceUID = ds.file_meta.MediaStorageSOPInstanceUID = instance
-    ds.file_meta.TransferSyntaxUID = "1.2.840.10008.1.2.4.91" if jp2k else "1.2.840.10008.1.2.4.50"
+    syntax, photometric, method = CODINGS[coding]
+    ds.file_meta.TransferSyntaxUID = syntax
     ds.SeriesInstanceUID = series["series"]
     ds.StudyInstanceUID = series["study"]
     ds.FrameOfReferenceUID = series["frame"]
@@ -197,8 +211,14 @@ def write_dicom_instance(path, template, series, flavor, size, frames, sparse=Fa
     ds.Columns = ds.Rows = TILE
     ds.ImagedVolumeWidth, ds.ImagedVolumeHeight = size[0] * spacing, size[1] * spacing
     ds.NumberOfFrames = len(frames)
-    ds.PhotometricInterpretation = "YBR_ICT" if jp2k else "YBR_FULL_422"
-    ds.LossyImageCompressionMethod = "ISO_15444_1" if jp2k else "ISO_10918_1"
+    ds.PhotometricInterpretation = photometric
+    if method:
+        ds.LossyImageCompressionMethod = method
+    else:
+        ds.LossyImageCompression = "00"
+        for name in ("LossyImageCompressionMethod", "LossyImageCompressionRatio"):
+            if name in ds:
+                delattr(ds, name)
     for path_item in ds.OpticalPathSequence:
         # OpenSlide leaves colour as stored; so do the twins, so both compare with the SVS as stored.
         if "ICCProfile" in path_item:
@@ -222,24 +242,51 @@ def write_dicom_instance(path, template, series, flavor, size, frames, sparse=Fa
         ds.DimensionOrganizationType = "TILED_FULL"
         if "PerFrameFunctionalGroupsSequence" in ds:
             del ds.PerFrameFunctionalGroupsSequence
-    ds.PixelData = encapsulate([frame for _, frame in frames], has_bot=not sparse)
-    ds["PixelData"].VR = "OB"
-    ds["PixelData"].is_undefined_length = True
+    if coding == "native":
+        ds.PixelData = b"".join(frame for _, frame in frames)
+        ds["PixelData"].VR = "OB"
+    else:
+        ds.PixelData = encapsulate([frame for _, frame in frames], has_bot=not sparse)
+        ds["PixelData"].VR = "OB"
+        ds["PixelData"].is_undefined_length = True
     ds.save_as(path, enforce_file_format=True)
 
 
-def write_dicom_slide(folder, size, template_path, sparse=False, jp2k=False):
+def minimal_template():
+    """The attributes Tessera's reader looks at and little else, with no value from anyone's file:
+    what the committed fuzz seeds are written on (OpenSlide wants more, so the tests' twins use
+    its `boxes_0.dcm`)."""
+    from pydicom.dataset import FileMetaDataset
+    ds = Dataset()
+    ds.file_meta = FileMetaDataset()
+    ds.file_meta.MediaStorageSOPClassUID = ds.SOPClassUID = "1.2.840.10008.5.1.4.1.1.77.1.6"
+    ds.Modality = "SM"
+    ds.SamplesPerPixel, ds.PlanarConfiguration, ds.BitsAllocated, ds.BitsStored, ds.HighBit, ds.PixelRepresentation = 3, 0, 8, 8, 7, 0
+    shared, measures, frame_type = Dataset(), Dataset(), Dataset()
+    measures.PixelSpacing = ["0.00025", "0.00025"]
+    frame_type.FrameType = ["ORIGINAL", "PRIMARY", "VOLUME", "NONE"]
+    shared.PixelMeasuresSequence = Sequence([measures])
+    shared.WholeSlideMicroscopyImageFrameTypeSequence = Sequence([frame_type])
+    ds.SharedFunctionalGroupsSequence = Sequence([shared])
+    optical_path = Dataset()
+    optical_path.OpticalPathIdentifier = "1"
+    optical_path.ObjectiveLensPower = "40"
+    ds.OpticalPathSequence = Sequence([optical_path])
+    return ds
+
+
+def write_dicom_slide(folder, size, template_path, sparse=False, coding="jpeg"):
     if pydicom is None:
         raise SystemExit("make-slide-fixtures.py: the DICOM twins need pydicom")
-    template = pydicom.dcmread(template_path)
+    template = pydicom.dcmread(template_path) if template_path != "minimal" else minimal_template()
     os.makedirs(folder, exist_ok=True)
     series = {key: generate_uid() for key in ("series", "study", "frame", "pyramid")}
     missing = MISSING if sparse else frozenset()
     background = SPARSE_BACKGROUND_LAB if sparse else None
     for level, downsample in enumerate(DOWNSAMPLES):
-        level_size, frames = dicom_frames(size, downsample, level, missing, jp2k)
+        level_size, frames = dicom_frames(size, downsample, level, missing, coding)
         write_dicom_instance(
-            os.path.join(folder, f"level-{level}.dcm"), template, series, "VOLUME", level_size, frames, sparse=sparse, jp2k=jp2k,
+            os.path.join(folder, f"level-{level}.dcm"), template, series, "VOLUME", level_size, frames, sparse=sparse, coding=coding,
             background=background, spacing=0.00025 * downsample)
     # The associated images: one frame each, as small as their pixels.
     thumbnail_size = (max(1, size[0] // 64), max(1, size[1] // 64))
@@ -248,7 +295,7 @@ def write_dicom_slide(folder, size, template_path, sparse=False, jp2k=False):
         pixels[: frame_size[1], : frame_size[0]] = stain(0, 0, frame_size[0], frame_size[1], max(1, size[0] // frame_size[0]))[:TILE, :TILE]
         write_dicom_instance(
             os.path.join(folder, f"{name}.dcm"), template, series, flavor, (min(TILE, frame_size[0]), min(TILE, frame_size[1])),
-            [((0, 0), jpeg(pixels, False))], jp2k=False)
+            [((0, 0), jpeg(pixels, False))])
 
 
 def main():
@@ -256,8 +303,11 @@ def main():
     parser.add_argument("output")
     parser.add_argument("--size", default="12288x9216", help="level 0's width x height, in pixels")
     parser.add_argument("--only", choices=list(VARIANTS) + list(DICOM_VARIANTS), help="write this one slide alone")
-    parser.add_argument("--dicom-template", help="OpenSlide's boxes_0.dcm: write the DICOM twins on its attributes")
+    parser.add_argument("--tile", type=int, default=TILE, help="the tiles' side, in pixels")
+    parser.add_argument(
+        "--dicom-template", help="OpenSlide's boxes_0.dcm: write the DICOM twins on its attributes ('minimal': on only the few Tessera reads)")
     arguments = parser.parse_args()
+    globals()["TILE"] = arguments.tile
     size = tuple(int(v) for v in arguments.size.lower().split("x"))
     os.makedirs(arguments.output, exist_ok=True)
     for name, options in VARIANTS.items():
@@ -281,7 +331,8 @@ VARIANTS = {
 DICOM_VARIANTS = {
     "dicom-twin": dict(),
     "dicom-sparse": dict(sparse=True),
-    "dicom-jp2k": dict(jp2k=True),
+    "dicom-jp2k": dict(coding="jp2k"),
+    "dicom-native": dict(coding="native"),
 }
 
 

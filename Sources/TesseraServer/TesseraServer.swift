@@ -43,7 +43,7 @@ public struct TesseraServer: Sendable {
         // A dot name: the pyramid store passes over it (its pyramids are the other entries).
         jobs = try TrimJobs(
             directory: configuration.cacheDirectory + "/.jobs", executor: service.executor, privatePaths: privatePaths)
-        lister = AssetLister(resolver: service.resolver, executor: service.executor)
+        lister = AssetLister(resolver: service.resolver, executor: service.executor, kinds: service.planner.kinds)
         presentation = PresentationService(images: service, videos: videos, lister: lister)
         assets = WebAssets(directory: configuration.pagesDirectory)
         var common = commonResponseFields

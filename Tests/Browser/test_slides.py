@@ -214,6 +214,19 @@ def test_random_regions_at_every_scale_factor_equal_openslides(slide_server, sli
         assert worst >= 40, (factor, worst)
 
 
+def test_uncompressed_implicit_vr_dicom_is_read_as_stored(slide_server, slide_root):
+    # OpenSlide reads no Implicit VR Little Endian file: the oracle is the script's own pixels.
+    name = "dicom-native/level-0.dcm"
+    width, height = openslide.OpenSlide(slide_root / DICOM_SLIDES[0]).dimensions
+    chooser = random.Random(name)
+    for factor in fixtures.DOWNSAMPLES:
+        for x, y, w, h in regions(name, width, height, factor, chooser):
+            status, body = fetch(slide_server, f"/iiif/3/{iiif(name)}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
+            assert status == 200, body[:200]
+            expected = fixtures.stain(x // factor, y // factor, w // factor, h // factor, factor).astype(np.int32)
+            assert np.array_equal(pixels(body), expected), (factor, x, y, w, h)
+
+
 def test_the_svs_and_its_dicom_twin_give_the_same_png_bytes_for_every_region(slide_server, slide_root):
     width, height = openslide.OpenSlide(slide_root / SLIDES[0]).dimensions
     chooser = random.Random("twins")
@@ -342,6 +355,18 @@ def test_broken_slides_are_refused_with_a_short_error_and_the_server_goes_on(sli
     assert 400 <= status < 600 and len(body) < 512, (status, body[:200])
     assert str(slide_root).encode() not in body and b"/tmp" not in body
     assert fetch(slide_server, "/iiif/3/aperio-tables.svs/0,0,256,256/256,256/0/default.jpg")[0] == 200
+
+
+def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_server, slide_root):
+    listing = slide_server.json("/api/assets?dir=dicom-twin")
+    # Six instances, one slide: named by its first level, the others neither listed nor skipped.
+    assert [(e["name"], e["kind"], e["width"], e["height"]) for e in listing["entries"]] == [("level-0.dcm", "image", 12288, 9216)]
+    assert listing["skipped"] == 0
+    root = {e["name"]: e for e in slide_server.json("/api/assets")["entries"]}
+    # A slide with missing tiles, which the codecs' probe refuses, is listed with its kind's header.
+    assert root["aperio-missing.svs"]["kind"] == "image" and "error" not in root["aperio-missing.svs"]
+    manifest = slide_server.json("/presentation/3/dicom-twin/manifest")
+    assert [c["width"] for c in manifest["items"]] == [12288]
 
 
 SCALE_STATE = """

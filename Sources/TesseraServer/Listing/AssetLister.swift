@@ -2,6 +2,7 @@ import FoundationEssentials
 import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
+import TesseraTiles
 import TesseraVideo
 
 #if canImport(Glibc)
@@ -23,17 +24,24 @@ final class AssetLister: Sendable {
         /// read) that could not be probed: listed with its error, never handed to ffmpeg as a video.
         case unreadableImage(ImageDecodingError)
         case video(VideoProperties)
+        /// A file of a source that another file names in listings (a DICOM slide's instances but
+        /// its first level's): neither listed nor counted as skipped.
+        case member
         case neither
     }
 
     /// The root directory's resolver; nil for a root in a store, which is not listed.
     let resolver: IdentifierResolver?
     let executor: WorkExecutor
+    /// The kinds that read what the codecs' probe refuses or does not know (a slide with missing
+    /// tiles, a DICOM slide): the server's own (``SourcePlanner/kinds``).
+    let kinds: [any RegionSourceKind]
     private let probes = Locked(LRUCache<FileIdentity, Media>(costLimit: 16_384))
 
-    init(resolver: IdentifierResolver?, executor: WorkExecutor) {
+    init(resolver: IdentifierResolver?, executor: WorkExecutor, kinds: [any RegionSourceKind]) {
         self.resolver = resolver
         self.executor = executor
+        self.kinds = kinds
     }
 
     /// The page of `dir` (relative to the root, decoded; "" for the root) after `cursor`, at most
@@ -159,6 +167,8 @@ final class AssetLister: Sendable {
                         kind: .video, name: item.name, path: path, id: id, bytes: media[path]?.bytes,
                         width: video.displayWidth, height: video.displayHeight, format: video.codec,
                         duration: video.duration))
+            case .member:
+                continue
             case .neither:
                 skipped += 1
             }
@@ -182,16 +192,16 @@ final class AssetLister: Sendable {
         guard !unknown.isEmpty else { return found }
         let pending = unknown
         let images = try await executor.run(priority: .high) { context in
-            try pending.map { source -> Result<ImageProperties, ImageDecodingError> in
+            try pending.map { source -> Result<Media, ImageDecodingError> in
                 try context.checkCancellation()
-                return Result { () throws(ImageDecodingError) in try ImageDecoder().probe(source.input) }
+                return self.probeImage(source)
             }
         }
         for (source, image) in zip(unknown, images) {
             let media: Media
             switch image {
-            case .success(let properties):
-                media = .image(properties)
+            case .success(let known):
+                media = known
             case .failure(let error) where Self.isStillImage(error):
                 media = .unreadableImage(error)
             case .failure:
@@ -206,6 +216,17 @@ final class AssetLister: Sendable {
             probes.withLock { _ = $0.insert(media, for: source.identity, cost: 1) }
         }
         return found
+    }
+
+    /// `source` as an image (or a member of one): the codecs' probe, else, when it fails, the kinds
+    /// (a slide the probe refuses or does not read, shown with its own header). Blocking.
+    private func probeImage(_ source: ResolvedSource) -> Result<Media, ImageDecodingError> {
+        let probed = Result { () throws(ImageDecodingError) in try ImageDecoder().probe(source.input) }
+        guard case .failure(let error) = probed else { return probed.map(Media.image) }
+        let input = RegionSourceInput(input: source.input, identity: source.identity, options: DecodeOptions())
+        guard let opened = try? RegionSourceKinds.open(input, kinds: kinds, header: { throw error }) else { return .failure(error) }
+        let listed = opened.source.listedFilePath.map { $0 == source.path } ?? true
+        return .success(listed ? .image(opened.source.properties) : .member)
     }
 
     /// Whether a probe that failed so had sniffed a still image (or one Tessera recognises and does

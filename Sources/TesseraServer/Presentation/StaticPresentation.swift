@@ -127,7 +127,7 @@ private struct Publisher {
         let images = try ImageService(configuration: configuration, metrics: ServerMetrics())
         presentation = PresentationService(
             images: images, videos: VideoService(answers: images.answers, executor: images.executor, jpegQuality: images.configuration.jpegQuality),
-            lister: AssetLister(resolver: images.resolver, executor: images.executor))
+            lister: AssetLister(resolver: images.resolver, executor: images.executor, kinds: images.planner.kinds))
         self.urls = urls
         self.output = output
         self.tileSize = tileSize

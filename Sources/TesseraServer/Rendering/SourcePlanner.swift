@@ -9,7 +9,8 @@ import TesseraTiles
 /// they were made from, so no request reads a header a plan has read.
 final class SourcePlanner: Sendable {
     private let configuration: ServerConfiguration
-    private let kinds: [any RegionSourceKind]
+    /// The kinds asked before the codecs, in order.
+    let kinds: [any RegionSourceKind]
     private let executor: WorkExecutor
     private let metrics: ServerMetrics
     private let plans = Locked(LRUCache<String, SourcePlan>(costLimit: 4096))

@@ -75,6 +75,11 @@ public protocol RegionSource: Sendable {
     /// The size of one full-resolution pixel on the specimen, in micrometres, from the source's own
     /// metadata (a slide scanner's); nil when it has none. A print resolution (dpi) is not one.
     var micronsPerPixel: Double? { get }
+
+    /// The file a listing shows for this source when the source is read from several files and
+    /// any of them opens it (a DICOM slide: its first level's instance, not its others); nil, by
+    /// default, when the source is the file opened.
+    var listedFilePath: String? { get }
 }
 
 /// A tile's stored bytes, complete: ``RegionSource/storedTile(level:column:row:)``.
@@ -96,6 +101,8 @@ extension RegionSource {
     public func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? { nil }
 
     public var micronsPerPixel: Double? { nil }
+
+    public var listedFilePath: String? { nil }
 
     public func tile(level: Int, column: Int, row: Int, context: WorkContext) throws -> PixelBuffer {
         let tileSize = preferredTileSize ?? PixelSize(width: 256, height: 256)

@@ -109,6 +109,8 @@ struct DICOMSlideSource: TiledRegionSource {
         return PixelBuffer(width: width, height: height, format: pixelFormat, bytes: bytes)
     }
 
+    var listedFilePath: String? { levels[0].filePath }
+
     func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? {
         try levels[level].storedTile(column: column, row: row).map { StoredTile(bytes: $0, format: .jpeg) }
     }

@@ -72,7 +72,7 @@ final class DICOMFrameTable: Sendable {
     }
 
     let fileByteCount: Int
-    private let source: ImageSource
+    let source: ImageSource
     private let frameCount: Int
     private let layout: Layout
     private let isJPEG: Bool

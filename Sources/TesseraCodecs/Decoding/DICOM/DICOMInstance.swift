@@ -41,6 +41,8 @@ public final class DICOMInstance: Sendable {
     public let iccProfile: ICCProfile?
     /// How the header reads for hosts: format `dicom`, the matrix's size, the frames' pixel format.
     public let properties: ImageProperties
+    /// The instance's file, for one read from a file.
+    public var filePath: String? { frames.source.filePath }
 
     let frames: DICOMFrameTable
     /// For `TILED_SPARSE` instances, the frame of each tile (row by row, -1 where none is stored);
