@@ -74,6 +74,8 @@ let package = Package(
         .target(name: "CTesseraTIFF", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraJP2", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraJXL", dependencies: ["CTesseraLoader"]),
+        // OpenSlide, loaded on first use: only vendor slides pay for it and its GLib stack.
+        .target(name: "CTesseraOpenSlide", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraCrypto", dependencies: ["CTesseraLoader"]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
         .target(name: "CTesseraLCMS", dependencies: ["CTesseraLoader"]),
@@ -85,6 +87,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
                 "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL", "CTesseraAV",
+                "CTesseraOpenSlide",
             ],
             swiftSettings: layered
         ),

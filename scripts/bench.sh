@@ -24,9 +24,11 @@ python3 scripts/bench/access_bench.py "$tessera" bench-out/inputs --runs 3 --jso
 # JPEG 2000 (two JP2s of the same JPEG, made on /dev/shm): `tessera serve` beside iipsrv (OpenJPEG),
 # cold tiles beside opj_decompress, `tessera thumbnail` beside vipsthumbnail.
 python3 scripts/bench/jp2_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/jp2.json
-# Whole-slide images: an Aperio SVS-like slide (50000×40000, made once) served by `tessera serve`
-# beside OpenSlide's own Deep Zoom server (Flask), aligned tiles, regions, cold info.json, memory.
+# Whole-slide images: an Aperio SVS-like slide and its DICOM twin (50000×40000, made once) served by
+# `tessera serve` beside OpenSlide's own Deep Zoom server (Flask), aligned tiles, regions, cold
+# info.json, memory.
 python3 scripts/bench/slide_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/slides.json
+python3 scripts/bench/slide_bench.py "$tessera" bench-out/inputs --kind dicom --runs 3 --json bench-out/slides-dicom.json
 # IIIF Presentation: manifests of a 2,000-page PDF and TIFF and a 10,000-file folder's collection and
 # manifest, cold and warm, beside the header reads they cannot avoid (pdfinfo, Pillow, vipsheader).
 python3 scripts/bench/presentation_bench.py "$tessera" --runs 3 --json bench-out/presentation.json

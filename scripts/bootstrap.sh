@@ -23,6 +23,7 @@ modules=(
   "libswscale:libswscale-dev"
   "lcms2:liblcms2-dev"
   "imagequant:libimagequant-dev"
+  "openslide:libopenslide-dev"
   "zlib:zlib1g-dev"
 )
 # command → Debian package, for `make bench`

@@ -20,6 +20,7 @@ OpenSlide and Tessera read:
   dicom-twin/        TILED_FULL, Basic Offset Table, no ICC profile: aperio-tables.svs's pixels
   dicom-sparse/      TILED_SPARSE, frames of aperio-missing.svs's missing tiles left out, an
                      empty Basic Offset Table, a light blue background (CIELab)
+  dicom-untabled/    as dicom-twin, with an empty Basic Offset Table (frames found by their fragments)
   dicom-jp2k/        TILED_FULL, JPEG 2000 frames of RGB with MCT (YBR_ICT)
   dicom-native/      TILED_FULL, uncompressed RGB frames, Implicit VR Little Endian (no VR in
                      the headers: the reader knows its sequences by tag)
@@ -193,7 +194,8 @@ CODINGS = {
 }
 
 
-def write_dicom_instance(path, template, series, flavor, size, frames, sparse=False, coding="jpeg", background=None, spacing=0.00025):
+def write_dicom_instance(
+        path, template, series, flavor, size, frames, sparse=False, coding="jpeg", background=None, spacing=0.00025, offset_table=True):
     ds = template.copy()
     ds.file_meta = template.file_meta.copy()
     instance = generate_uid()
@@ -246,7 +248,7 @@ def write_dicom_instance(path, template, series, flavor, size, frames, sparse=Fa
         ds.PixelData = b"".join(frame for _, frame in frames)
         ds["PixelData"].VR = "OB"
     else:
-        ds.PixelData = encapsulate([frame for _, frame in frames], has_bot=not sparse)
+        ds.PixelData = encapsulate([frame for _, frame in frames], has_bot=offset_table and not sparse)
         ds["PixelData"].VR = "OB"
         ds["PixelData"].is_undefined_length = True
     ds.save_as(path, enforce_file_format=True)
@@ -275,7 +277,7 @@ def minimal_template():
     return ds
 
 
-def write_dicom_slide(folder, size, template_path, sparse=False, coding="jpeg"):
+def write_dicom_slide(folder, size, template_path, sparse=False, coding="jpeg", offset_table=True):
     if pydicom is None:
         raise SystemExit("make-slide-fixtures.py: the DICOM twins need pydicom")
     template = pydicom.dcmread(template_path) if template_path != "minimal" else minimal_template()
@@ -287,7 +289,7 @@ def write_dicom_slide(folder, size, template_path, sparse=False, coding="jpeg"):
         level_size, frames = dicom_frames(size, downsample, level, missing, coding)
         write_dicom_instance(
             os.path.join(folder, f"level-{level}.dcm"), template, series, "VOLUME", level_size, frames, sparse=sparse, coding=coding,
-            background=background, spacing=0.00025 * downsample)
+            background=background, spacing=0.00025 * downsample, offset_table=offset_table)
     # The associated images: one frame each, as small as their pixels.
     thumbnail_size = (max(1, size[0] // 64), max(1, size[1] // 64))
     for name, flavor, frame_size in (("thumbnail", "THUMBNAIL", thumbnail_size), ("label", "LABEL", (64, 64)), ("overview", "OVERVIEW", (128, 64))):
@@ -331,6 +333,7 @@ VARIANTS = {
 DICOM_VARIANTS = {
     "dicom-twin": dict(),
     "dicom-sparse": dict(sparse=True),
+    "dicom-untabled": dict(offset_table=False),
     "dicom-jp2k": dict(coding="jp2k"),
     "dicom-native": dict(coding="native"),
 }

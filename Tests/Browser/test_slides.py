@@ -134,7 +134,8 @@ def psnr(ours: np.ndarray, theirs: np.ndarray) -> float:
     return float("inf") if error == 0 else 10 * np.log10(255**2 / error)
 
 
-@pytest.mark.parametrize("name", SLIDES + DICOM_SLIDES + ("dicom-twin/level-1.dcm", "small.svs", "boxes/boxes_0.dcm"))
+@pytest.mark.parametrize(
+    "name", SLIDES + DICOM_SLIDES + ("dicom-twin/level-1.dcm", "dicom-untabled/level-0.dcm", "small.svs", "boxes/boxes_0.dcm"))
 def test_info_has_the_slides_size_stored_tiles_and_every_stored_downsample(slide_server, slide_root, name):
     # OpenSlide opens a DICOM slide by any of its files too.
     slide = openslide.OpenSlide(slide_root / name)
@@ -233,9 +234,12 @@ def test_the_svs_and_its_dicom_twin_give_the_same_png_bytes_for_every_region(sli
     for factor in (1, 2, 4, 8, 16, 32):
         for x, y, w, h in regions("twins", width, height, factor, chooser):
             request = f"{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png"
-            svs, dicom = fetch(slide_server, f"/iiif/3/{SLIDES[0]}/{request}"), fetch(slide_server, f"/iiif/3/{iiif(DICOM_SLIDES[0])}/{request}")
-            assert svs[0] == dicom[0] == 200, request
-            assert svs[1] == dicom[1], request
+            svs = fetch(slide_server, f"/iiif/3/{SLIDES[0]}/{request}")
+            # With its offset table, and without (frames found by walking the fragments).
+            for twin in (DICOM_SLIDES[0], "dicom-untabled/level-0.dcm"):
+                dicom = fetch(slide_server, f"/iiif/3/{iiif(twin)}/{request}")
+                assert svs[0] == dicom[0] == 200, request
+                assert svs[1] == dicom[1], (twin, request)
 
 
 def stored_tile(path: Path, level_directory: int, column: int, row: int) -> bytes:
@@ -367,6 +371,63 @@ def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_se
     assert root["aperio-missing.svs"]["kind"] == "image" and "error" not in root["aperio-missing.svs"]
     manifest = slide_server.json("/presentation/3/dicom-twin/manifest")
     assert [c["width"] for c in manifest["items"]] == [12288]
+
+
+VENDOR_SCRIPT = REPO / "scripts" / "make-vendor-slide-fixtures.py"
+VENDOR_SLIDES = ("generic-thirds.tif", "leica-like.scn")
+
+
+@pytest.fixture(scope="session")
+def vendor_server(tmp_path_factory):
+    """Slides Tessera reads through OpenSlide (Debian's 3.4.1, loaded on first use), written once
+    per version of their script; the oracle is OpenSlide 4.0.1."""
+    # Its pixels come from the other script's pattern: a change to either makes them again.
+    made = REPO / ".build" / "slide-fixtures" / ("vendor-" + hashlib.sha256(VENDOR_SCRIPT.read_bytes() + SCRIPT.read_bytes()).hexdigest()[:12])
+    if not (made / VENDOR_SLIDES[-1]).exists():
+        partial = made.with_suffix(".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        subprocess.run([sys.executable, str(VENDOR_SCRIPT), str(partial)], check=True)
+        partial.rename(made)
+    root = tmp_path_factory.mktemp("vendor-slides")
+    for name in VENDOR_SLIDES:
+        shutil.copy(made / name, root / name)
+    yield from run_server(root, tmp_path_factory)
+
+
+def composited(slide: openslide.OpenSlide, level: int, x: int, y: int, width: int, height: int) -> np.ndarray:
+    """OpenSlide's pixels of a level, premultiplied ARGB made RGB on the slide's background."""
+    background = np.array([int(slide.properties.get("openslide.background-color", "FFFFFF")[i:i + 2], 16) for i in (0, 2, 4)])
+    rgba = np.asarray(slide.read_region((x, y), level, (width, height))).astype(np.int32)
+    alpha = rgba[..., 3:4]
+    return (rgba[..., :3] * alpha + background * (255 - alpha) + 127) // 255
+
+
+@pytest.mark.parametrize("name", VENDOR_SLIDES)
+def test_vendor_slides_are_read_through_openslide_at_their_stored_levels(vendor_server, name):
+    slide = openslide.OpenSlide(vendor_server.root / name)
+    info = vendor_server.json(f"/iiif/3/{name}/info.json")
+    assert (info["width"], info["height"]) == slide.dimensions
+    services = [s for s in info.get("service", []) if "physdim" in s.get("profile", "")]
+    if slide.properties["openslide.vendor"] == "generic-tiff":
+        assert services == []  # a print resolution is not a microscope's scale
+    else:
+        assert services and services[0]["physicalScale"] == pytest.approx(float(slide.properties["openslide.mpp-x"]) / 1000, rel=1e-6)
+    chooser = random.Random(name)
+    for level, downsample in enumerate(slide.level_downsamples):
+        factor = round(downsample)
+        if factor & (factor - 1):
+            continue  # a 3× level: IIIF's factors are powers of two, made from it by resampling
+        width, height = slide.dimensions
+        for x, y, w, h in regions(name, width, height, factor, chooser):
+            status, body = fetch(vendor_server, f"/iiif/3/{name}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
+            assert status == 200, body[:200]
+            assert np.array_equal(pixels(body), composited(slide, level, x, y, w // factor, h // factor)), (factor, x, y, w, h)
+    # A factor no stored level has is made from the finer one: 2 from level 0.
+    x, y, w, h = next(regions(name, *slide.dimensions, 2, chooser))
+    status, body = fetch(vendor_server, f"/iiif/3/{name}/{x},{y},{w},{h}/{w // 2},{h // 2}/0/default.png")
+    full = composited(slide, 0, x, y, w, h)
+    halved = (full[0::2, 0::2] + full[1::2, 0::2] + full[0::2, 1::2] + full[1::2, 1::2] + 2) >> 2
+    assert status == 200 and psnr(pixels(body), halved) >= 40
 
 
 SCALE_STATE = """

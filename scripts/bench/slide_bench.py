@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Whole-slide images: `tessera serve` beside OpenSlide's own Deep Zoom server (openslide-python's
 examples/deepzoom/deepzoom_server.py on Flask, threaded: what a lab runs today), on 127.0.0.1
-only, in one run, on an Aperio SVS-like slide (scripts/make-slide-fixtures.py, 256-px JPEG tiles
-with shared tables, levels 1/4/16; made once into INPUTS/slides):
+only, in one run, on an Aperio SVS-like slide (`--kind svs`: scripts/make-slide-fixtures.py,
+256-px JPEG tiles with shared tables, levels 1/4/16) or its DICOM twin (`--kind dicom`: one
+instance per level, the same JPEG frames, an empty Basic Offset Table, so frames are found by
+walking the fragments), made once into INPUTS/slides:
 
   Tiles       the same tiles both ways: Tessera's IIIF tiles at the stored levels (scale factors
               1, 4, 16; interior tiles: answered with their stored bytes) and the OpenSlide
@@ -21,7 +23,7 @@ with shared tables, levels 1/4/16; made once into INPUTS/slides):
               in a warm Python process (what its server pays once per slide).
   Memory      peak RSS (VmHWM summed over each server's processes) through the tiles and regions.
 
-    slide_bench.py TESSERA INPUTS [--runs 3] [--duration 10] [--size 50000x40000] [--json PATH]
+    slide_bench.py TESSERA INPUTS [--kind svs|dicom] [--runs 3] [--duration 10] [--size 50000x40000] [--json PATH]
 """
 import argparse
 import json
@@ -42,17 +44,20 @@ from serving_bench import (Sampler, Server, add_wrk_arguments, get, random_regio
 ROOT = Path(__file__).resolve().parents[2]
 VENV_PYTHON = ROOT / ".build" / "browser-venv" / "bin" / "python"
 DEEPZOOM_SERVER = ROOT / ".build" / "openslide-fixtures" / "deepzoom_server.py"
-SLIDE = "aperio-tables.svs"
+# Kind → the fixture script's variant and the slide's file in it (a DICOM slide: its first level).
+KINDS = {"svs": ("aperio-tables.svs", "aperio-tables.svs"), "dicom": ("dicom-untabled", "dicom-untabled/level-0.dcm")}
+SLIDE = KINDS["svs"][1]
+SLIDE_ID = SLIDE
 TILE = 256
 STORED_FACTORS = (1, 4, 16)
 
 
-def make_slide(inputs, size):
+def make_slide(inputs, size, variant):
     folder = Path(inputs) / "slides" / size
     if not (folder / SLIDE).exists():
-        say(f"making {SLIDE} at {size} (once)…")
+        say(f"making {variant} at {size} (once)…")
         subprocess.run([str(VENV_PYTHON), str(ROOT / "scripts" / "make-slide-fixtures.py"), str(folder), "--size", size,
-                        "--only", SLIDE], check=True)
+                        "--only", variant, "--dicom-template", str(DEEPZOOM_SERVER.parent / "boxes_0.dcm")], check=True)
     return folder
 
 
@@ -66,7 +71,7 @@ def tile_list(width, height, count, seed):
         columns, rows = width // side, height // side  # whole tiles only: interior, stored whole
         for _ in range(count // len(STORED_FACTORS)):
             column, row = rng.randrange(columns), rng.randrange(rows)
-            iiif = f"/iiif/3/{SLIDE}/{column * side},{row * side},{side},{side}/{TILE},{TILE}/0/default.jpg"
+            iiif = f"/iiif/3/{SLIDE_ID}/{column * side},{row * side},{side},{side}/{TILE},{TILE}/0/default.jpg"
             deep_zoom = f"/slide_files/{max_level - (factor.bit_length() - 1)}/{column}_{row}.jpeg"
             pairs.append((iiif, deep_zoom))
     rng.shuffle(pairs)
@@ -157,7 +162,7 @@ def cold_info(tessera, root, work, runs):
         server = start_tessera(tessera, root, work, sampler)
         try:
             start = time.perf_counter()
-            status, _, body = get(server.base, f"/iiif/3/{SLIDE}/info.json")
+            status, _, body = get(server.base, f"/iiif/3/{SLIDE_ID}/info.json")
             times.append(time.perf_counter() - start)
             if status != 200 or b"physdim" not in body:
                 raise RuntimeError(f"cold info.json answered {status}")
@@ -181,7 +186,7 @@ def one_run(args, root, size, work, seed):
             "warm": {"tessera": wrk_rate(tessera, [p[0] for p in pairs], args, work, seed),
                      "openslide": wrk_rate(openslide, [p[1] for p in pairs], args, work, seed)},
         }
-        region_paths = [f"/iiif/3/{SLIDE}/{x},{y},{w},{h}/!512,512/0/default.jpg" for x, y, w, h in boxes]
+        region_paths = [f"/iiif/3/{SLIDE_ID}/{x},{y},{w},{h}/!512,512/0/default.jpg" for x, y, w, h in boxes]
         done, bad, seconds = warm(tessera, region_paths, 8, 600)
         if bad:
             raise RuntimeError(f"tessera regions: {bad}")
@@ -207,6 +212,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tessera")
     parser.add_argument("inputs")
+    parser.add_argument("--kind", choices=KINDS, default="svs", help="an Aperio SVS or its DICOM twin (default svs)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--size", default="50000x40000", help="the slide's level 0, pixels (default 50000x40000)")
     parser.add_argument("--tiles", type=int, default=1500, help="distinct tiles per run (default 1500)")
@@ -216,7 +222,10 @@ def main():
     args = parser.parse_args()
     args.tessera = os.path.abspath(args.tessera)
     size = tuple(int(v) for v in args.size.split("x"))
-    root = make_slide(args.inputs, args.size)
+    global SLIDE, SLIDE_ID
+    variant, SLIDE = KINDS[args.kind]
+    SLIDE_ID = SLIDE.replace("/", "%2F")
+    root = make_slide(args.inputs, args.size, variant)
     work = tempfile.mkdtemp(prefix="slide-bench-")
     runs = []
     for run in range(args.runs):

@@ -164,9 +164,9 @@ struct Header {
                 default: try StillImageHeader.tga(stream, limits: options.limits)
                 }
             (kind, properties) = (.still(header), header.properties(fileByteCount: length))
-        case .dicom:
-            // Never sniffed: a DICOM slide is read by its kind, instance by instance.
-            throw .unsupported(reason: "DICOM is read as a whole-slide image, not decoded whole")
+        case .dicom, .slide:
+            // Never sniffed: slides are read by their kinds, tile by tile.
+            throw .unsupported(reason: "a whole-slide image is read by its levels, not decoded whole")
         case .ico:
             let icon = try StillImageHeader.icon(stream, limits: options.limits)
             if let header = icon.header {

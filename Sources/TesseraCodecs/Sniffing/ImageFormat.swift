@@ -6,8 +6,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     /// `jxl` is JPEG XL, a bare codestream or in its ISO BMFF container. `ico` is a Windows icon
     /// or cursor (ICO/CUR), `pnm` any Netpbm file (PBM, PGM, PPM, plain or binary, and PAM), `tga`
     /// Truevision TGA. `dicom` is a DICOM whole-slide image's instance, read by its own kind
-    /// (``DICOMInstance``), never by ``ImageDecoder`` nor sniffed by ``init(sniffing:)``.
-    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl, bmp, ico, pnm, tga, dicom
+    /// (``DICOMInstance``), `slide` a vendor's whole-slide format read through OpenSlide
+    /// (``OpenSlideFile``: NDPI, MRXS, SCN, BIF…); neither is decoded by ``ImageDecoder`` nor
+    /// sniffed by ``init(sniffing:)``.
+    case jpeg, png, gif, webp, heic, avif, tiff, svg, pdf, jp2, j2k, jxl, bmp, ico, pnm, tga, dicom, slide
 
     /// The format's media type, as a file of it is served.
     public var mediaType: String {
@@ -29,6 +31,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .pnm: "image/x-portable-anymap"
         case .tga: "image/x-tga"
         case .dicom: "application/dicom"
+        case .slide: "application/octet-stream"
         }
     }
 

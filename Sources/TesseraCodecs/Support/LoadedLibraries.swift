@@ -2,6 +2,7 @@ import CTesseraCairo
 import CTesseraHeif
 import CTesseraJP2
 import CTesseraJXL
+import CTesseraOpenSlide
 import CTesseraPDF
 import CTesseraQuant
 import CTesseraSVG
@@ -33,6 +34,8 @@ enum Libraries {
     static let jxl = load { tessera_jxl_load($0, $1) }
     /// OpenJPEG (CTesseraJP2.h).
     static let openJPEG = load { tessera_jp2_load($0, $1) }
+    /// OpenSlide (CTesseraOpenSlide.h).
+    static let openSlide = load { tessera_openslide_load($0, $1) }
 
     /// Threads OpenJPEG and libjxl encode on, and libjxl decodes on: the cores, up to 4.
     static let threadCount = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))

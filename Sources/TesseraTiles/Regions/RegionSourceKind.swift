@@ -33,9 +33,14 @@ public protocol RegionSourceKind: Sendable {
 
 /// The kinds every host asks, in order, before the codecs: the one place a new kind is registered.
 public enum RegionSourceKinds {
-    /// The kinds Tessera reads natively, sharing `readers` (TIFF handles kept between reads).
+    /// The kinds Tessera reads natively (sharing `readers`, TIFF handles kept between reads), and
+    /// the slides OpenSlide reads: its vendor formats before the pyramidal TIFF kind, generic TIFF
+    /// after it (``OpenSlideKind``).
     public static func standard(readers: TIFFReaderPool) -> [any RegionSourceKind] {
-        [AperioSlideKind(readers: readers), DICOMSlideKind(), TIFFPyramidKind(readers: readers)]
+        [
+            AperioSlideKind(readers: readers), DICOMSlideKind(), OpenSlideKind(.vendorFormats), TIFFPyramidKind(readers: readers),
+            OpenSlideKind(.genericTIFF),
+        ]
     }
 
     /// A file as a host opens it: read natively by a kind, or decoded by the codecs from its header.

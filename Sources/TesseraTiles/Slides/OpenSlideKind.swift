@@ -1,0 +1,107 @@
+public import TesseraCodecs
+import TesseraCore
+
+/// Whole-slide images of the vendors Tessera does not read natively, through OpenSlide
+/// (``OpenSlideFile``): Hamamatsu, MIRAX, Leica, Ventana, Philips, Sakura, Trestle, and generic
+/// tiled TIFF. Listed twice among the kinds: the vendor formats before the pyramidal TIFF kind
+/// (which would take a vendor's TIFF for a plain pyramid), generic TIFF after it (a pyramid whose
+/// levels halve is read natively, faster; OpenSlide takes the tiled TIFFs whose levels do not).
+/// No pass-through (OpenSlide gives no stored bytes); the slide's background fills where it has
+/// no data; the scale is the vendor's.
+public struct OpenSlideKind: RegionSourceKind {
+    /// Which of OpenSlide's formats this kind takes.
+    public enum Vendors: Sendable {
+        /// Every vendor's format but generic tiled TIFF (and Aperio, read natively).
+        case vendorFormats
+        /// Generic tiled TIFF alone.
+        case genericTIFF
+    }
+
+    public let vendors: Vendors
+    public var name: String { "openslide" }
+
+    public init(_ vendors: Vendors) { self.vendors = vendors }
+
+    /// OpenSlide is asked (and loaded) only for a TIFF or a file the codecs do not read (MIRAX's
+    /// `.mrxs`, Hamamatsu's `.vms`, Sakura's SQLite): never for the JPEGs and PNGs most servers hold.
+    public func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)? {
+        guard let path = input.input.filePath, input.options.pageIndex == 0 else { return nil }
+        if let format = try? header().format, format != .tiff { return nil }
+        guard let vendor = OpenSlideFile.vendor(ofFileAt: path), vendor != "aperio", (vendor == "generic-tiff") == (vendors == .genericTIFF)
+        else { return nil }
+        let file = try OpenSlideFile(path: path)
+        // A tiled TIFF of one level is no pyramid: the codecs read it, and the server builds its levels.
+        guard vendors == .vendorFormats || file.levels.count > 1 else { return nil }
+        return OpenSlideSource(file)
+    }
+}
+
+/// An OpenSlide slide as a ``RegionSource``: its levels whose downsample is a whole number
+/// (within 0.1 %: 4.0002 is 4; a level at 4.016 is left to ``RegionLevels``, made from the finer
+/// one, so every level pixel lies where the full-resolution grid puts it), read in bands of rows
+/// and composited on the slide's background.
+struct OpenSlideSource: RegionSource {
+    let properties: ImageProperties
+    let nativeLevels: [NativeLevel]
+    var pixelFormat: PixelFormat { .rgb8 }
+    var preferredTileSize: PixelSize? { nil }
+    var holdsWholeImage: Bool { false }
+    var micronsPerPixel: Double? { file.micronsPerPixel }
+    private let file: OpenSlideFile
+    /// OpenSlide's level for each native level.
+    private let slideLevels: [Int]
+
+    init(_ file: OpenSlideFile) {
+        self.file = file
+        properties = file.properties
+        var levels: [NativeLevel] = [], indices: [Int] = []
+        for (index, level) in file.levels.enumerated() {
+            let downsample = Int(level.downsample.rounded())
+            guard downsample >= 1, abs(level.downsample - Double(downsample)) <= 0.001 * level.downsample,
+                downsample > (levels.last?.downsample ?? 0)
+            else { continue }
+            levels.append(NativeLevel(size: level.size, downsample: downsample))
+            indices.append(index)
+        }
+        nativeLevels = levels
+        slideLevels = indices
+    }
+
+    /// OpenSlide decodes the stored tiles a region touches; their size is not known here, so the
+    /// cost is the region's own pixels.
+    func cost(of rect: PixelRect, level: Int) -> RegionCost {
+        RegionCost(decodedPixelCount: rect.width * rect.height, rowsPassedOver: 0)
+    }
+
+    func forEachRow(in rect: PixelRect, level: Int, context: WorkContext, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws {
+        let size = nativeLevels[level].size, downsample = nativeLevels[level].downsample
+        let rect = rect.intersection(PixelRect(x: 0, y: 0, width: size.width, height: size.height))
+        guard rect.width > 0, rect.height > 0 else { return }
+        // Bands of at most a megapixel: memory is the region's width, not its area.
+        let bandRows = max(1, min(rect.height, (1 << 20) / rect.width))
+        let argb = UnsafeMutablePointer<UInt32>.allocate(capacity: bandRows * rect.width)
+        defer { argb.deallocate() }
+        var row = [UInt8](repeating: 0, count: rect.width * 3)
+        let background = file.background.map(UInt32.init)
+        for bandTop in stride(from: rect.y, to: (rect.y + rect.height), by: bandRows) {
+            try context.checkCancellation()
+            let rows = min(bandRows, (rect.y + rect.height) - bandTop)
+            try file.readRegion(
+                level: slideLevels[level], origin: (rect.x * downsample, bandTop * downsample),
+                size: PixelSize(width: rect.width, height: rows), into: argb)
+            for y in 0..<rows {
+                row.withUnsafeMutableBufferPointer { out in
+                    for x in 0..<rect.width {
+                        // Premultiplied: a colour plus the background where the pixel lets it through.
+                        let pixel = argb[y * rect.width + x], clear = 255 - (pixel >> 24)
+                        for channel in 0..<3 {
+                            let stored = (pixel >> UInt32(16 - 8 * channel)) & 0xFF
+                            out[x * 3 + channel] = UInt8(min(255, stored + (background[channel] * clear + 127) / 255))
+                        }
+                    }
+                }
+                row.withUnsafeBufferPointer(body)
+            }
+        }
+    }
+}
