@@ -210,7 +210,8 @@ def write_dicom_instance(
     ds.SharedFunctionalGroupsSequence[0].WholeSlideMicroscopyImageFrameTypeSequence[0].FrameType = ds.ImageType
     ds.SharedFunctionalGroupsSequence[0].PixelMeasuresSequence[0].PixelSpacing = [f"{spacing:.8f}", f"{spacing:.8f}"]
     ds.TotalPixelMatrixColumns, ds.TotalPixelMatrixRows = size
-    ds.Columns = ds.Rows = TILE
+    # A level's frames are its tiles; an associated image is one frame of its own size.
+    ds.Columns, ds.Rows = (TILE, TILE) if flavor == "VOLUME" else size
     ds.ImagedVolumeWidth, ds.ImagedVolumeHeight = size[0] * spacing, size[1] * spacing
     ds.NumberOfFrames = len(frames)
     ds.PhotometricInterpretation = photometric
@@ -290,14 +291,11 @@ def write_dicom_slide(folder, size, template_path, sparse=False, coding="jpeg", 
         write_dicom_instance(
             os.path.join(folder, f"level-{level}.dcm"), template, series, "VOLUME", level_size, frames, sparse=sparse, coding=coding,
             background=background, spacing=0.00025 * downsample, offset_table=offset_table)
-    # The associated images: one frame each, as small as their pixels.
+    # The associated images: one frame each, of their own size.
     thumbnail_size = (max(1, size[0] // 64), max(1, size[1] // 64))
     for name, flavor, frame_size in (("thumbnail", "THUMBNAIL", thumbnail_size), ("label", "LABEL", (64, 64)), ("overview", "OVERVIEW", (128, 64))):
-        pixels = np.zeros((TILE, TILE, 3), np.uint8)
-        pixels[: frame_size[1], : frame_size[0]] = stain(0, 0, frame_size[0], frame_size[1], max(1, size[0] // frame_size[0]))[:TILE, :TILE]
-        write_dicom_instance(
-            os.path.join(folder, f"{name}.dcm"), template, series, flavor, (min(TILE, frame_size[0]), min(TILE, frame_size[1])),
-            [((0, 0), jpeg(pixels, False))])
+        pixels = stain(0, 0, frame_size[0], frame_size[1], max(1, size[0] // frame_size[0]))
+        write_dicom_instance(os.path.join(folder, f"{name}.dcm"), template, series, flavor, frame_size, [((0, 0), jpeg(pixels, False))])
 
 
 def main():

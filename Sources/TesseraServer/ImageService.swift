@@ -73,7 +73,8 @@ final class ImageService: Sendable {
         decodedLevels = DecodedLevels(configuration: configuration, executor: executor, metrics: metrics)
         answers = ResponseAnswers(configuration: configuration, metrics: metrics)
         builds = BackgroundBuilds(pyramids: pyramidSource)
-        storedTiles = StoredTileReader(configuration: configuration, sources: sources, planner: planner, pyramids: pyramidSource)
+        storedTiles = StoredTileReader(
+            configuration: configuration, sources: sources, planner: planner, pyramids: pyramidSource, metrics: metrics)
         renderer = PlanRenderer(
             inPlace: InPlaceRenderer(configuration: configuration, decodedLevels: decodedLevels, executor: executor, metrics: metrics),
             derived: DerivedRenderer(

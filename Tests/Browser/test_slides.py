@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import io
+import json
 import os
 import random
 import re
@@ -160,11 +161,20 @@ def test_info_gives_the_scanners_scale_and_no_other(slide_server, slide_root, na
         # boxes.tiff: OpenSlide's 352.78 µm/px is the file's 72 dpi, not a microscope's scale.
         assert services == []
         return
-    assert services == [{
+    expected = {
         "@context": "http://iiif.io/api/annex/services/physdim/1/context.json",
+        "@id": info["id"] + "#physdim", "@type": "PhysicalDimensions",
         "profile": "http://iiif.io/api/annex/services/physdim",
         "physicalScale": pytest.approx(float(slide.properties["openslide.mpp-x"]) / 1000, rel=1e-9),
-        "physicalUnits": "mm"}]
+        "physicalUnits": "mm"}
+    assert services == [expected]
+    # The slide's canvas carries it too, as its image service's; a manifest both checkers take.
+    manifest = slide_server.get(f"/presentation/3/{iiif(name)}/manifest")
+    canvas = json.loads(manifest)["items"][0]
+    assert canvas["service"] == [expected]
+    checked = subprocess.run([str(REPO / ".build/presentation-venv/bin/python"), str(REPO / "scripts/check-presentation.py"), "-"],
+                             input=manifest, capture_output=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def sparse_background() -> np.ndarray:

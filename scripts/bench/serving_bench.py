@@ -426,14 +426,15 @@ def parse_wrk(text):
     return result
 
 
-def wrk(server, url_file, args, seed, seconds, count, headers=()):
+def wrk(server, url_file, args, seed, seconds, count, headers=(), sequential=False):
     """One wrk run of `seconds` once the server is idle; with count, the Lua hook counts every
-    response's status. `headers` ("Name: value" strings) go with every request."""
+    response's status; with sequential, each thread walks its share of the paths in order rather
+    than drawing them at random. `headers` ("Name: value" strings) go with every request."""
     waited = wait_idle(server)
     argv = (["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{seconds}s", "--latency",
              "--timeout", f"{args.wrk_timeout}s", "-s", str(TEMPLATES / "urls.lua")]
             + [arg for header in headers for arg in ("-H", header)]
-            + [server.base, "--", str(url_file), str(seed)] + (["count"] if count else []))
+            + [server.base, "--", str(url_file), str(seed)] + (["count"] if count else []) + ([f"sequential={args.threads}"] if sequential else []))
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
     except subprocess.TimeoutExpired:

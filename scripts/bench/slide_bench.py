@@ -10,9 +10,11 @@ walking the fragments), made once into INPUTS/slides:
               1, 4, 16; interior tiles: answered with their stored bytes) and the OpenSlide
               server's Deep Zoom tiles at the same levels with tile size 256 and overlap 0 (what
               read_region of the stored tile and a JPEG encode at its quality 75 give), in a seeded
-              order. First touch: one pass over the list from a fresh server, 8 clients (req/s);
-              warm: wrk over the same list after it (req/s). Every answer of the pass is checked
-              (200, a JPEG 256×256), and wrk's statuses are audited as in serving_bench.py.
+              order. First touch: wrk from a fresh server over every interior tile of the stored
+              levels, shuffled, each thread walking its share in order for --first-touch seconds
+              (no tile asked twice: fewer requests than tiles), every status counted (req/s);
+              warm: a checked pass over a list of --tiles of them (200, a JPEG 256×256), then wrk
+              drawing from it at random (req/s), its statuses audited as in serving_bench.py.
   Regions     seeded random regions (sides 1000–8000 px) scaled to `!512,512`, Tessera from a
               fresh server, first pass; OpenSlide has no region endpoint, so beside it is what any
               server built on it would do per region, in process: read_region at the level
@@ -39,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import free_port, jpeg_size, say  # noqa: E402
 from serving_bench import (Sampler, Server, add_wrk_arguments, get, random_regions, run_wrk, stop_all,  # noqa: E402
-                           wait_for_port, warm)
+                           wait_for_port, warm, wrk)
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_PYTHON = ROOT / ".build" / "browser-venv" / "bin" / "python"
@@ -62,15 +64,17 @@ def make_slide(inputs, size, variant):
 
 
 def tile_list(width, height, count, seed):
-    """(IIIF path, Deep Zoom path) of `count` interior tiles spread over the stored levels."""
+    """(IIIF path, Deep Zoom path) of interior tiles of the stored levels, shuffled: `count` of
+    them spread over the levels, or every one (count None)."""
     rng = random.Random(seed)
     max_level = (max(width, height) - 1).bit_length()  # Deep Zoom's: ceil(log2(longest side))
     pairs = []
     for factor in STORED_FACTORS:
         side = TILE * factor
         columns, rows = width // side, height // side  # whole tiles only: interior, stored whole
-        for _ in range(count // len(STORED_FACTORS)):
-            column, row = rng.randrange(columns), rng.randrange(rows)
+        places = ([(c, r) for r in range(rows) for c in range(columns)] if count is None else
+                  [(rng.randrange(columns), rng.randrange(rows)) for _ in range(count // len(STORED_FACTORS))])
+        for column, row in places:
             iiif = f"/iiif/3/{SLIDE_ID}/{column * side},{row * side},{side},{side}/{TILE},{TILE}/0/default.jpg"
             deep_zoom = f"/slide_files/{max_level - (factor.bit_length() - 1)}/{column}_{row}.jpeg"
             pairs.append((iiif, deep_zoom))
@@ -119,6 +123,26 @@ def wrk_rate(server, paths, args, work, seed):
     result = run_wrk(server, url_file, args, seed)
     if "error" in result:
         raise RuntimeError(f"{server.name} wrk: {result['error']}")
+    return result["requests_per_s"]
+
+
+def first_touch_rate(server, paths, args, work, seed):
+    """Requests per second over tiles never asked before: wrk walking `paths` in order (each
+    thread its share) for --first-touch seconds, every status counted; checked to have asked
+    fewer than there are tiles, so none was asked twice."""
+    for path in paths[-3:]:  # checked by hand at the end of the list, which the walk does not reach
+        status, _, body = get(server.base, path)
+        if status != 200 or jpeg_size(body) != (TILE, TILE):
+            raise RuntimeError(f"{server.name}: {path} answered {status}, {jpeg_size(body) if status == 200 else body[:80]}")
+    url_file = Path(work) / f"{server.name}-first-touch.txt"
+    url_file.write_text("\n".join(paths[:-3]) + "\n")
+    result = wrk(server, url_file, args, seed, args.first_touch, count=True, sequential=True)
+    answered = sum(result.get("statuses", {}).values())
+    bad = {status: n for status, n in result.get("statuses", {}).items() if status != 200}
+    if "error" in result or bad or result["non2xx3xx"] or answered == 0:
+        raise RuntimeError(f"{server.name} first touch: {result.get('error')} {bad} {result['non2xx3xx']}")
+    if result["requests"] >= len(paths) - 3:
+        raise RuntimeError(f"{server.name} first touch asked {result['requests']} of {len(paths) - 3} tiles: some twice")
     return result["requests_per_s"]
 
 
@@ -180,12 +204,13 @@ def one_run(args, root, size, work, seed):
     tessera = start_tessera(args.tessera, root, work, sampler)
     openslide = start_openslide(root, work, sampler)
     try:
-        result = {
-            "first_touch": {"tessera": checked_pass(tessera, [p[0] for p in pairs], "tessera"),
-                            "openslide": checked_pass(openslide, [p[1] for p in pairs], "openslide")},
-            "warm": {"tessera": wrk_rate(tessera, [p[0] for p in pairs], args, work, seed),
-                     "openslide": wrk_rate(openslide, [p[1] for p in pairs], args, work, seed)},
-        }
+        every = tile_list(width, height, None, seed)
+        result = {"first_touch": {"tessera": first_touch_rate(tessera, [p[0] for p in every], args, work, seed),
+                                  "openslide": first_touch_rate(openslide, [p[1] for p in every], args, work, seed)}}
+        for server, index in ((tessera, 0), (openslide, 1)):
+            checked_pass(server, [p[index] for p in pairs], server.name)
+        result["warm"] = {"tessera": wrk_rate(tessera, [p[0] for p in pairs], args, work, seed),
+                          "openslide": wrk_rate(openslide, [p[1] for p in pairs], args, work, seed)}
         region_paths = [f"/iiif/3/{SLIDE_ID}/{x},{y},{w},{h}/!512,512/0/default.jpg" for x, y, w, h in boxes]
         done, bad, seconds = warm(tessera, region_paths, 8, 600)
         if bad:
@@ -217,6 +242,7 @@ def main():
     parser.add_argument("--size", default="50000x40000", help="the slide's level 0, pixels (default 50000x40000)")
     parser.add_argument("--tiles", type=int, default=1500, help="distinct tiles per run (default 1500)")
     parser.add_argument("--regions", type=int, default=40, help="random regions per run (default 40)")
+    parser.add_argument("--first-touch", type=int, default=1, help="seconds of the first-touch walk (default 1)")
     parser.add_argument("--json")
     add_wrk_arguments(parser, connections=16, wrk_timeout=10)
     args = parser.parse_args()

@@ -16,8 +16,8 @@ protocol ByteStream: AnyObject {
     /// Up to `count` bytes from the current position; fewer only at the end of the input, or after
     /// a read failed (``readFailure``).
     func read(_ count: Int) -> [UInt8]
-    /// As ``read(_:)``, for a few bytes far from the last read (a walk over item headers a frame
-    /// apart): a file reads just them rather than the window around them.
+    /// As ``read(_:)``, for bytes far from the last read (a walk over item headers a frame apart, a
+    /// frame): ``DescriptorByteStream`` reads just them; the windowed streams read as ``read(_:)``.
     func readSparse(_ count: Int) -> [UInt8]
     /// Why the input ended early when it was not its end (a ranged source whose transfer failed);
     /// nil for files and memory.
@@ -132,11 +132,8 @@ final class FileByteStream: ByteStream {
         return bytes
     }
 
-    func readSparse(_ count: Int) -> [UInt8] {
-        let bytes = readFile(at: offset, count: min(max(count, 0), length - offset))
-        offset += bytes.count
-        return bytes
-    }
+    /// Few reads are far apart through this stream (``DescriptorByteStream`` is for those).
+    func readSparse(_ count: Int) -> [UInt8] { read(count) }
 
     private static let windowByteCount = 64 << 10
     private var window: [UInt8] = []
@@ -154,6 +151,43 @@ final class FileByteStream: ByteStream {
         offset = 0
         fseeko(file, 0, SEEK_SET)
     }
+}
+
+/// Reads a file through its descriptor, each read one `pread` of exactly what is asked: for reads
+/// of a few pieces far apart (a slide's frame: its item header, then its bytes), where stdio's
+/// buffer and ``FileByteStream``'s window would read more than is used.
+final class DescriptorByteStream: ByteStream {
+    private let descriptor: Int32
+    let length: Int
+    var offset = 0
+
+    init(path: String) throws(ImageDecodingError) {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw .notFound }
+            throw .unreadable(reason: String(cString: strerror(errno)))
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw .unreadable(reason: "not a regular file")
+        }
+        length = Int(status.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    func read(_ count: Int) -> [UInt8] {
+        let wanted = min(max(count, 0), length - offset)
+        guard wanted > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: wanted)
+        let got = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
+        guard got > 0 else { return [] }
+        offset += got
+        return got == wanted ? bytes : Array(bytes.prefix(got))
+    }
+
+    func readSparse(_ count: Int) -> [UInt8] { read(count) }
 }
 
 /// Reads a ``ByteRangeReading`` source in windows of 256 KB: header walks and codec reads of a few

@@ -41,6 +41,13 @@ public struct ImageSource: Sendable {
         return ImageFormat(sniffing: prefix)
     }
 
+    /// Opens a reader for a few reads far apart (``DescriptorByteStream`` for a file: each read one
+    /// `pread` of what is asked); the others' streams are as ``openStream()``'s.
+    func openSparseStream() throws(ImageDecodingError) -> ByteStream {
+        if case .file(let path) = storage { return try DescriptorByteStream(path: path) }
+        return try openStream()
+    }
+
     /// Opens a sequential reader over the encoded bytes.
     func openStream() throws(ImageDecodingError) -> ByteStream {
         switch storage {

@@ -19,6 +19,8 @@ public struct IIIFCanvas: Sendable, Hashable, Encodable {
     public var thumbnail: [ContentResource]
     /// What is painted on it.
     public var content: ContentResource
+    /// How large what it shows is, when its image's source says (a slide scanner's scale).
+    public var physicalDimensions: PhysicalDimensionsService?
 
     /// A canvas `id` showing `content`, of `content`'s size and duration.
     public init(id: String, content: ContentResource, label: LanguageMap? = nil, thumbnail: [ContentResource] = []) {
@@ -32,7 +34,7 @@ public struct IIIFCanvas: Sendable, Hashable, Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, type, label, width, height, duration, thumbnail, items
+        case id, type, label, width, height, duration, thumbnail, service, items
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -44,6 +46,7 @@ public struct IIIFCanvas: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(height, forKey: .height)
         try container.encodeIfPresent(duration, forKey: .duration)
         if !thumbnail.isEmpty { try container.encode(thumbnail, forKey: .thumbnail) }
+        if let physicalDimensions { try container.encode([physicalDimensions], forKey: .service) }
         let painting = Annotation(id: id + "/page/painting", body: content, target: id)
         try container.encode([AnnotationPage(id: id + "/page", items: [painting])], forKey: .items)
     }

@@ -4,6 +4,7 @@ import NIOCore
 import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
+import TesseraTiles
 import TesseraVideo
 
 /// IIIF Presentation 3.0 documents made from what is under the root, with no scripts: a manifest
@@ -148,7 +149,8 @@ struct PresentationService: Sendable {
         let count: Int
         let canvas: (Int) -> IIIFCanvas?
         do {
-            let properties = try await images.planner.properties(of: source)
+            let plan = try await images.planner.plan(for: source)
+            let properties = plan.properties, micronsPerPixel = plan.source.micronsPerPixel
             let sizes = properties.pageCount > 1 ? try await pageSizes(of: source) : [properties.displaySize]
             count = sizes.count
             let side = thumbnailSide(for: source.relativePath)
@@ -156,9 +158,13 @@ struct PresentationService: Sendable {
                 let size = sizes[index]
                 guard size.width > 0, size.height > 0 else { return nil }
                 let page = sizes.count > 1 ? ";\(index + 1)" : ""
-                return Self.imageCanvas(
+                var canvas = Self.imageCanvas(
                     id: id + "/canvas/\(index + 1)", service: urls.imageService(encoded + page), size: size,
                     label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil, side: side, urls: urls)
+                canvas.physicalDimensions = micronsPerPixel.map {
+                    PhysicalDimensionsService(imageService: canvas.content.service[0].id, micronsPerPixel: $0)
+                }
+                return canvas
             }
             description.metadata = Self.imageMetadata(properties)
             if properties.pageCount > 1 {

@@ -39,9 +39,8 @@ struct InPlaceRenderer: Sendable {
         let (native, halvings) = levels.derivation(of: reduction)
         let storedTiles = halvings == 0 ? plan.source.nativeLevels[native].storedTileSize : nil
         let isTile = rect.tilePosition(tileSize: plan.tileSize, imageSize: levelSize) != nil
-        if let storedTiles, orientation == .up, request.takesStoredJPEG, request.scaledSize == storedTiles,
-            let (column, row) = rect.tilePosition(tileSize: storedTiles, imageSize: levelSize), rect.size == storedTiles,
-            let stored = try await executor.run({ _ in try plan.source.storedTile(level: native, column: column, row: row) }),
+        if let tile = plan.storedTile(answering: request),
+            let stored = try await executor.run({ _ in try plan.source.storedTile(level: tile.level, column: tile.column, row: tile.row) }),
             stored.format == .jpeg
         {
             metrics.record(.storedTilePassThrough)

@@ -40,7 +40,7 @@ extension SourcePlan {
         var info = IIIFImageInfo(id: id, size: full, tiles: tiles, sizes: sizes, limits: limits, extraQualities: qualities)
         info.partOf = partOf.map { [$0] } ?? []
         info.service = auth.map { [$0] } ?? []
-        info.physicalDimensions = source.micronsPerPixel.map(PhysicalDimensionsService.init(micronsPerPixel:))
+        info.physicalDimensions = source.micronsPerPixel.map { PhysicalDimensionsService(imageService: id, micronsPerPixel: $0) }
         return info
     }
 }

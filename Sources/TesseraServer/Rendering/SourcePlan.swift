@@ -77,4 +77,20 @@ struct SourcePlan: Sendable {
         alignedTile(region: region, scaledSize: scaledSize)?.reduction
             ?? RegionRenderer.reduction(region: region, scaledSize: scaledSize, levelCount: levelSizes.count)
     }
+
+    /// The stored tile whose bytes answer `request` as they are (pass-through), when it is one: an
+    /// aligned tile of a native level kept in tiles (not a halving of one), upright, at the stored
+    /// tiles' size, asked as stored (``ResolvedIIIFRequest/takesStoredJPEG``). Whether the source
+    /// gives that tile's bytes is its own answer (``RegionSource/storedTile(level:column:row:)``).
+    func storedTile(answering request: ResolvedIIIFRequest) -> (level: Int, column: Int, row: Int)? {
+        let orientation = properties.orientation
+        guard mode == .inPlace, orientation == .up, request.takesStoredJPEG else { return nil }
+        let reduction = reduction(region: request.region, scaledSize: request.scaledSize)
+        let (native, halvings) = levels.derivation(of: reduction)
+        guard halvings == 0, let storedTiles = source.nativeLevels[native].storedTileSize, request.scaledSize == storedTiles else { return nil }
+        let levelSize = levels.levelSize(reduction: reduction)
+        let rect = RegionRenderer.levelRect(of: request.region, reduction: reduction, levelSize: levelSize)
+        guard rect.size == storedTiles, let (column, row) = rect.tilePosition(tileSize: storedTiles, imageSize: levelSize) else { return nil }
+        return (native, column, row)
+    }
 }

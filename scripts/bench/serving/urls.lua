@@ -1,5 +1,7 @@
 -- wrk script: every request is a GET of a path drawn at random from a file of paths, one a line:
---   wrk ... -s urls.lua http://127.0.0.1:PORT -- FILE SEED [count]
+--   wrk ... -s urls.lua http://127.0.0.1:PORT -- FILE SEED [count] [sequential=THREADS]
+-- With "sequential=THREADS" (wrk's -t), each thread instead walks its own share of the file in
+-- order (a first touch: no path asked twice while the file lasts).
 -- With "count", every response's status is counted per thread and `done` prints one line
 -- "statuses 200=N 404=M ..." that serving_bench.py parses, so a run that answered errors is
 -- reported as such, not as a fast run. Without it there is no `response` hook: wrk then neither
@@ -22,12 +24,22 @@ function init(args)
    file:close()
    assert(#paths > 0, "no paths in " .. args[1])
    math.randomseed((tonumber(args[2]) or 1) * 7919 + id)
-   if args[3] == "count" then
-      response = count
+   for i = 3, #args do
+      if args[i] == "count" then response = count end
+      local threadCount = args[i]:match("^sequential=(%d+)$")
+      if threadCount then
+         sequential = true
+         -- Threads start evenly apart (`id` counts from 1); each thread's state is its own.
+         nextIndex = math.floor((id - 1) * #paths / tonumber(threadCount))
+      end
    end
 end
 
 function request()
+   if sequential then
+      nextIndex = nextIndex % #paths + 1
+      return wrk.format("GET", paths[nextIndex])
+   end
    return wrk.format("GET", paths[math.random(#paths)])
 end
 

@@ -114,11 +114,13 @@ final class DICOMFrameTable: Sendable {
     /// The bytes of frame `index` (from 0).
     func frame(_ index: Int) throws(ImageDecodingError) -> [UInt8] {
         guard index >= 0, index < frameCount else { throw .corrupt(reason: "DICOM frame \(index) of \(frameCount)") }
-        let stream = try source.openStream()
+        let stream = try source.openSparseStream()
         switch layout {
         case .native(let offset, let frameByteCount):
             stream.seek(to: offset + index * frameByteCount)
-            return try stream.readExactly(frameByteCount)
+            let frame = stream.readSparse(frameByteCount)
+            guard frame.count == frameByteCount else { throw stream.readFailure ?? .truncated(reason: "a DICOM frame ends past the end of the file") }
+            return frame
         case .encapsulated(let first, let tabled):
             let offsets: [Int]
             if let tabled { offsets = tabled } else { offsets = try walkedOffsets(stream, first: first) }
@@ -128,7 +130,9 @@ final class DICOMFrameTable: Sendable {
             repeat {
                 guard let length = try Self.item(stream) else { break }
                 guard bytes.count + length <= Self.maximumFrameByteCount else { throw .corrupt(reason: "a DICOM frame over the size limit") }
-                bytes += try stream.readExactly(length)
+                let value = stream.readSparse(length)
+                guard value.count == length else { throw stream.readFailure ?? .truncated(reason: "a DICOM frame ends past the end of the file") }
+                bytes += value
             } while end.map { stream.offset < $0 } ?? true
             guard !bytes.isEmpty else { throw .corrupt(reason: "DICOM frame \(index) is empty") }
             return bytes
@@ -151,8 +155,17 @@ final class DICOMFrameTable: Sendable {
     /// The frames' offsets from the fragments' item headers: one fragment per frame when the
     /// counts agree (the rule for whole-slide images), all of them for a single frame, else the
     /// fragments that start a codestream (JPEG's SOI, JPEG 2000's SOC or signature box).
+    /// Made once, under the lock: concurrent first reads wait for one walk rather than each walking.
     private func walkedOffsets(_ stream: ByteStream, first: Int) throws(ImageDecodingError) -> [Int] {
-        if let known = walked.withLock({ $0 }) { return known }
+        try walked.withLock { (known: inout [Int]?) throws(ImageDecodingError) -> [Int] in
+            if let known { return known }
+            let offsets = try walk(stream, first: first)
+            known = offsets
+            return offsets
+        }
+    }
+
+    private func walk(_ stream: ByteStream, first: Int) throws(ImageDecodingError) -> [Int] {
         var fragments: [Int] = []
         stream.seek(to: first)
         while true {
@@ -177,7 +190,6 @@ final class DICOMFrameTable: Sendable {
         guard offsets.count == frameCount else {
             throw .corrupt(reason: "DICOM pixel data of \(fragments.count) fragments that cannot be told into \(frameCount) frames")
         }
-        walked.withLock { $0 = offsets }
         return offsets
     }
 }
