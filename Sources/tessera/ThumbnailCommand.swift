@@ -148,7 +148,9 @@ struct ThumbnailCommand: AsyncParsableCommand {
     {
         let thumbnailer = Thumbnailer()
         let thumbnail: Thumbnail
-        if let frame {
+        if frame == nil, let levels = try Self.slideLevels(input, options: options) {
+            thumbnail = try await WorkExecutor.shared.run(priority: .normal) { context in try levels.thumbnail(options: options, context: context) }
+        } else if let frame {
             thumbnail = try await WorkExecutor.shared.run(priority: .normal) { _ in
                 try thumbnailer.thumbnail(source, options: options, frameIndex: frame)
             }
@@ -159,6 +161,20 @@ struct ThumbnailCommand: AsyncParsableCommand {
         try ImageEncoder.encode(thumbnail.pixels, as: encoding, iccProfile: thumbnail.iccProfile).write(
             to: URL(fileURLWithPath: path), options: .atomic)
         return (path, Self.summaryLine(input: input, output: path, thumbnail), thumbnail.summary)
+    }
+
+    /// `input`'s own levels when a kind reads it natively (a slide, a pyramidal TIFF: read at the
+    /// level near the target, never decoded whole); nil for any other image. Only TIFFs and files
+    /// the codecs do not know are offered to the kinds, so a JPEG or PNG costs no second header read.
+    private static func slideLevels(_ input: String, options: ThumbnailOptions) throws -> RegionLevels? {
+        let sniffed = try? ImageSource.file(input).sniffedFormat()
+        guard sniffed == nil || sniffed == .tiff else { return nil }
+        let decoding = DecodeOptions(maximumPixelCount: options.maximumPixelCount, colorManagement: options.colorManagement)
+        guard
+            case .native(_, let source) = try RegionSourceKinds.open(
+                file: input, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 1)), options: decoding)
+        else { return nil }
+        return RegionLevels(source)
     }
 
     /// The encoding an animated thumbnail of `input` would be written in: the output's, when it is

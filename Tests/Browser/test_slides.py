@@ -371,6 +371,25 @@ def test_broken_slides_are_refused_with_a_short_error_and_the_server_goes_on(sli
     assert fetch(slide_server, "/iiif/3/aperio-tables.svs/0,0,256,256/256,256/0/default.jpg")[0] == 200
 
 
+def test_tessera_thumbnail_reads_slides_from_their_own_levels(slide_root, tmp_path):
+    binary = os.environ.get("TESSERA_BIN", str(REPO / ".build" / "debug" / "tessera"))
+    made = {}
+    for name, side in ((SLIDES[0], 256), ("dicom-twin/level-1.dcm", 256), ("aperio-missing.svs", 1024)):
+        output = tmp_path / (name.replace("/", "-") + ".png")
+        run = subprocess.run([binary, "thumbnail", str(slide_root / name), "--max-pixel-size", str(side), "--output", str(output)],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        made[name] = pixels(output.read_bytes())
+        assert made[name].shape == (side * 3 // 4, side, 3), name
+    # The twins are the same pixels; OpenSlide's own thumbnail (another filter) is close.
+    assert np.array_equal(made[SLIDES[0]], made["dicom-twin/level-1.dcm"])
+    theirs = np.asarray(openslide.OpenSlide(slide_root / SLIDES[0]).get_thumbnail((256, 256)).convert("RGB")).astype(np.int32)
+    assert theirs.shape == made[SLIDES[0]].shape and psnr(made[SLIDES[0]], theirs) >= 30
+    # At 1024 px the level read is made from level 1 (4×), whose tile (0, 0) is missing: white there
+    # (that tile is the top-left 1024 full-resolution pixels: 85 of these).
+    assert (made["aperio-missing.svs"][:80, :80] >= 250).all()
+
+
 def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_server, slide_root):
     listing = slide_server.json("/api/assets?dir=dicom-twin")
     # Six instances, one slide: named by its first level, the others neither listed nor skipped.

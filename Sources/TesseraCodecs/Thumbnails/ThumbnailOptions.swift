@@ -96,4 +96,12 @@ public struct ThumbnailOptions: Sendable, Hashable {
         case .box(let box, let mode): size.scaled(toward: box, mode: mode, allowsUpscaling: isVector)
         }
     }
+
+    /// ``targetSize(for:isVector:)`` of an image whose header is `properties`, as its stored
+    /// pixels are resampled to it: before they are turned upright (sides swapped for a turn).
+    public func storedTargetSize(for properties: ImageProperties) -> PixelSize {
+        let orientation = createThumbnailWithTransform ? properties.orientation : .up
+        let target = targetSize(for: orientation.displaySize(ofStored: properties.size), isVector: properties.format.isVector)
+        return orientation.swapsDimensions ? target.transposed : target
+    }
 }

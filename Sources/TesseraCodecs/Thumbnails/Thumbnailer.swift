@@ -51,9 +51,7 @@ public struct Thumbnailer: Sendable {
         if options.colorManagement == .convertToSRGB, let profile = properties.iccProfile {
             ColorConverter.shared.prepare(profile, format: properties.decodedFormat)
         }
-        let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
-        let target = options.targetSize(for: orientation.displaySize(ofStored: properties.size), isVector: properties.format.isVector)
-        let storedTarget = orientation.swapsDimensions ? target.transposed : target
+        let storedTarget = options.storedTargetSize(for: properties)
         decodeOptions.minimumSize = storedTarget
         var memory = WorkingMemory()
 
@@ -67,7 +65,37 @@ public struct Thumbnailer: Sendable {
             reduced = (decoded.pixels, decoded.decodeScale, decoded.isTruncated, false, decoded.profile)
         }
 
-        var pixels = reduced.pixels
+        var thumbnail = Self.finished(
+            reduced.pixels, profile: reduced.profile, sourceProperties: properties, decodeScale: reduced.decodeScale, options: options,
+            memory: &memory)
+        thumbnail.usedEmbeddedThumbnail = reduced.embedded
+        thumbnail.isTruncated = reduced.isTruncated
+        return thumbnail
+    }
+
+    /// The thumbnail of an image already reduced to within a few times its target by another
+    /// reader (a slide's or a pyramid's own levels: ``TesseraTiles``' `RegionLevels`), finished as
+    /// a decode reduced here is: resampled to the target, turned upright, cropped to the box, its
+    /// colour managed from `profile` (nil: the pixels are sRGB).
+    ///
+    /// - Parameters:
+    ///   - reduced: the stored (not turned) pixels, at least the target's size where the source is.
+    ///   - decodeScale: full stored width ÷ `reduced`'s width.
+    public static func finished(
+        _ reduced: PixelBuffer, profile: ICCProfile?, sourceProperties: ImageProperties, decodeScale: Double, options: ThumbnailOptions
+    ) -> Thumbnail {
+        var memory = WorkingMemory()
+        memory.hold(reduced.byteCount)
+        return finished(reduced, profile: profile, sourceProperties: sourceProperties, decodeScale: decodeScale, options: options, memory: &memory)
+    }
+
+    private static func finished(
+        _ reduced: PixelBuffer, profile: ICCProfile?, sourceProperties properties: ImageProperties, decodeScale: Double,
+        options: ThumbnailOptions, memory: inout WorkingMemory
+    ) -> Thumbnail {
+        let orientation = options.createThumbnailWithTransform ? properties.orientation : .up
+        let storedTarget = options.storedTargetSize(for: properties)
+        var pixels = reduced
         if pixels.size != storedTarget {
             let filterRows = 6 * (pixels.height / max(storedTarget.height, 1) + 1) + 1
             memory.peak(
@@ -75,7 +103,7 @@ public struct Thumbnailer: Sendable {
                     + storedTarget.byteCount(in: pixels.format))
             pixels = LanczosResampler.resize(pixels, to: storedTarget)
         }
-        memory.release(reduced.pixels.byteCount)
+        memory.release(reduced.byteCount)
         memory.hold(pixels.byteCount)
         if orientation != .up {
             memory.peak(with: pixels.byteCount)
@@ -84,11 +112,10 @@ public struct Thumbnailer: Sendable {
         if case .box(let box, .centerCrop) = options.sizing {
             pixels = pixels.centerCropped(to: box)
         }
-        let profile = ColorConverter.shared.manage(&pixels, profile: reduced.profile, options.colorManagement)
+        let managed = ColorConverter.shared.manage(&pixels, profile: profile, options.colorManagement)
         return Thumbnail(
-            pixels: pixels, sourceProperties: properties, decodeScale: reduced.decodeScale,
-            usedEmbeddedThumbnail: reduced.embedded, peakWorkingByteCount: memory.peakBytes,
-            isTruncated: reduced.isTruncated, iccProfile: profile)
+            pixels: pixels, sourceProperties: properties, decodeScale: decodeScale, usedEmbeddedThumbnail: false,
+            peakWorkingByteCount: memory.peakBytes, isTruncated: false, iccProfile: managed)
     }
 
     /// The image reduced by the decoder and the box filter to within a few times `storedTarget`

@@ -5,7 +5,8 @@ import TesseraCore
 /// (``OpenSlideFile``): Hamamatsu, MIRAX, Leica, Ventana, Philips, Sakura, Trestle, and generic
 /// tiled TIFF. Listed twice among the kinds: the vendor formats before the pyramidal TIFF kind
 /// (which would take a vendor's TIFF for a plain pyramid), generic TIFF after it (a pyramid whose
-/// levels halve is read natively, faster; OpenSlide takes the tiled TIFFs whose levels do not).
+/// levels halve is read natively, faster; OpenSlide takes the tiled TIFFs whose levels do not:
+/// ``isUnhalvedPyramid(_:)``).
 /// No pass-through (OpenSlide gives no stored bytes); the slide's background fills where it has
 /// no data; the scale is the vendor's.
 public struct OpenSlideKind: RegionSourceKind {
@@ -30,10 +31,24 @@ public struct OpenSlideKind: RegionSourceKind {
         guard let vendor = OpenSlideFile.vendor(ofFileAt: path), vendor != "aperio", (vendor == "generic-tiff") == (vendors == .genericTIFF)
         else { return nil }
         let file = try OpenSlideFile(path: path)
-        // A tiled TIFF of one level is no pyramid: the codecs read it, and the server builds its levels.
-        guard vendors == .vendorFormats || file.levels.count > 1 else { return nil }
+        guard vendors == .vendorFormats || Self.isUnhalvedPyramid(file.levels) else { return nil }
         return OpenSlideSource(file)
     }
+
+    /// Whether a generic TIFF's levels are what only OpenSlide reads in place: some step is not a
+    /// power of two (a halving pyramid is the TIFF pyramid kind's, or, when it stops early, a
+    /// built pyramid's), and they go down to a level of at most ``coarsestSide`` px (else a
+    /// client's overview would read a large level whole; one level alone is no pyramid at all).
+    static func isUnhalvedPyramid(_ levels: [OpenSlideFile.Level]) -> Bool {
+        guard levels.count > 1, let coarsest = levels.last, max(coarsest.size.width, coarsest.size.height) <= coarsestSide else { return false }
+        return levels.contains { level in
+            let step = Int(level.downsample.rounded())
+            return step & (step - 1) != 0
+        }
+    }
+
+    /// The largest coarsest level a generic TIFF read through OpenSlide may have, in pixels.
+    static let coarsestSide = 2048
 }
 
 /// An OpenSlide slide as a ``RegionSource``: its levels whose downsample is a whole number
