@@ -219,7 +219,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         .target(name: "CFuzzerDriver", path: "Sources/Fuzz/CFuzzerDriver"),
         .target(
             name: "FuzzSupport",
-            dependencies: ["CFuzzerDriver", "TesseraCore", "TesseraCodecs"],
+            dependencies: ["CFuzzerDriver", "TesseraCore", "TesseraCodecs", "TesseraTiles"],
             path: "Sources/Fuzz/FuzzSupport",
             swiftSettings: layered
         ),
@@ -237,8 +237,8 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodeStill", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
-        harness("FuzzSlide", ["TesseraCodecs", "TesseraCore", "TesseraTiles"]),
-        harness("FuzzDICOM", ["TesseraCodecs", "TesseraCore", "TesseraTiles"]),
+        harness("FuzzSlide", ["TesseraCodecs", "TesseraTiles"]),
+        harness("FuzzDICOM", ["TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
         harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraIIIF", "TesseraServer"]),
         harness("FuzzPresentationSidecar", ["TesseraIIIF"]),

@@ -264,19 +264,32 @@ def stored_tile(path: Path, level_directory: int, column: int, row: int) -> byte
     return tile if tables is None else b"\xff\xd8" + tables[2:-2] + tile[2:]
 
 
+def passed_through(server, name: str, factor: int, column: int, row: int, deep_zoom_top: int | None = None) -> bytes:
+    """Tile (column, row) of the stored level `factor` as an IIIF client asks it (256 px, JPEG), or
+    a Deep Zoom client whose top level is `deep_zoom_top`, checked to be answered by pass-through:
+    counted so, with no pixel read."""
+    before = steps(server)
+    side = 256 * factor
+    if deep_zoom_top is None:
+        path = f"/iiif/3/{iiif(name)}/{column * side},{row * side},{side},{side}/256,256/0/default.jpg"
+    else:
+        path = f"/dzi/{iiif(name)}_files/{deep_zoom_top - (factor.bit_length() - 1)}/{column}_{row}.jpeg"
+    status, body = fetch(server, path)
+    assert status == 200, path
+    after = steps(server)
+    assert after["stored_tile_passthrough"] == before["stored_tile_passthrough"] + 1
+    assert after["reads"] == before["reads"], "a pass-through read pixels"
+    return body
+
+
 @pytest.mark.parametrize("name", SLIDES[:2])
 def test_aligned_interior_tiles_at_stored_levels_are_the_stored_bytes(slide_server, slide_root, name):
     slide = openslide.OpenSlide(slide_root / name)
     # Stored levels 1, 4, 16 are directories 0, 2, 3 (directory 1 is the thumbnail).
     for factor, directory, column, row in ((1, 0, 5, 3), (4, 2, 2, 1), (16, 3, 1, 1)):
-        before = steps(slide_server)
         side = 256 * factor
-        status, body = fetch(slide_server, f"/iiif/3/{name}/{column * side},{row * side},{side},{side}/256,256/0/default.jpg")
-        assert status == 200
+        body = passed_through(slide_server, name, factor, column, row)
         assert body == stored_tile(slide_root / name, directory, column, row), factor
-        after = steps(slide_server)
-        assert after["stored_tile_passthrough"] == before["stored_tile_passthrough"] + 1
-        assert after["reads"] == before["reads"], "a pass-through read pixels"
         level = [round(d) for d in slide.level_downsamples].index(factor)
         theirs = np.asarray(slide.read_region((column * side, row * side), level, (256, 256)).convert("RGB")).astype(np.int32)
         assert np.array_equal(pixels(body), theirs)
@@ -294,15 +307,9 @@ def test_aligned_interior_dicom_tiles_are_the_stored_frames(slide_server, slide_
     name = DICOM_SLIDES[0]
     slide = openslide.OpenSlide(slide_root / name)
     for factor, level, column, row in ((1, 0, 5, 3), (4, 1, 2, 1), (16, 2, 1, 1)):
-        before = steps(slide_server)
-        side = 256 * factor
-        status, body = fetch(slide_server, f"/iiif/3/{iiif(name)}/{column * side},{row * side},{side},{side}/256,256/0/default.jpg")
-        assert status == 200
+        body = passed_through(slide_server, name, factor, column, row)
         across = -(-slide.level_dimensions[level][0] // 256)
         assert body == dicom_frame(slide_root / "dicom-twin" / f"level-{level}.dcm", row * across + column), factor
-        after = steps(slide_server)
-        assert after["stored_tile_passthrough"] == before["stored_tile_passthrough"] + 1
-        assert after["reads"] == before["reads"], "a pass-through read pixels"
 
 
 def test_sparse_dicom_gaps_are_the_slides_background_never_black(slide_server, slide_root):
@@ -312,6 +319,18 @@ def test_sparse_dicom_gaps_are_the_slides_background_never_black(slide_server, s
         status, body = fetch(slide_server, f"/iiif/3/{iiif(DICOM_SLIDES[1])}/{region}/{size}/0/default.png")
         assert status == 200
         assert int(np.abs(pixels(body) - background).max()) <= 1, (region, pixels(body)[0, 0])
+
+
+def test_deep_zoom_tiles_of_stored_levels_are_the_stored_bytes(slide_server, slide_root):
+    # A slide's Deep Zoom tiling is its stored tiles with no overlap, so its tiles at stored levels
+    # are stored tiles: the same bytes as IIIF's, and no pixel read.
+    name = SLIDES[0]
+    descriptor = slide_server.get(f"/dzi/{name}.dzi").decode()
+    assert 'Overlap="0"' in descriptor and 'TileSize="256"' in descriptor
+    top = (max(openslide.OpenSlide(slide_root / name).dimensions) - 1).bit_length()
+    for factor, directory, column, row in ((1, 0, 5, 3), (4, 2, 2, 1)):
+        body = passed_through(slide_server, name, factor, column, row, deep_zoom_top=top)
+        assert body == stored_tile(slide_root / name, directory, column, row), factor
 
 
 def test_tiles_that_are_not_as_stored_are_decoded(slide_server, slide_root):

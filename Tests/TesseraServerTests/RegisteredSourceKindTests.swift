@@ -68,10 +68,12 @@ struct RegisteredSourceKindTests {
             let region = try await client.execute(uri: "/iiif/3/slide.stepped/100,60,900,700/450,/0/default.png", method: .get)
             let halved = expected[1].pixels
             #expect(try decodePixels(region.body) == halved.cropped(to: PixelRect(x: 50, y: 30, width: 450, height: 350)))
-            // Deep Zoom: the descriptor, and a tile (overlap included) of the level at half size, as JPEG.
+            // Deep Zoom: the descriptor, in the source's stored tiles with no overlap (a source read
+            // in place with square stored tiles), and a tile of the level at half size, as JPEG.
             let descriptor = try await client.execute(uri: "/dzi/slide.stepped.dzi", method: .get)
             #expect(String(buffer: descriptor.body).contains("Width=\"2700\""))
-            let layout = DeepZoomLayout(imageSize: Self.size, name: "dzi")
+            #expect(String(buffer: descriptor.body).contains("Overlap=\"0\" TileSize=\"128\""))
+            let layout = DeepZoomLayout(imageSize: Self.size, name: "dzi", tileSize: 128, overlap: 0)
             let columns = layout.columnSpans(reduction: 1), rows = layout.rowSpans(reduction: 1)
             let deepZoom = try await client.execute(uri: "/dzi/slide.stepped_files/\(layout.maxLevel - 1)/1_1.jpeg", method: .get)
             #expect(deepZoom.status == .ok)

@@ -1,6 +1,5 @@
 import FuzzSupport
 import TesseraCodecs
-import TesseraCore
 import TesseraTiles
 
 // The slide kinds `tessera serve` asks first of every TIFF: the file's directories listed from
@@ -10,21 +9,8 @@ import TesseraTiles
 let scratch = ScratchDirectory()
 
 fuzzMain { data in
-    guard ImageFormat(sniffing: data.prefix(ImageFormat.sniffLength)) == .tiff else { return .rejected }
-    let path = scratch.write(data, to: "input.svs")
-    let options = DecodeOptions(maximumPixelCount: ImageHarness.maximumPixelCount)
-    guard let identity = FileIdentity(path: path) else { return .tried }
-    let input = RegionSourceInput(input: .file(path), identity: identity, options: options)
     // A pool per input: a reader kept for one input's identity must not answer for another's.
-    let kind = AperioSlideKind(readers: TIFFReaderPool(readersPerFile: 1))
-    guard let opened = try? kind.open(input, header: { try ImageDecoder(options: options).probe(.file(path)) }) else { return .tried }
-    for (level, native) in opened.nativeLevels.enumerated() {
-        guard let tile = native.storedTileSize, tile.width > 0, tile.height > 0 else { continue }
-        let columns = (native.size.width + tile.width - 1) / tile.width, rows = (native.size.height + tile.height - 1) / tile.height
-        for (column, row) in [(0, 0), (columns - 1, rows - 1)] {
-            _ = try? opened.tile(level: level, column: column, row: row, context: .uncancellable)
-            _ = try? opened.storedTile(level: level, column: column, row: row)
-        }
+    SlideHarness.run(data, in: scratch, as: "input.svs", kind: AperioSlideKind(readers: TIFFReaderPool(readersPerFile: 1))) {
+        ImageFormat(sniffing: $0.prefix(ImageFormat.sniffLength)) == .tiff
     }
-    return .tried
 }

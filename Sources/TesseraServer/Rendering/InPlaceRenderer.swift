@@ -27,6 +27,17 @@ struct InPlaceRenderer: Sendable {
     let metrics: ServerMetrics
 
     /// The pixels `request` asks for of `source`, encoded, read as its `plan` says.
+    /// The stored tile that is `request`'s answer as it is (``SourcePlan/storedTile(answering:)``),
+    /// read on a worker, when the source gives its bytes; nil otherwise.
+    func storedBytes(answering request: ResolvedIIIFRequest, plan: SourcePlan) async throws -> ByteBuffer? {
+        guard let tile = plan.storedTile(answering: request),
+            let stored = try await executor.run({ _ in try plan.source.storedTile(level: tile.level, column: tile.column, row: tile.row) }),
+            stored.format == .jpeg
+        else { return nil }
+        metrics.record(.storedTilePassThrough)
+        return ByteBuffer(bytes: stored.bytes)
+    }
+
     func render(_ request: ResolvedIIIFRequest, of source: ResolvedSource, plan: SourcePlan) async throws -> ByteBuffer {
         let levels = plan.levels, properties = plan.properties, orientation = properties.orientation
         let kept = configuration.colorManagement.profile(of: properties), quality = configuration.jpegQuality
@@ -39,13 +50,7 @@ struct InPlaceRenderer: Sendable {
         let (native, halvings) = levels.derivation(of: reduction)
         let storedTiles = halvings == 0 ? plan.source.nativeLevels[native].storedTileSize : nil
         let isTile = rect.tilePosition(tileSize: plan.tileSize, imageSize: levelSize) != nil
-        if let tile = plan.storedTile(answering: request),
-            let stored = try await executor.run({ _ in try plan.source.storedTile(level: tile.level, column: tile.column, row: tile.row) }),
-            stored.format == .jpeg
-        {
-            metrics.record(.storedTilePassThrough)
-            return ByteBuffer(bytes: stored.bytes)
-        }
+        if let stored = try await storedBytes(answering: request, plan: plan) { return stored }
         @Sendable func finished(_ pixels: PixelBuffer) throws -> ByteBuffer {
             ByteBuffer(bytes: try RegionRenderer.render(orientation.apply(to: pixels), profile: kept, request: request, jpegQuality: quality))
         }
