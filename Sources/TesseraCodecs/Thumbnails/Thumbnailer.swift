@@ -74,7 +74,7 @@ public struct Thumbnailer: Sendable {
     }
 
     /// The thumbnail of an image already reduced to within a few times its target by another
-    /// reader (a slide's or a pyramid's own levels: ``TesseraTiles``' `RegionLevels`), finished as
+    /// reader (a slide's or a pyramid's own levels: TesseraTiles' `RegionLevels`), finished as
     /// a decode reduced here is: resampled to the target, turned upright, cropped to the box, its
     /// colour managed from `profile` (nil: the pixels are sRGB).
     ///

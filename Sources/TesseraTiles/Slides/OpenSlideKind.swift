@@ -6,7 +6,7 @@ import TesseraCore
 /// tiled TIFF. Listed twice among the kinds: the vendor formats before the pyramidal TIFF kind
 /// (which would take a vendor's TIFF for a plain pyramid), generic TIFF after it (a pyramid whose
 /// levels halve is read natively, faster; OpenSlide takes the tiled TIFFs whose levels do not:
-/// ``isUnhalvedPyramid(_:)``).
+/// `isUnhalvedPyramid(_:)`).
 /// No pass-through (OpenSlide gives no stored bytes); the slide's background fills where it has
 /// no data; the scale is the vendor's.
 public struct OpenSlideKind: RegionSourceKind {

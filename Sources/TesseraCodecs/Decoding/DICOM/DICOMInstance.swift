@@ -10,10 +10,10 @@ public import TesseraCore
 /// Storage): one level of a slide's pyramid, or its label, overview or thumbnail, stored as frames
 /// that are tiles of its total pixel matrix (JPEG baseline, JPEG 2000 or uncompressed).
 ///
-/// Only what a slide reader needs is read (``DICOMElementReader``): the header up to the pixel
+/// Only what a slide reader needs is read (`DICOMElementReader`): the header up to the pixel
 /// data, never a frame, so opening one costs a few windows of the file. Frames are found on first
 /// read: through the Basic or Extended Offset Table, or, when the table is empty, by one walk over
-/// the fragments' item headers (``DICOMFrameTable``). Reads open the source each time, so any
+/// the fragments' item headers (`DICOMFrameTable`). Reads open the source each time, so any
 /// number of threads read one instance at once.
 public final class DICOMInstance: Sendable {
     /// What the instance is (Image Type's third value).
