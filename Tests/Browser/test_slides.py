@@ -214,13 +214,15 @@ def test_random_regions_at_every_scale_factor_equal_openslides(slide_server, sli
             status, body = fetch(slide_server, f"/iiif/3/{iiif(name)}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
             assert status == 200, body[:200]
             ours, theirs = pixels(body), reference(slide, factor, x, y, w, h)
-            if name in WHOLE_TWIN:
-                theirs[missing_mask(factor, x, y, w, h)] = 255 if name.endswith(".svs") else sparse_background()
+            gaps = missing_mask(factor, x, y, w, h) if name in WHOLE_TWIN else np.zeros(theirs.shape[:2], bool)
+            theirs[gaps] = 255 if name.endswith(".svs") else sparse_background()
             assert ours.shape == theirs.shape, (factor, x, y, w, h)
             if round(max(d for d in slide.level_downsamples if round(d) <= factor)) == factor:
                 # A stored level: the same JPEG tiles decoded by the same libjpeg-turbo (JPEG 2000's
-                # by two builds of OpenJPEG, whose irreversible transform rounds alike).
-                assert np.array_equal(ours, theirs), (factor, x, y, w, h, int(np.abs(ours - theirs).max()))
+                # by two builds of OpenJPEG, whose irreversible transform rounds alike); a DICOM
+                # gap within 1 of the background as Pillow's 8-bit Lab gives it.
+                assert np.array_equal(ours[~gaps], theirs[~gaps]), (factor, x, y, w, h, int(np.abs(ours - theirs).max()))
+                assert int(np.abs(ours[gaps] - theirs[gaps]).max(initial=0)) <= (0 if name.endswith(".svs") else 1), (factor, x, y, w, h)
             worst = min(worst, psnr(ours, theirs))
         assert worst >= 40, (factor, worst)
 
