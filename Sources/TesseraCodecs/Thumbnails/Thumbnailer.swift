@@ -80,7 +80,10 @@ public struct Thumbnailer: Sendable {
     ///
     /// - Parameters:
     ///   - reduced: the stored (not turned) pixels, at least the target's size where the source is.
+    ///   - profile: the profile `reduced` is in; nil for sRGB.
+    ///   - sourceProperties: the source's header (its size and orientation set the target).
     ///   - decodeScale: full stored width ÷ `reduced`'s width.
+    ///   - options: the thumbnail's size, turn and colour handling.
     public static func finished(
         _ reduced: PixelBuffer, profile: ICCProfile?, sourceProperties: ImageProperties, decodeScale: Double, options: ThumbnailOptions
     ) -> Thumbnail {

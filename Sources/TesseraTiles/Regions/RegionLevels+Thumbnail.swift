@@ -5,11 +5,11 @@ extension RegionLevels {
     /// A thumbnail read from the source's own levels (a slide's, a pyramid's): the coarsest level
     /// still at least the target's size, read whole (memory: that level, at most about 4× the
     /// target, and a row per halving), then finished as the codecs' thumbnailer finishes a decode
-    /// it reduced (``Thumbnailer/finished(_:profile:sourceProperties:decodeScale:options:)``). The
+    /// it reduced (`Thumbnailer.finished`). The
     /// source's pixels are sRGB unless it was opened to keep its profile.
     ///
-    /// - Throws: ``ImageDecodingError/tooLarge(pixels:limit:)`` when that level is over
-    ///   ``ThumbnailOptions/maximumPixelCount`` (a full-size "thumbnail" of a slide); what reading
+    /// - Throws: `ImageDecodingError.tooLarge` when that level is over
+    ///   `ThumbnailOptions.maximumPixelCount` (a full-size "thumbnail" of a slide); what reading
     ///   the level throws (`.cancelled` soon after `context` is).
     public func thumbnail(options: ThumbnailOptions, context: WorkContext = .uncancellable) throws -> Thumbnail {
         let target = options.storedTargetSize(for: properties)

@@ -11,7 +11,7 @@ import TesseraCore
 /// per level, kept as files in one folder. Any instance of the series opens the whole slide (its
 /// volume instances are found among the files beside it), so a client may name the level-0 file
 /// or any other; label, overview and thumbnail instances are not levels. Frames are read as
-/// stored (``DICOMInstance``): JPEG baseline, JPEG 2000, or uncompressed; `TILED_FULL` or
+/// stored (`DICOMInstance`): JPEG baseline, JPEG 2000, or uncompressed; `TILED_FULL` or
 /// `TILED_SPARSE`, whose gaps are the slide's background (its Recommended Absent Pixel CIELab
 /// Value, else white). Aligned JPEG frames are given as stored
 /// (``RegionSource/storedTile(level:column:row:)``). The scale is Pixel Spacing.

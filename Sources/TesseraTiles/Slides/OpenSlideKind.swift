@@ -2,7 +2,7 @@ public import TesseraCodecs
 import TesseraCore
 
 /// Whole-slide images of the vendors Tessera does not read natively, through OpenSlide
-/// (``OpenSlideFile``): Hamamatsu, MIRAX, Leica, Ventana, Philips, Sakura, Trestle, and generic
+/// (`OpenSlideFile`): Hamamatsu, MIRAX, Leica, Ventana, Philips, Sakura, Trestle, and generic
 /// tiled TIFF. Listed twice among the kinds: the vendor formats before the pyramidal TIFF kind
 /// (which would take a vendor's TIFF for a plain pyramid), generic TIFF after it (a pyramid whose
 /// levels halve is read natively, faster; OpenSlide takes the tiled TIFFs whose levels do not:
