@@ -41,7 +41,9 @@ struct InfoCommand: AsyncParsableCommand {
         }
         if !levelRows.isEmpty {
             print()
-            print(TextTable(header: ["FILE", "KIND", "LEVELS (DOWNSAMPLE)", "TILE", "µm/px"], rows: levelRows, rightAligned: [4]).rendered)
+            print(
+                TextTable(header: ["FILE", "KIND", "LEVELS (DOWNSAMPLE)", "TILE", "µm/px", "ASSOCIATED"], rows: levelRows, rightAligned: [4]).rendered
+            )
         }
         if !videoRows.isEmpty {
             if !imageRows.isEmpty { print() }
@@ -83,7 +85,11 @@ struct InfoCommand: AsyncParsableCommand {
     static func tableRow(path: String, _ levels: RegionSourceSummary) -> [String] {
         let sizes = levels.levels.map { "\($0.width)×\($0.height)" + ($0.downsample == 1 ? "" : " (\($0.downsample))") }
         let tile = levels.levels.first.flatMap { level in level.tileWidth.map { "\($0)×\(level.tileHeight ?? $0)" } } ?? "–"
-        return [path, levels.kind, sizes.joined(separator: ", "), tile, levels.micronsPerPixel.map { String(cFormat: "%.4f", $0) } ?? "–"]
+        let associated = (levels.associatedImages ?? []).map { "\($0.name) \($0.width)×\($0.height)" }
+        return [
+            path, levels.vendor.map { "\(levels.kind) (\($0))" } ?? levels.kind, sizes.joined(separator: ", "), tile,
+            levels.micronsPerPixel.map { String(cFormat: "%.4f", $0) } ?? "–", associated.isEmpty ? "–" : associated.joined(separator: ", "),
+        ]
     }
 
     static func tableRow(path: String, _ video: VideoProperties) -> [String] {

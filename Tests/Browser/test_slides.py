@@ -392,8 +392,20 @@ def test_broken_slides_are_refused_with_a_short_error_and_the_server_goes_on(sli
     assert fetch(slide_server, "/iiif/3/aperio-tables.svs/0,0,256,256/256,256/0/default.jpg")[0] == 200
 
 
+def tessera_binary() -> str:
+    return os.environ.get("TESSERA_BIN", str(REPO / ".build" / "debug" / "tessera"))
+
+
+@pytest.mark.parametrize("name", (SLIDES[0], "dicom-twin/level-1.dcm", "small.svs"))
+def test_tessera_info_lists_the_associated_images_openslide_lists(slide_root, name):
+    run = subprocess.run([tessera_binary(), "info", "--json", str(slide_root / name)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    listed = {image["name"]: (image["width"], image["height"]) for image in json.loads(run.stdout)["source"]["associatedImages"]}
+    assert listed == {key: image.size for key, image in openslide.OpenSlide(slide_root / name).associated_images.items()}
+
+
 def test_tessera_thumbnail_reads_slides_from_their_own_levels(slide_root, tmp_path):
-    binary = os.environ.get("TESSERA_BIN", str(REPO / ".build" / "debug" / "tessera"))
+    binary = tessera_binary()
     made = {}
     for name, side in ((SLIDES[0], 256), ("dicom-twin/level-1.dcm", 256), ("aperio-missing.svs", 1024)):
         output = tmp_path / (name.replace("/", "-") + ".png")

@@ -26,6 +26,8 @@ public final class OpenSlideFile: @unchecked Sendable {
     /// Micrometres per pixel across from the vendor's metadata (`openslide.mpp-x`); nil for a
     /// generic TIFF, whose value is only a print resolution (72 dpi is 352.78 µm/px).
     public let micronsPerPixel: Double?
+    /// The images beside the levels (`label`, `macro`, `thumbnail`…), by OpenSlide's names.
+    public let associatedImages: [(name: String, size: PixelSize)]
     /// How the header reads for hosts: format `slide`, level 0's size, RGB.
     public let properties: ImageProperties
     private let handle: OpaquePointer
@@ -70,6 +72,18 @@ public final class OpenSlideFile: @unchecked Sendable {
             )
         }
         self.levels = levels
+        var associated: [(name: String, size: PixelSize)] = []
+        if var names = table.openslide_get_associated_image_names(handle) {
+            while associated.count < 16, let name = names.pointee {
+                var width: Int64 = 0, height: Int64 = 0
+                table.openslide_get_associated_image_dimensions(handle, name, &width, &height)
+                if width > 0, height > 0, width <= Int64(Int32.max), height <= Int64(Int32.max) {
+                    associated.append((String(cString: name), PixelSize(width: Int(width), height: Int(height))))
+                }
+                names += 1
+            }
+        }
+        associatedImages = associated
         func property(_ key: String) -> String? { table.openslide_get_property_value(handle, key).map { String(cString: $0) } }
         background = property("openslide.background-color").flatMap(Self.rgb(hex:)) ?? [255, 255, 255]
         micronsPerPixel =

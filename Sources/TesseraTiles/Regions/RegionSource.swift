@@ -76,10 +76,34 @@ public protocol RegionSource: Sendable {
     /// metadata (a slide scanner's); nil when it has none. A print resolution (dpi) is not one.
     var micronsPerPixel: Double? { get }
 
+    /// The images a slide keeps beside its levels (its label, macro photo, thumbnail), as OpenSlide
+    /// names them; none by default. Only described: a label may carry a patient's name, so no
+    /// host serves one unless asked to.
+    var associatedImages: [AssociatedImage] { get }
+
+    /// The format's maker as the reader that knows it names it (OpenSlide's vendor: `leica`,
+    /// `hamamatsu`); nil, by default, where the kind's name says it.
+    var vendor: String? { get }
+
     /// The file a listing shows for this source when the source is read from several files and
     /// any of them opens it (a DICOM slide: its first level's instance, not its others); nil, by
     /// default, when the source is the file opened.
     var listedFilePath: String? { get }
+}
+
+/// An image a slide keeps beside its levels (``RegionSource/associatedImages``).
+public struct AssociatedImage: Sendable, Hashable, Codable {
+    /// `label`, `macro` or `thumbnail`.
+    public var name: String
+    /// Its size in pixels.
+    public var width: Int
+    public var height: Int
+
+    public init(name: String, size: PixelSize) {
+        self.name = name
+        width = size.width
+        height = size.height
+    }
 }
 
 /// A tile's stored bytes, complete: ``RegionSource/storedTile(level:column:row:)``.
@@ -103,6 +127,10 @@ extension RegionSource {
     public var micronsPerPixel: Double? { nil }
 
     public var listedFilePath: String? { nil }
+
+    public var associatedImages: [AssociatedImage] { [] }
+
+    public var vendor: String? { nil }
 
     public func tile(level: Int, column: Int, row: Int, context: WorkContext) throws -> PixelBuffer {
         let tileSize = preferredTileSize ?? PixelSize(width: 256, height: 256)

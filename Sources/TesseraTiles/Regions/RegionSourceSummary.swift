@@ -21,6 +21,10 @@ public struct RegionSourceSummary: Sendable, Hashable, Codable {
     public var levels: [Level]
     /// Micrometres per full-resolution pixel, from the source's own metadata.
     public var micronsPerPixel: Double?
+    /// The format's maker where the kind's name does not say it (``RegionSource/vendor``).
+    public var vendor: String?
+    /// The images beside the levels (label, macro, thumbnail); nil when there are none.
+    public var associatedImages: [AssociatedImage]?
 
     public init(kind: any RegionSourceKind, source: any RegionSource) {
         self.kind = kind.name
@@ -30,5 +34,7 @@ public struct RegionSourceSummary: Sendable, Hashable, Codable {
                 tileHeight: level.storedTileSize?.height)
         }
         micronsPerPixel = source.micronsPerPixel
+        vendor = source.vendor
+        associatedImages = source.associatedImages.isEmpty ? nil : source.associatedImages
     }
 }

@@ -12,6 +12,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
     public let nativeLevels: [NativeLevel]
     public let pixelFormat: PixelFormat
     public let micronsPerPixel: Double?
+    public let associatedImages: [AssociatedImage]
     /// TIFF pyramids are read tile by tile, never whole.
     public var holdsWholeImage: Bool { false }
     private let path: String
@@ -33,7 +34,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
         else { return nil }
         self.init(
             pyramid, path: path, directories: nil, downsamples: pyramid.levelSizes.indices.map { 1 << $0 }, identity: identity,
-            properties: properties, micronsPerPixel: nil, options: options, readers: readers)
+            properties: properties, micronsPerPixel: nil, associatedImages: [], options: options, readers: readers)
     }
 
     /// The levels `directories` of the TIFF at `path` (full size first, as a slide's kind tells
@@ -41,26 +42,28 @@ public struct TIFFPyramidSource: TiledRegionSource {
     /// (``NativeLevel/downsample(of:from:)``). The header
     /// is the first level's, read here.
     public init(
-        path: String, directories: [Int], identity: FileIdentity, micronsPerPixel: Double?, options: DecodeOptions,
-        readers: TIFFReaderPool
+        path: String, directories: [Int], identity: FileIdentity, micronsPerPixel: Double?, associatedImages: [AssociatedImage],
+        options: DecodeOptions, readers: TIFFReaderPool
     ) throws {
         let pyramid = try TIFFPyramid(path: path, directories: directories, options: options)
         let first = pyramid.levelSizes[0]
         let downsamples = pyramid.levelSizes.map { NativeLevel.downsample(of: $0, from: first) }
         self.init(
             pyramid, path: path, directories: directories, downsamples: downsamples, identity: identity, properties: pyramid.properties,
-            micronsPerPixel: micronsPerPixel, options: options, readers: readers)
+            micronsPerPixel: micronsPerPixel, associatedImages: associatedImages, options: options, readers: readers)
     }
 
     private init(
         _ pyramid: TIFFPyramid, path: String, directories: [Int]?, downsamples: [Int], identity: FileIdentity,
-        properties: ImageProperties, micronsPerPixel: Double?, options: DecodeOptions, readers: TIFFReaderPool
+        properties: ImageProperties, micronsPerPixel: Double?, associatedImages: [AssociatedImage], options: DecodeOptions,
+        readers: TIFFReaderPool
     ) {
         self.properties = properties
         self.path = path
         self.directories = directories
         self.identity = identity
         self.micronsPerPixel = micronsPerPixel
+        self.associatedImages = associatedImages
         self.options = options
         self.readers = readers
         pixelFormat = pyramid.pixelFormat

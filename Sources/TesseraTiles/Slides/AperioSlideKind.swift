@@ -30,9 +30,10 @@ public struct AperioSlideKind: RegionSourceKind {
             summary.index > 0 || AperioDescription(summary.description) != nil
         }
         guard let description = AperioDescription(directories.first?.description ?? "") else { return nil }
+        let levels = try Self.levelDirectories(directories)
         return try TIFFPyramidSource(
-            path: path, directories: try Self.levelDirectories(directories), identity: input.identity,
-            micronsPerPixel: description.micronsPerPixel, options: input.options, readers: readers)
+            path: path, directories: levels, identity: input.identity, micronsPerPixel: description.micronsPerPixel,
+            associatedImages: Self.associatedImages(directories, levels: levels), options: input.options, readers: readers)
     }
 
     /// The directories that are levels: the first, then every later tiled one stored as it is
@@ -54,6 +55,20 @@ public struct AperioSlideKind: RegionSourceKind {
             levels.append(directory)
         }
         return levels.map(\.index)
+    }
+
+    /// The directories that are not levels, named as OpenSlide's `aperio` driver names them: the
+    /// stripped second directory the thumbnail; a label (NewSubfileType 1, or a description whose
+    /// second line starts `label`) and a macro photo (9, or `macro`).
+    static func associatedImages(_ directories: [TIFFDirectorySummary], levels: [Int]) -> [AssociatedImage] {
+        directories.filter { !levels.contains($0.index) }.compactMap { directory in
+            let kind = directory.description.split(whereSeparator: \.isNewline).dropFirst().first.map(String.init) ?? ""
+            let name: String? =
+                if directory.index == 1 && directory.tileSize == nil { "thumbnail" } else if directory.subfileType == 1 || kind.hasPrefix("label") {
+                    "label"
+                } else if directory.subfileType == 9 || kind.hasPrefix("macro") { "macro" } else { nil }
+            return name.map { AssociatedImage(name: $0, size: directory.size) }
+        }
     }
 
     /// The most levels read: 4× steps from 2³¹ px reach 1 px in 16.

@@ -60,6 +60,7 @@ struct DICOMSlideSource: TiledRegionSource {
     let nativeLevels: [NativeLevel]
     let pixelFormat: PixelFormat
     let micronsPerPixel: Double?
+    let associatedImages: [AssociatedImage]
     var holdsWholeImage: Bool { false }
     private let levels: [DICOMInstance]
     /// One pixel of the slide's background, in ``pixelFormat``.
@@ -81,6 +82,14 @@ struct DICOMSlideSource: TiledRegionSource {
             throw ImageDecodingError.unsupported(reason: "a DICOM series without a volume image (only a label, overview or thumbnail)")
         }
         self.levels = levels
+        // OpenSlide's names: an overview is the slide's macro photo.
+        let names: [DICOMInstance.Flavor: String] = [.label: "label", .overview: "macro", .thumbnail: "thumbnail"]
+        var associated: [String: AssociatedImage] = [:]
+        for instance in instances {
+            guard let name = names[instance.flavor], associated[name] == nil else { continue }
+            associated[name] = AssociatedImage(name: name, size: instance.size)
+        }
+        associatedImages = associated.values.sorted { $0.name < $1.name }
         properties = first.properties
         pixelFormat = first.pixelFormat
         micronsPerPixel = first.micronsPerPixel

@@ -62,6 +62,8 @@ struct OpenSlideSource: RegionSource {
     var preferredTileSize: PixelSize? { nil }
     var holdsWholeImage: Bool { false }
     var micronsPerPixel: Double? { file.micronsPerPixel }
+    var vendor: String? { file.vendor }
+    var associatedImages: [AssociatedImage] { file.associatedImages.map { AssociatedImage(name: $0.name, size: $0.size) } }
     private let file: OpenSlideFile
     /// OpenSlide's level for each native level.
     private let slideLevels: [Int]
