@@ -22,15 +22,21 @@ public struct DICOMSlideKind: RegionSourceKind {
 
     public func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)? {
         // The series is found among the files beside this one, so the source must be a file.
-        guard let path = input.input.filePath, input.options.pageIndex == 0, DICOMInstance.isDICOM(input.input),
-            let opened = try DICOMInstance.read(input.input, options: input.options)
-        else { return nil }
+        guard let path = input.input.filePath, input.options.pageIndex == 0 else { return nil }
+        let opened: DICOMInstance
+        do {
+            guard let instance = try DICOMInstance.read(input.input, options: input.options) else { return nil }
+            opened = instance
+        } catch .unknownFormat {
+            return nil  // no DICOM file: another kind's, or the codecs'
+        }
         return try DICOMSlideSource(instances: [opened] + Self.series(opened.seriesUID, besides: path, options: input.options))
     }
 
-    /// The other instances of `series` in the folder of `path` (at most ``siblingLimit`` DICOM
-    /// files looked at, each read only up to its series UID when it is another's). A sibling that
-    /// cannot be read is left out, as a file of another series is.
+    /// The other instances of `series` in the folder of `path` (at most ``siblingLimit`` files
+    /// looked at: 132 bytes of one that is no DICOM file, a DICOM file's header only up to its
+    /// series UID when it is another's). A sibling that cannot be read is left out, as a file of
+    /// another series is.
     static func series(_ series: String, besides path: String, options: DecodeOptions) -> [DICOMInstance] {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[..<$0]) } ?? "."
@@ -44,9 +50,7 @@ public struct DICOMSlideKind: RegionSourceKind {
             names.append(name)
         }
         return names.sorted().compactMap { name in
-            let sibling = ImageSource.file(folder + "/" + name)
-            guard DICOMInstance.isDICOM(sibling) else { return nil }
-            return try? DICOMInstance.read(sibling, options: options, series: series)
+            try? DICOMInstance.read(.file(folder + "/" + name), options: options, series: series)
         }
     }
 

@@ -51,13 +51,6 @@ public final class DICOMInstance: Sendable {
     private let encoding: DICOMFrameTable.Encoding
     private let colorTransform: ColorTransform?
 
-    /// Whether the source's first bytes are a DICOM Part 10 file's (a preamble, then `DICM`).
-    public static func isDICOM(_ source: ImageSource) -> Bool {
-        guard let stream = try? source.openStream(), stream.length >= 132 else { return false }
-        stream.seek(to: 128)
-        return stream.read(4) == Array("DICM".utf8)
-    }
-
     /// The instance `source` holds, or nil when it belongs to another series than `series`
     /// (the header read only up to its Series Instance UID then).
     ///
