@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Whole-slide images of formats Tessera reads through OpenSlide, written at test time (none committed).
+"""Whole-slide images of formats other than Aperio's and DICOM, written at test time (none committed).
 
-  generic-thirds.tif  a plain tiled TIFF, OpenSlide's `generic-tiff`: levels 2304x1728, 768x576 and
-                      256x192, each 3x smaller than the one before (so not the halving pyramid Tessera
-                      reads natively); every directory tiled, those after the first marked reduced
-                      (NewSubfileType 1), as the driver takes levels; no ImageDescription, so no
+  generic-thirds.tif  a plain tiled TIFF, OpenSlide's `generic-tiff` (the oracle), which Tessera reads as
+                      a pyramid of whole-factor steps: levels 2304x1728, 768x576 and 256x192, each 3x
+                      smaller than the one before; every directory tiled, those after the first marked
+                      reduced (NewSubfileType 1), as the driver takes levels; no ImageDescription, so no
                       vendor's driver claims it.
+  quarters.ome.tif    an OME-TIFF (which OpenSlide does not read): level 0, 3072x2304, in the main chain
+                      with an OME-XML description whose Pixels say PhysicalSizeX="500" in nm; levels
+                      768x576 and 192x144 (4x steps) in its SubIFDs, marked reduced.
   leica-like.scn      a Leica SCN-like BigTIFF, OpenSlide's `leica`: its first directory tiled, with an
                       ImageDescription of XML in the scn/2010/10/01 namespace describing a collection
                       of two brightfield images, sized and placed in nanometres. The macro image (at
@@ -34,6 +37,7 @@ spec.loader.exec_module(slides)
 TILE = slides.TILE
 
 GENERIC_SIZE, GENERIC_DOWNSAMPLES = (2304, 1728), (1, 3, 9)
+OME_SIZE, OME_DOWNSAMPLES, OME_NANOMETRES = (3072, 2304), (1, 4, 16), 500
 # The Leica slide, in level-0 pixels of NANOMETRES each: the main image, its margin in the collection.
 NANOMETRES, MAIN, MARGIN, LEICA_DOWNSAMPLES = 500, (3840, 2816), 128, (1, 4, 16)
 COLLECTION = (MAIN[0] + 2 * MARGIN, MAIN[1] + 2 * MARGIN)
@@ -59,6 +63,29 @@ def write_generic(path):
         for level, downsample in enumerate(GENERIC_DOWNSAMPLES):
             size = (GENERIC_SIZE[0] // downsample, GENERIC_SIZE[1] // downsample)
             write_tiled(tif, size, 0, 0, downsample, subfiletype=1 if level else 0)
+
+
+def ome_description():
+    width, height = OME_SIZE
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<OME xmlns="http://www.openmicroscopy.org/Schemas/OME/2016-06" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        'xsi:schemaLocation="http://www.openmicroscopy.org/Schemas/OME/2016-06 '
+        'http://www.openmicroscopy.org/Schemas/OME/2016-06/ome.xsd" Creator="make-vendor-slide-fixtures.py">'
+        '<Image ID="Image:0" Name="quarters"><Pixels ID="Pixels:0" DimensionOrder="XYCZT" Type="uint8" '
+        f'SizeX="{width}" SizeY="{height}" SizeC="3" SizeZ="1" SizeT="1" Interleaved="true" '
+        f'PhysicalSizeX="{OME_NANOMETRES}" PhysicalSizeXUnit="nm" PhysicalSizeY="{OME_NANOMETRES}" PhysicalSizeYUnit="nm">'
+        '<Channel ID="Channel:0:0" SamplesPerPixel="3"><LightPath/></Channel>'
+        '<TiffData IFD="0" PlaneCount="1"/></Pixels></Image></OME>')
+
+
+def write_ome(path):
+    with tifffile.TiffWriter(path) as tif:
+        for level, downsample in enumerate(OME_DOWNSAMPLES):
+            size = (OME_SIZE[0] // downsample, OME_SIZE[1] // downsample)
+            tags = dict(subfiletype=1) if level else dict(description=ome_description(), subifds=len(OME_DOWNSAMPLES) - 1)
+            write_tiled(tif, size, 0, 0, downsample, **tags)
 
 
 def leica_image(name, offset, size, dimensions, objective=None):
@@ -109,6 +136,7 @@ def main():
         sys.exit(__doc__.strip().splitlines()[-1])
     os.makedirs(sys.argv[1], exist_ok=True)
     write_generic(os.path.join(sys.argv[1], "generic-thirds.tif"))
+    write_ome(os.path.join(sys.argv[1], "quarters.ome.tif"))
     write_leica(os.path.join(sys.argv[1], "leica-like.scn"))
 
 

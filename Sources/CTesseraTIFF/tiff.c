@@ -18,6 +18,7 @@ static struct {
     TesseraTIFF table;
     __typeof__(&TIFFGetFieldDefaulted) TIFFGetFieldDefaulted;
     __typeof__(&TIFFSetField) TIFFSetField;
+    __typeof__(&TIFFGetField) TIFFGetField;
 } libtiff;
 TESSERA_LOADER(TesseraTIFF, tessera_tiff_load, &libtiff.table)
 
@@ -25,7 +26,7 @@ static void load(void) {
     // libtiff's soname has moved on its own (4.0-4.4: .so.5, 4.5 on: .so.6), not with its version;
     // .so.6 is the ABI of the 4.5 header this is built with (TIFFOpenExt and friends are 4.5's).
     static const char *const sonames[] = {"libtiff.so.6", NULL};
-    TESSERA_SYMBOLS(libtiff, TESSERA_TIFF_FUNCTIONS(TESSERA_SYMBOL) "TIFFGetFieldDefaulted", "TIFFSetField", );
+    TESSERA_SYMBOLS(libtiff, TESSERA_TIFF_FUNCTIONS(TESSERA_SYMBOL) "TIFFGetFieldDefaulted", "TIFFSetField", "TIFFGetField", );
     tessera_library_open(&library, sonames, RTLD_NOW, symbols, NULL, (void **)&libtiff,
                          "cannot load %s (install libtiff)", "libtiff lacks %s");
 }
@@ -191,6 +192,18 @@ int tessera_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *length, const voi
     *length = 0;
     *bytes = NULL;
     return libtiff.TIFFGetFieldDefaulted(tiff, tag, length, bytes) && *bytes && *length > 0;
+}
+
+int tessera_tiff_get_subifds(TIFF *tiff, uint16_t *count, const uint64_t **offsets) {
+    uint64_t *found = NULL;
+    *count = 0;
+    *offsets = NULL;
+    if (!libtiff.TIFFGetField(tiff, TIFFTAG_SUBIFD, count, &found) || !found || *count == 0) {
+        *count = 0;
+        return 0;
+    }
+    *offsets = found;
+    return 1;
 }
 
 int tessera_tiff_get_string(TIFF *tiff, uint32_t tag, const char **text) {

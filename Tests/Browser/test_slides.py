@@ -437,6 +437,7 @@ def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_se
 
 VENDOR_SCRIPT = REPO / "scripts" / "make-vendor-slide-fixtures.py"
 VENDOR_SLIDES = ("generic-thirds.tif", "leica-like.scn")
+OME_SLIDE = "quarters.ome.tif"
 
 
 @pytest.fixture(scope="session")
@@ -445,13 +446,13 @@ def vendor_server(tmp_path_factory):
     per version of their script; the oracle is OpenSlide 4.0.1."""
     # Its pixels come from the other script's pattern: a change to either makes them again.
     made = REPO / ".build" / "slide-fixtures" / ("vendor-" + hashlib.sha256(VENDOR_SCRIPT.read_bytes() + SCRIPT.read_bytes()).hexdigest()[:12])
-    if not (made / VENDOR_SLIDES[-1]).exists():
+    if not (made / OME_SLIDE).exists():
         partial = made.with_suffix(".partial")
         shutil.rmtree(partial, ignore_errors=True)
         subprocess.run([sys.executable, str(VENDOR_SCRIPT), str(partial)], check=True)
         partial.rename(made)
     root = tmp_path_factory.mktemp("vendor-slides")
-    for name in VENDOR_SLIDES:
+    for name in VENDOR_SLIDES + (OME_SLIDE,):
         shutil.copy(made / name, root / name)
     yield from run_server(root, tmp_path_factory)
 
@@ -490,6 +491,32 @@ def test_vendor_slides_are_read_through_openslide_at_their_stored_levels(vendor_
     full = composited(slide, 0, x, y, w, h)
     halved = (full[0::2, 0::2] + full[1::2, 0::2] + full[0::2, 1::2] + full[1::2, 1::2] + 2) >> 2
     assert status == 200 and psnr(pixels(body), halved) >= 40
+
+
+def test_an_ome_tiffs_subifd_levels_are_read_in_place_with_the_microscopes_scale(vendor_server):
+    """OME-TIFF (which OpenSlide does not read): tifffile's reading of its SubIFD levels is the oracle."""
+    path = vendor_server.root / OME_SLIDE
+    with tifffile.TiffFile(path) as tif:
+        levels = [level.asarray().astype(np.int32) for level in tif.series[0].levels]
+        # Tile (1, 1) of the 4x level as stored: a complete JPEG stream in the first SubIFD.
+        page = tif.series[0].levels[1].keyframe
+        index = 1 * -(-page.imagewidth // page.tilewidth) + 1
+        tif.filehandle.seek(page.dataoffsets[index])
+        stored = tif.filehandle.read(page.databytecounts[index])
+    info = vendor_server.json(f"/iiif/3/{OME_SLIDE}/info.json")
+    assert (info["width"], info["height"]) == (levels[0].shape[1], levels[0].shape[0])
+    assert info["tiles"] == [{"width": 256, "height": 256, "scaleFactors": [1, 2, 4, 8, 16]}]
+    physdim = [s for s in info["service"] if "physdim" in s.get("profile", "")]
+    # PhysicalSizeX 500 nm: 0.5 µm per pixel, 0.0005 mm.
+    assert physdim and physdim[0]["physicalScale"] == pytest.approx(0.0005) and physdim[0]["physicalUnits"] == "mm"
+    chooser = random.Random(OME_SLIDE)
+    for level, factor in enumerate((1, 4, 16)):
+        for x, y, w, h in regions(OME_SLIDE, info["width"], info["height"], factor, chooser):
+            status, body = fetch(vendor_server, f"/iiif/3/{OME_SLIDE}/{x},{y},{w},{h}/{w // factor},{h // factor}/0/default.png")
+            assert status == 200, body[:200]
+            expected = levels[level][y // factor : (y + h) // factor, x // factor : (x + w) // factor]
+            assert np.array_equal(pixels(body), expected), (factor, x, y, w, h)
+    assert passed_through(vendor_server, OME_SLIDE, 4, 1, 1) == stored
 
 
 SCALE_STATE = """

@@ -60,6 +60,25 @@ struct TIFFPyramidTests {
         #expect(tile != levels[0].cropped(to: rect), "the tile was not converted")
     }
 
+    /// Levels a whole factor apart (thirds, quarters, mixed) are a pyramid too; their downsamples
+    /// are the steps' product, not the sizes' ratio (a long strip's last level is 5 px high).
+    @Test func levelsByAnyWholeFactorArePyramidLevels() throws {
+        let sandbox = try ServerSandbox()
+        defer { sandbox.cleanUp() }
+        let sizes = [(10000, 300), (3334, 100), (834, 25), (417, 13), (105, 4)]  // ÷3 up, ÷4 up, ÷2 up, ÷4 down
+        let path = try write(
+            TestTIFF.encode(sizes.map { ServerSandbox.pattern(width: $0.0, height: $0.1) }, layout: .tiles(128)), in: sandbox.root,
+            as: "steps.tif")
+        let pyramid = try #require(try TIFFPyramid(path: path))
+        #expect(pyramid.levelSizes == sizes.map { PixelSize(width: $0.0, height: $0.1) })
+        #expect(pyramid.levelDownsamples == [1, 3, 12, 24, 96])
+        // A level whose sides shrink by different factors is not one.
+        var skewed = sizes.prefix(2).map { ServerSandbox.pattern(width: $0.0, height: $0.1) }
+        skewed.append(ServerSandbox.pattern(width: 1667, height: 25))
+        let stopped = try write(TestTIFF.encode(skewed, layout: .tiles(128)), in: sandbox.root, as: "skewed.tif")
+        #expect(try TIFFPyramid(path: stopped)?.levelDownsamples == [1, 3])
+    }
+
     @Test func whatIsNotAPyramidIsRecognised() throws {
         let sandbox = try ServerSandbox()
         defer { sandbox.cleanUp() }

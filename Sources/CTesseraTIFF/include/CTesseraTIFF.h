@@ -26,7 +26,8 @@
     X(TIFFComputeTile) X(TIFFComputeStrip) X(TIFFReadEncodedTile) X(TIFFReadEncodedStrip)          \
     X(TIFFScanlineSize64) X(TIFFReadScanline)                                                      \
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
-    X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt) X(TIFFReadRawTile)
+    X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt) X(TIFFReadRawTile)               \
+    X(TIFFSetSubDirectory)
 
 TESSERA_TABLE(TesseraTIFF, tessera_tiff_load, TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT))
 
@@ -63,6 +64,9 @@ int tessera_tiff_get_bytes(TIFF *tiff, uint32_t tag, uint32_t *length, const voi
 /// The current directory's value of an ASCII tag (ImageDescription, 270), NUL-terminated, owned
 /// by libtiff until the directory changes. Returns 1 when there is one.
 int tessera_tiff_get_string(TIFF *tiff, uint32_t tag, const char *_Nullable *_Nonnull text);
+/// The current directory's SubIFDs (tag 330: OME-TIFF's and `vips tiffsave --subifd`'s reduced
+/// levels), as file offsets owned by libtiff until the directory changes. Returns 1 when there are any.
+int tessera_tiff_get_subifds(TIFF *tiff, uint16_t *count, const uint64_t *_Nullable *_Nonnull offsets);
 
 #pragma clang assume_nonnull end
 

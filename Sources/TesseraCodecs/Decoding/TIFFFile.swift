@@ -57,7 +57,7 @@ final class TIFFFile {
 
     /// The directories that are pages, in order: every image but the reduced-resolution ones
     /// (NewSubfileType bit 0), transparency masks (bit 2), and the levels of a pyramid written
-    /// without that flag (tiled like the image before, about half its size, as ``TIFFPyramid``
+    /// without that flag (tiled like the image before, a whole factor smaller, as `TIFFPyramid`
     /// reads them), with each one's size upright. At least the first directory; leaves libtiff at
     /// an arbitrary one.
     ///
@@ -88,7 +88,6 @@ final class TIFFFile {
                 size: PixelSize(width: Int(width), height: Int(height)), tile: PixelSize(width: Int(tileWidth), height: Int(tileHeight)),
                 isTiled: isTiled)
         }
-        func halves(_ a: Int, _ b: Int) -> Bool { b == a / 2 || b == (a + 1) / 2 }
         guard library.TIFFSetDirectory(tiff, 0) != 0 else { return [(0, PixelSize(width: 0, height: 0))] }
         var pages: [(directory: Int, size: PixelSize)] = []
         var previous: Shape?
@@ -99,8 +98,7 @@ final class TIFFFile {
             let current = shape()
             let isLevel =
                 previous.map {
-                    current.isTiled && $0.isTiled && current.tile == $0.tile && halves($0.size.width, current.size.width)
-                        && halves($0.size.height, current.size.height)
+                    current.isTiled && $0.isTiled && current.tile == $0.tile && TIFFPyramid.step(current.size, below: $0.size) != nil
                 } ?? false
             if kind & UInt32(FILETYPE_REDUCEDIMAGE | FILETYPE_MASK) == 0, !isLevel {
                 pages.append((directory, uprightSize(current.size)))
@@ -121,13 +119,14 @@ final class TIFFFile {
     ///     and tile must lie within.
     ///   - limits: what one strip, tile or band of rows may take; libtiff's own allocations are held
     ///     to the same byte limit.
-    ///   - directory: which image of the file, from 0 (every image: pages and reduced levels).
-    ///   - page: which page, from 0 (``pageDirectories(_:_:through:)``), instead of `directory`; nil:
+    ///   - image: which image of the file: a directory of the main chain (pages and reduced
+    ///     levels), or a SubIFD.
+    ///   - page: which page, from 0 (``pageDirectories(_:_:through:)``), instead of `image`; nil:
     ///     not asked, and ``pageCount`` is left at 0.
     ///   - countsPages: walk every directory to count the pages (a probe); else stop at `page`.
     ///   - layoutCheck: how the strips or tiles are checked before any is read.
     init(
-        _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, directory: Int = 0, page: Int? = nil,
+        _ source: ImageSource, fileByteCount: Int, limits: AllocationLimits, image: TIFFImageAddress = .directory(0), page: Int? = nil,
         countsPages: Bool = false, layoutCheck: LayoutCheck = .everyPiece
     ) throws(ImageDecodingError) {
         let library = try Libraries.tiff.get()
@@ -146,20 +145,24 @@ final class TIFFFile {
         }
         guard let opened else { throw Self.failure(messages, path: source.filePath) }
         handle = CHandle(opened) { library.TIFFClose($0) }
-        var directory = directory
+        var image = image
         if let page {
             let pages = Self.pageDirectories(library, opened, through: countsPages ? nil : page)
             guard page >= 0, page < pages.count else {
                 // Not found: the walk reached the end, so it counted every page.
                 throw .noSuchPage(index: page, count: pages.count)
             }
-            directory = pages[page].directory
+            image = .directory(pages[page].directory)
             pageSizes = pages.map(\.size)
         }
-        if directory > 0 || page != nil {
+        switch image {
+        case .directory(let directory) where directory > 0 || page != nil:
             guard directory <= Int(UInt16.max), library.TIFFSetDirectory(opened, UInt32(directory)) != 0 else {
                 throw .corrupt(reason: "the TIFF has no image \(directory)")
             }
+        case .subdirectory(let offset):
+            guard library.TIFFSetSubDirectory(opened, offset) != 0 else { throw .corrupt(reason: "the TIFF has no image at byte \(offset)") }
+        case .directory: break
         }
         func field32(_ tag: Int32) -> Int {
             var value: UInt32 = 0
@@ -212,6 +215,14 @@ final class TIFFFile {
         if layoutCheck != .none {
             try checkLayout(fileByteCount: fileByteCount, limits: limits, missingAllowed: layoutCheck == .missingPiecesAllowed)
         }
+    }
+
+    /// This image's SubIFDs (tag 330), at most `limit` of them, in order.
+    func subdirectories(limit: Int) -> [TIFFImageAddress] {
+        var count: UInt16 = 0
+        var offsets: UnsafePointer<UInt64>?
+        guard tessera_tiff_get_subifds(tiff, &count, &offsets) != 0, let offsets else { return [] }
+        return (0..<min(Int(count), limit)).map { .subdirectory(offset: offsets[$0]) }
     }
 
     /// How a file's strips or tiles are checked when it is opened (``checkLayout(fileByteCount:limits:missingAllowed:)``).

@@ -8,18 +8,22 @@ public import TesseraCore
     import Darwin
 #endif
 
-/// A tiled TIFF whose images are the levels of one pyramid, each about half the size of the one
-/// before (as `vips tiffsave --tile --pyramid` writes them, the files iipsrv serves), read one tile
-/// at a time from the level a view needs: nothing is derived from the file and no more than one
-/// tile is decoded at a time.
+/// A tiled TIFF whose images are the levels of one pyramid, each a whole factor smaller than the
+/// one before (halves as `vips tiffsave --tile --pyramid` writes them, the files iipsrv serves;
+/// thirds or quarters from other writers), in the file's main chain of directories or in its first
+/// image's SubIFDs (OME-TIFF, `vips tiffsave --subifd`), read one tile at a time from the level a
+/// view needs: nothing is derived from the file and no more than one tile is decoded at a time.
 ///
 /// Not thread-safe: a reader holds one libtiff handle per level, and one thread uses it at a time.
 /// Hosts that read concurrently keep a few readers per file (they are cheap to open: one image
 /// directory per level).
 public final class TIFFPyramid {
-    /// The size of each level, full size first, each smaller than the one before (found by halving:
-    /// level `n` is `levelSizes[0] / 2ⁿ`, rounded either way).
+    /// The size of each level, full size first, each a whole factor smaller than the one before.
     public let levelSizes: [PixelSize]
+    /// Each level's downsample from the first when the levels were found as whole-factor steps
+    /// (the product of the steps: a 10000×300 image's 157×5 level is 64, which its sizes' ratio
+    /// would not say); nil for levels a caller chose.
+    public private(set) var levelDownsamples: [Int]?
     /// The first level's header, as one image (the other levels are not pages of it).
     public let properties: ImageProperties
     /// Pixels of one stored tile; tiles at a level's right and bottom edges are returned cropped.
@@ -40,9 +44,11 @@ public final class TIFFPyramid {
     private var tileBuffer: ZeroedBuffer<UInt8>?
     private var convertedTile: ZeroedBuffer<UInt32>?
 
-    /// Opens the pyramid of the TIFF at `path`: the first image and every one after it that is
-    /// tiled like it (same tile size, pixel format and sample depth) and about half the size of the one before;
-    /// the first image that is not ends the pyramid (a label or a macro photo may follow).
+    /// Opens the pyramid of the TIFF at `path`: the first image and, after it, the images of its
+    /// SubIFDs when it has any, else the directories that follow it, as long as each is tiled like
+    /// the first (same tile size, pixel format and sample depth) and a whole factor smaller than
+    /// the one before (``isLevel(_:below:)``); the first image that is not ends the pyramid (a label
+    /// or a macro photo may follow).
     ///
     /// - Returns: nil when the file is a TIFF but no such pyramid: its first image is stored in
     ///   strips, has no smaller levels after it, or is turned by an orientation tag.
@@ -51,39 +57,47 @@ public final class TIFFPyramid {
         let fileByteCount = try TIFFFile.fileByteCount(path)
         let first = try TIFFFile(.file(path), fileByteCount: fileByteCount, limits: options.limits)
         guard first.isTiled, first.orientation == .up else { return nil }
-        var levels = [first]
-        let count = Int(first.library.TIFFNumberOfDirectories(first.tiff))
-        for directory in 1..<max(count, 1) {
-            guard let next = try? TIFFFile(.file(path), fileByteCount: fileByteCount, limits: options.limits, directory: directory),
-                let last = levels.last, Self.continues(levels, with: next), Self.halves(last.size, to: next.size)
+        var levels = [first], downsamples = [1]
+        let subdirectories = first.subdirectories(limit: Self.maximumLevelCount)
+        let directoryCount = min(Int(first.library.TIFFNumberOfDirectories(first.tiff)), Self.maximumLevelCount)
+        let following = subdirectories.isEmpty ? (1..<max(directoryCount, 1)).map(TIFFImageAddress.directory) : subdirectories
+        for image in following {
+            guard let next = try? TIFFFile(.file(path), fileByteCount: fileByteCount, limits: options.limits, image: image),
+                let last = levels.last, Self.continues(levels, with: next), let step = Self.step(next.size, below: last.size)
             else { break }
             levels.append(next)
+            downsamples.append(downsamples[downsamples.count - 1] * step)
         }
         guard levels.count > 1 else { return nil }
         self.init(levels: levels, fileByteCount: fileByteCount, options: options)
+        levelDownsamples = downsamples
     }
 
     /// Opens the levels the caller has told from the file's other images (a slide's, whose
-    /// directories a thumbnail separates and whose steps are 4×): `directories`, full size first,
+    /// directories a thumbnail separates and whose steps are 4×): `images`, full size first,
     /// each tiled like the first and smaller than the one before. A tile of length 0 in them is a
     /// missing one: ``tile(level:column:row:)`` gives it as background (white).
     ///
-    /// - Throws: ``ImageDecodingError/unsupported(reason:)`` when the directories are no such
+    /// - Throws: ``ImageDecodingError/unsupported(reason:)`` when the images are no such
     ///   pyramid, or what a decode of the file would.
-    public convenience init(path: String, directories: [Int], options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
+    public convenience init(path: String, images: [TIFFImageAddress], options: DecodeOptions = DecodeOptions()) throws(ImageDecodingError) {
         let fileByteCount = try TIFFFile.fileByteCount(path)
         var levels: [TIFFFile] = []
-        for directory in directories {
+        for image in images {
             let level = try TIFFFile(
-                .file(path), fileByteCount: fileByteCount, limits: options.limits, directory: directory, layoutCheck: .missingPiecesAllowed)
+                .file(path), fileByteCount: fileByteCount, limits: options.limits, image: image, layoutCheck: .missingPiecesAllowed)
             guard level.isTiled, level.orientation == .up, Self.continues(levels, with: level),
                 levels.last.map({ level.size.width < $0.size.width && level.size.height <= $0.size.height }) ?? true
-            else { throw .unsupported(reason: "image \(directory) of the TIFF is not a level of the pyramid before it") }
+            else { throw .unsupported(reason: "image \(image) of the TIFF is not a level of the pyramid before it") }
             levels.append(level)
         }
         guard !levels.isEmpty else { throw .unsupported(reason: "a TIFF pyramid of no level") }
         self.init(levels: levels, fileByteCount: fileByteCount, options: options)
     }
+
+    /// The most levels a pyramid is read with: halvings from 2³¹ px reach 1 px in 32; a file
+    /// claiming more is hostile (each level is a libtiff handle per reader).
+    public static let maximumLevelCount = 32
 
     private init(levels: [TIFFFile], fileByteCount: Int, options: DecodeOptions) {
         let first = levels[0]
@@ -110,10 +124,18 @@ public final class TIFFPyramid {
             && next.bitsPerSample == first.bitsPerSample && next.readsNatively == first.readsNatively
     }
 
-    /// Whether `smaller` is `larger` halved, rounded down or up, on both sides.
-    private static func halves(_ larger: PixelSize, to smaller: PixelSize) -> Bool {
-        func half(_ a: Int, _ b: Int) -> Bool { b == a / 2 || b == (a + 1) / 2 }
-        return smaller.width > 0 && smaller.height > 0 && half(larger.width, smaller.width) && half(larger.height, smaller.height)
+    /// The whole factor (2 or more) by which `smaller` is `larger` made smaller, the same on both
+    /// sides, each side rounded down or up: the step to the next level of a pyramid (2 for halves,
+    /// 3 for thirds…); nil when `smaller` is no such level.
+    static func step(_ smaller: PixelSize, below larger: PixelSize) -> Int? {
+        guard smaller.width > 0, smaller.height > 0, smaller.width < larger.width else { return nil }
+        let factor = larger.width / smaller.width
+        return [factor, factor + 1].first { step in
+            step >= 2
+                && [(larger.width, smaller.width), (larger.height, smaller.height)].allSatisfy { large, small in
+                    small == large / step || small == (large + step - 1) / step
+                }
+        }
     }
 
     /// The tile at `column`, `row` of level `level` (0 is full size), decoded and cropped to the level.

@@ -34,12 +34,12 @@ public protocol RegionSourceKind: Sendable {
 /// The kinds every host asks, in order, before the codecs: the one place a new kind is registered.
 public enum RegionSourceKinds {
     /// The kinds Tessera reads natively (sharing `readers`, TIFF handles kept between reads), and
-    /// the slides OpenSlide reads: its vendor formats before the pyramidal TIFF kind, generic TIFF
-    /// after it (``OpenSlideKind``).
+    /// the slides OpenSlide reads: its vendor formats before the pyramidal TIFF kinds, generic TIFF
+    /// after them (``OpenSlideKind``).
     public static func standard(readers: TIFFReaderPool) -> [any RegionSourceKind] {
         [
-            AperioSlideKind(readers: readers), DICOMSlideKind(), OpenSlideKind(.vendorFormats), TIFFPyramidKind(readers: readers),
-            OpenSlideKind(.genericTIFF),
+            AperioSlideKind(readers: readers), DICOMSlideKind(), OpenSlideKind(.vendorFormats), OMETIFFKind(readers: readers),
+            TIFFPyramidKind(readers: readers), OpenSlideKind(.genericTIFF),
         ]
     }
 

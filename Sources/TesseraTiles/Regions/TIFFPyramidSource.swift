@@ -1,12 +1,12 @@
 public import TesseraCodecs
 public import TesseraCore
 
-/// A tiled multi-resolution TIFF (`vips tiffsave --tile --pyramid`, the files iipsrv serves; a
-/// slide's levels) as a ``RegionSource``: its level directories are its native levels, each read
-/// tile by tile with nothing derived from the file, and JPEG tiles given as stored
-/// (``storedTile(level:column:row:)``). Readers are libtiff handles, one thread at a time each;
-/// the source takes one from its ``TIFFReaderPool`` for each read (opening one when all are busy)
-/// and gives it back.
+/// A tiled multi-resolution TIFF (`vips tiffsave --tile --pyramid`, the files iipsrv serves; an
+/// OME-TIFF's SubIFDs; a slide's levels) as a ``RegionSource``: its level images are its native
+/// levels, each read tile by tile with nothing derived from the file, and JPEG tiles given as
+/// stored (``storedTile(level:column:row:)``). Readers are libtiff handles, one thread at a time
+/// each; the source takes one from its ``TIFFReaderPool`` for each read (opening one when all are
+/// busy) and gives it back.
 public struct TIFFPyramidSource: TiledRegionSource {
     public let properties: ImageProperties
     public let nativeLevels: [NativeLevel]
@@ -16,59 +16,60 @@ public struct TIFFPyramidSource: TiledRegionSource {
     /// TIFF pyramids are read tile by tile, never whole.
     public var holdsWholeImage: Bool { false }
     private let path: String
-    /// The level directories, when the caller chose them; nil when they are found by halving.
-    private let directories: [Int]?
+    /// The level images, when the caller chose them; nil when they are found (`TIFFPyramid`).
+    private let images: [TIFFImageAddress]?
     private let identity: FileIdentity
     private let options: DecodeOptions
     private let readers: TIFFReaderPool
 
-    /// The pyramid of the TIFF at `path` (whose identity is `identity` and header `properties`),
-    /// or nil when it is none to serve from: strips, one level, a turned image, or levels that stop
-    /// before one that fits in 2×2 tiles (then a request could find no level within 2× of what
-    /// it needs).
+    /// The pyramid of the TIFF at `path` (whose identity is `identity` and header `properties`;
+    /// its scale `micronsPerPixel` when a kind read one), or nil when it is none to serve from:
+    /// strips, one level, a turned image, or levels that stop before one that fits in 2×2 tiles
+    /// (then a request could find no level within 2× of what it needs).
     public init?(
-        path: String, identity: FileIdentity, properties: ImageProperties, options: DecodeOptions, readers: TIFFReaderPool
+        path: String, identity: FileIdentity, properties: ImageProperties, micronsPerPixel: Double? = nil, options: DecodeOptions,
+        readers: TIFFReaderPool
     ) throws {
         guard let pyramid = try TIFFPyramid(path: path, options: options), let coarsest = pyramid.levelSizes.last,
             coarsest.width <= 2 * pyramid.tileSize.width, coarsest.height <= 2 * pyramid.tileSize.height
         else { return nil }
         self.init(
-            pyramid, path: path, directories: nil, downsamples: pyramid.levelSizes.indices.map { 1 << $0 }, identity: identity,
-            properties: properties, micronsPerPixel: nil, associatedImages: [], options: options, readers: readers)
+            pyramid, path: path, images: nil, downsamples: pyramid.levelDownsamples, identity: identity, properties: properties,
+            micronsPerPixel: micronsPerPixel, associatedImages: [], options: options, readers: readers)
     }
 
-    /// The levels `directories` of the TIFF at `path` (full size first, as a slide's kind tells
-    /// them from its other images), each level's downsample its size's ratio to the first's
-    /// (``NativeLevel/downsample(of:from:)``). The header
-    /// is the first level's, read here.
+    /// The levels `images` of the TIFF at `path` (full size first, as a slide's kind tells them
+    /// from its other images). The header is the first level's, read here.
     public init(
-        path: String, directories: [Int], identity: FileIdentity, micronsPerPixel: Double?, associatedImages: [AssociatedImage],
+        path: String, images: [TIFFImageAddress], identity: FileIdentity, micronsPerPixel: Double?, associatedImages: [AssociatedImage],
         options: DecodeOptions, readers: TIFFReaderPool
     ) throws {
-        let pyramid = try TIFFPyramid(path: path, directories: directories, options: options)
-        let first = pyramid.levelSizes[0]
-        let downsamples = pyramid.levelSizes.map { NativeLevel.downsample(of: $0, from: first) }
+        let pyramid = try TIFFPyramid(path: path, images: images, options: options)
         self.init(
-            pyramid, path: path, directories: directories, downsamples: downsamples, identity: identity, properties: pyramid.properties,
+            pyramid, path: path, images: images, downsamples: nil, identity: identity, properties: pyramid.properties,
             micronsPerPixel: micronsPerPixel, associatedImages: associatedImages, options: options, readers: readers)
     }
 
+    /// A level's downsample is `downsamples`' (the steps the pyramid was found by), else its size's
+    /// ratio to the first's (``NativeLevel/downsample(of:from:)``: a slide's 4.0002 is 4).
     private init(
-        _ pyramid: TIFFPyramid, path: String, directories: [Int]?, downsamples: [Int], identity: FileIdentity,
+        _ pyramid: TIFFPyramid, path: String, images: [TIFFImageAddress]?, downsamples: [Int]?, identity: FileIdentity,
         properties: ImageProperties, micronsPerPixel: Double?, associatedImages: [AssociatedImage], options: DecodeOptions,
         readers: TIFFReaderPool
     ) {
         self.properties = properties
         self.path = path
-        self.directories = directories
+        self.images = images
         self.identity = identity
         self.micronsPerPixel = micronsPerPixel
         self.associatedImages = associatedImages
         self.options = options
         self.readers = readers
         pixelFormat = pyramid.pixelFormat
-        nativeLevels = zip(pyramid.levelSizes, downsamples).map { size, downsample in
-            NativeLevel(size: size, downsample: downsample, storedTileSize: pyramid.tileSize)
+        let first = pyramid.levelSizes[0]
+        nativeLevels = pyramid.levelSizes.enumerated().map { index, size in
+            NativeLevel(
+                size: size, downsample: downsamples?[index] ?? NativeLevel.downsample(of: size, from: first), storedTileSize: pyramid.tileSize)
         }
         readers.checkIn(pyramid, for: identity)
     }
@@ -93,7 +94,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
 
     private func open() throws -> TIFFPyramid {
         let opened: TIFFPyramid? =
-            if let directories { try TIFFPyramid(path: path, directories: directories, options: options) } else {
+            if let images { try TIFFPyramid(path: path, images: images, options: options) } else {
                 try TIFFPyramid(path: path, options: options)
             }
         guard let opened, opened.levelSizes == nativeLevels.map(\.size) else {

@@ -32,7 +32,7 @@ public struct AperioSlideKind: RegionSourceKind {
         guard let description = AperioDescription(directories.first?.description ?? "") else { return nil }
         let levels = try Self.levelDirectories(directories)
         return try TIFFPyramidSource(
-            path: path, directories: levels, identity: input.identity, micronsPerPixel: description.micronsPerPixel,
+            path: path, images: levels, identity: input.identity, micronsPerPixel: description.micronsPerPixel,
             associatedImages: Self.associatedImages(directories, levels: levels), options: input.options, readers: readers)
     }
 
@@ -40,28 +40,26 @@ public struct AperioSlideKind: RegionSourceKind {
     /// (tile size, compression) and smaller than the level before.
     ///
     /// - Throws: ``ImageDecodingError/unsupported(reason:)`` for a slide whose first image is not tiled.
-    static func levelDirectories(_ directories: [TIFFDirectorySummary]) throws -> [Int] {
+    static func levelDirectories(_ directories: [TIFFDirectorySummary]) throws -> [TIFFImageAddress] {
         guard let first = directories.first, let tileSize = first.tileSize else {
             throw ImageDecodingError.unsupported(reason: "an Aperio slide whose first image is not tiled")
         }
         var levels = [first]
-        // A slide has a handful of levels; a file claiming thousands is hostile, not a slide (each
-        // level is a libtiff handle per reader).
-        for directory in directories.dropFirst() where levels.count < maximumLevelCount {
+        for directory in directories.dropFirst() where levels.count < TIFFPyramid.maximumLevelCount {
             guard directory.tileSize == tileSize, directory.compression == first.compression, let last = levels.last,
                 directory.size.width < last.size.width, directory.size.height <= last.size.height, directory.size.width > 0,
                 directory.size.height > 0
             else { continue }
             levels.append(directory)
         }
-        return levels.map(\.index)
+        return levels.map { .directory($0.index) }
     }
 
     /// The directories that are not levels, named as OpenSlide's `aperio` driver names them: the
     /// stripped second directory the thumbnail; a label (NewSubfileType 1, or a description whose
     /// second line starts `label`) and a macro photo (9, or `macro`).
-    static func associatedImages(_ directories: [TIFFDirectorySummary], levels: [Int]) -> [AssociatedImage] {
-        directories.filter { !levels.contains($0.index) }.compactMap { directory in
+    static func associatedImages(_ directories: [TIFFDirectorySummary], levels: [TIFFImageAddress]) -> [AssociatedImage] {
+        directories.filter { !levels.contains(.directory($0.index)) }.compactMap { directory in
             let kind = directory.description.split(whereSeparator: \.isNewline).dropFirst().first.map(String.init) ?? ""
             let name: String? =
                 if directory.index == 1 && directory.tileSize == nil { "thumbnail" } else if directory.subfileType == 1 || kind.hasPrefix("label") {
@@ -70,9 +68,6 @@ public struct AperioSlideKind: RegionSourceKind {
             return name.map { AssociatedImage(name: $0, size: directory.size) }
         }
     }
-
-    /// The most levels read: 4× steps from 2³¹ px reach 1 px in 16.
-    static let maximumLevelCount = 24
 
 }
 

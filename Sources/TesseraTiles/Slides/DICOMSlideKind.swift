@@ -78,7 +78,7 @@ struct DICOMSlideSource: TiledRegionSource {
     init(instances: [DICOMInstance]) throws {
         var levels: [DICOMInstance] = []
         for instance in instances.filter({ $0.flavor == .volume }).sorted(by: { $0.size.width > $1.size.width }) {
-            guard levels.count < AperioSlideKind.maximumLevelCount else { break }
+            guard levels.count < TIFFPyramid.maximumLevelCount else { break }
             if let last = levels.last, instance.size.width >= last.size.width || instance.size.height > last.size.height { continue }
             levels.append(instance)
         }

@@ -3,10 +3,10 @@ import TesseraCore
 
 /// Whole-slide images of the vendors Tessera does not read natively, through OpenSlide
 /// (`OpenSlideFile`): Hamamatsu, MIRAX, Leica, Ventana, Philips, Sakura, Trestle, and generic
-/// tiled TIFF. Listed twice among the kinds: the vendor formats before the pyramidal TIFF kind
-/// (which would take a vendor's TIFF for a plain pyramid), generic TIFF after it (a pyramid whose
-/// levels halve is read natively, faster; OpenSlide takes the tiled TIFFs whose levels do not:
-/// `isUnhalvedPyramid(_:)`).
+/// tiled TIFF. Listed twice among the kinds: the vendor formats before the pyramidal TIFF kinds
+/// (which would take a vendor's TIFF for a plain pyramid), generic TIFF after them (a pyramid of
+/// whole-factor steps down to 2×2 tiles is read natively, faster; OpenSlide takes the tiled TIFFs
+/// refused there whose steps are not all halvings: `isUnhalvedPyramid(_:)`).
 /// No pass-through (OpenSlide gives no stored bytes); the slide's background fills where it has
 /// no data; the scale is the vendor's.
 public struct OpenSlideKind: RegionSourceKind {
@@ -35,10 +35,11 @@ public struct OpenSlideKind: RegionSourceKind {
         return OpenSlideSource(file)
     }
 
-    /// Whether a generic TIFF's levels are what only OpenSlide reads in place: some step is not a
-    /// power of two (a halving pyramid is the TIFF pyramid kind's, or, when it stops early, a
-    /// built pyramid's), and they go down to a level of at most ``coarsestSide`` px (else a
-    /// client's overview would read a large level whole; one level alone is no pyramid at all).
+    /// Whether a generic TIFF's levels, refused by the TIFF pyramid kind, are what OpenSlide reads
+    /// in place: some step is not a power of two (steps that are not whole, or a coarsest level
+    /// larger than 2×2 tiles; a halving pyramid that stops early gets a built pyramid), and they go
+    /// down to a level of at most ``coarsestSide`` px (else a client's overview would read a large
+    /// level whole; one level alone is no pyramid at all).
     static func isUnhalvedPyramid(_ levels: [OpenSlideFile.Level]) -> Bool {
         guard levels.count > 1, let coarsest = levels.last, max(coarsest.size.width, coarsest.size.height) <= coarsestSide else { return false }
         return levels.contains { level in
