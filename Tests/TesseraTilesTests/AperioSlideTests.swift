@@ -46,7 +46,9 @@ import Testing
         // Strips first: no slide to read. JPEG 2000 tiles (Aperio's 33003 and 33005) are read.
         #expect(throws: ImageDecodingError.self) { try AperioSlideKind.levelDirectories([Self.slide[1]]) }
         for compression in [33003, 33005] {
-            #expect(try AperioSlideKind.levelDirectories([Self.directory(0, 4096, 4096, compression: compression)]) == [0].map(TIFFImageAddress.directory))
+            #expect(
+                try AperioSlideKind.levelDirectories([Self.directory(0, 4096, 4096, compression: compression)]) == [0].map(TIFFImageAddress.directory)
+            )
         }
         #expect(throws: ImageDecodingError.self) { try AperioSlideKind.levelDirectories([]) }
     }
