@@ -67,7 +67,8 @@ HARNESSES = {
     "FuzzVideo": dict(
         dict="video", seeds=[FIXTURES / "video" / p for p in ("*.mp4", "*.mkv", "*.webm", "*.ts", "*.m4a")],
         max_len=65536, timeout=20),
-    # Seeds: Fuzz/corpus/FuzzSlide, two slides of scripts/make-slide-fixtures.py --size 256x256.
+    # Seeds: Fuzz/corpus/FuzzSlide, two slides of scripts/make-slide-fixtures.py --size 256x256 and
+    # the OME-TIFF of scripts/make-vendor-slide-fixtures.py --ome-seed.
     "FuzzSlide": dict(dict="tiff", seeds=[], max_len=65536, timeout=10),
     "FuzzDICOM": dict(dict="dicom", seeds=[], max_len=65536, timeout=10),
     "FuzzPyramidDescriptor": dict(dict="descriptor", seeds=[], max_len=4096, timeout=10),

@@ -20,7 +20,9 @@
 
 Tiles are 256x256 JPEG (YCbCr 4:2:0, complete streams from Pillow, stored as they are by tifffile)
 of scripts/make-slide-fixtures.py's stain pattern, computed per level (not derived from level 0).
-Usage: make-vendor-slide-fixtures.py OUTPUT_DIR
+`--ome-seed` writes only quarters-seed.ome.tif, a 256x192 OME-TIFF of two levels (the fuzz harness
+FuzzSlide's seed).
+Usage: make-vendor-slide-fixtures.py OUTPUT_DIR [--ome-seed]
 """
 import base64
 import importlib.util
@@ -65,8 +67,7 @@ def write_generic(path):
             write_tiled(tif, size, 0, 0, downsample, subfiletype=1 if level else 0)
 
 
-def ome_description():
-    width, height = OME_SIZE
+def ome_description(width, height):
     return (
         '<?xml version="1.0" encoding="UTF-8"?>'
         '<OME xmlns="http://www.openmicroscopy.org/Schemas/OME/2016-06" '
@@ -80,11 +81,11 @@ def ome_description():
         '<TiffData IFD="0" PlaneCount="1"/></Pixels></Image></OME>')
 
 
-def write_ome(path):
+def write_ome(path, full_size=OME_SIZE, downsamples=OME_DOWNSAMPLES):
     with tifffile.TiffWriter(path) as tif:
-        for level, downsample in enumerate(OME_DOWNSAMPLES):
-            size = (OME_SIZE[0] // downsample, OME_SIZE[1] // downsample)
-            tags = dict(subfiletype=1) if level else dict(description=ome_description(), subifds=len(OME_DOWNSAMPLES) - 1)
+        for level, downsample in enumerate(downsamples):
+            size = (full_size[0] // downsample, full_size[1] // downsample)
+            tags = dict(subfiletype=1) if level else dict(description=ome_description(*full_size), subifds=len(downsamples) - 1)
             write_tiled(tif, size, 0, 0, downsample, **tags)
 
 
@@ -132,9 +133,12 @@ def write_leica(path):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--ome-seed"]):
         sys.exit(__doc__.strip().splitlines()[-1])
     os.makedirs(sys.argv[1], exist_ok=True)
+    if sys.argv[2:]:
+        write_ome(os.path.join(sys.argv[1], "quarters-seed.ome.tif"), (256, 192), (1, 4))
+        return
     write_generic(os.path.join(sys.argv[1], "generic-thirds.tif"))
     write_ome(os.path.join(sys.argv[1], "quarters.ome.tif"))
     write_leica(os.path.join(sys.argv[1], "leica-like.scn"))

@@ -68,24 +68,77 @@ static TIFFOpenOptions *capturing_options(int64_t maximumAllocation, TesseraTIFF
     return options;
 }
 
-TIFF *tessera_tiff_open_file(const char *path, int64_t maximumAllocation, TesseraTIFFMessages *messages) {
+int tessera_tiff_set_tiled_image(TIFF *tiff, const TesseraTIFFTiledImage *image) {
+    int alpha = image->samples == 2 || image->samples == 4;
+    int colour = image->samples >= 3;
+    int jpeg = image->compression == COMPRESSION_JPEG;
+    int ok = libtiff.TIFFSetField(tiff, TIFFTAG_SUBFILETYPE, image->subfileType) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_IMAGEWIDTH, image->width) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_IMAGELENGTH, image->height) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_TILEWIDTH, image->tileSide) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_TILELENGTH, image->tileSide) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_BITSPERSAMPLE, 8) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_SAMPLESPERPIXEL, image->samples) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_ORIENTATION, image->orientation) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_COMPRESSION, image->compression);
+    if (ok && alpha) {
+        uint16_t kind = EXTRASAMPLE_UNASSALPHA;
+        ok = libtiff.TIFFSetField(tiff, TIFFTAG_EXTRASAMPLES, 1, &kind);
+    }
+    if (ok && jpeg) {
+        // Colour is stored as YCbCr 4:2:0, libjpeg converting the RGB it is given.
+        ok = libtiff.TIFFSetField(tiff, TIFFTAG_PHOTOMETRIC, colour ? PHOTOMETRIC_YCBCR : PHOTOMETRIC_MINISBLACK) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_JPEGQUALITY, image->jpegQuality) &&
+             (!colour || (libtiff.TIFFSetField(tiff, TIFFTAG_YCBCRSUBSAMPLING, 2, 2) &&
+                          libtiff.TIFFSetField(tiff, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB)));
+    } else if (ok) {
+        ok = libtiff.TIFFSetField(tiff, TIFFTAG_PHOTOMETRIC, colour ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK) &&
+             libtiff.TIFFSetField(tiff, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    }
+    if (ok && image->subIFDCount > 0) {
+        // Placeholders: libtiff fills them in as it writes the SubIFDs that follow.
+        uint64_t offsets[64] = {0};
+        ok = image->subIFDCount <= 64 && libtiff.TIFFSetField(tiff, TIFFTAG_SUBIFD, image->subIFDCount, offsets);
+    }
+    if (ok && image->description) {
+        ok = libtiff.TIFFSetField(tiff, TIFFTAG_IMAGEDESCRIPTION, image->description);
+    }
+    if (ok && image->iccProfile && image->iccProfileLength > 0) {
+        ok = libtiff.TIFFSetField(tiff, TIFFTAG_ICCPROFILE, image->iccProfileLength, image->iccProfile);
+    }
+    if (ok) {
+        ok = libtiff.TIFFSetField(tiff, TIFFTAG_SOFTWARE, "Tessera");
+    }
+    return ok;
+}
+
+// Opened here and handed over by descriptor, so that libtiff never learns the path (TIFFClose
+// closes the descriptor; a failed open leaves it to us, as TIFFOpen does).
+static TIFF *open_path(const char *path, int flags, const char *mode, int64_t maximumAllocation, TesseraTIFFMessages *messages) {
     TIFFOpenOptions *options = capturing_options(maximumAllocation, messages);
     if (!options) {
         return NULL;
     }
-    // Opened here and handed over by descriptor, so that libtiff never learns the path (TIFFClose
-    // closes the descriptor; a failed open leaves it to us, as TIFFOpen does).
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, flags | O_CLOEXEC, 0644);
     if (fd < 0) {
         snprintf(messages->error, sizeof messages->error, "cannot open the file: %s", strerror(errno));
         messages->errorCount++;
         libtiff.table.TIFFOpenOptionsFree(options);
         return NULL;
     }
-    TIFF *tiff = libtiff.table.TIFFFdOpenExt(fd, fileName, "rm", options);
+    TIFF *tiff = libtiff.table.TIFFFdOpenExt(fd, fileName, mode, options);
     libtiff.table.TIFFOpenOptionsFree(options);
     if (!tiff) close(fd);
     return tiff;
+}
+
+TIFF *tessera_tiff_open_file(const char *path, int64_t maximumAllocation, TesseraTIFFMessages *messages) {
+    return open_path(path, O_RDONLY, "rm", maximumAllocation, messages);
+}
+
+TIFF *tessera_tiff_create_file(const char *path, int big, TesseraTIFFMessages *messages) {
+    return open_path(path, O_RDWR | O_CREAT | O_TRUNC, big ? "w8" : "w", INT64_MAX / 2, messages);
 }
 
 typedef struct MemoryStream {

@@ -2,10 +2,17 @@ import ArgumentParser
 import FoundationEssentials
 import Tessera
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct ConvertCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic, jp2, jxl)."
+        abstract: "Decode an image and write it in the format the output's extension names (jpg, png, webp, avif, heic, jp2, jxl, tif).",
+        discussion: """
+            A .tif or .tiff output is a tiled pyramidal TIFF (256-px JPEG tiles at --quality, Deflate with --lossless or             alpha), read level by level from the input's own levels (a slide's, a pyramid's) with the pixels `tessera serve`             gives. A whole-slide image with a microscope's scale is written as OME-TIFF (levels in SubIFDs, PhysicalSizeX             kept); any other image as a pyramid in the main chain, as vips writes one.
+            """
     )
 
     @Argument(help: "The image to read.")
@@ -28,7 +35,17 @@ struct ConvertCommand: AsyncParsableCommand {
 
     @OptionGroup var page: PageOption
 
+    /// A tiled pyramidal TIFF is asked for (`.tif`, `.tiff`).
+    private var writesPyramid: Bool { ["tif", "tiff"].contains(URL(fileURLWithPath: output).pathExtension.lowercased()) }
+
     func validate() throws {
+        if writesPyramid {
+            guard !losslessJPEG, !autoOrient, !encoding.palette, encoding.speed == nil else {
+                throw ValidationError(
+                    "a pyramidal TIFF takes --quality or --lossless (its pixels are kept as stored, with their orientation tag)")
+            }
+            return
+        }
         let encoding = try encoding.encoding(outputPath: output)
         if losslessJPEG {
             guard case .jxl = encoding else { throw ValidationError("--lossless-jpeg writes .jxl output, not \(encoding.fileExtension)") }
@@ -64,9 +81,13 @@ struct ConvertCommand: AsyncParsableCommand {
     /// Decodes and writes; what the decoder worked around (damaged data shown as far as it decodes,
     /// a profile ignored) is printed as warnings, which do not fail the command.
     private func convert(failures: FailureLog) async throws {
-        let encoding = try self.encoding.encoding(outputPath: output)
         let (input, output, autoOrient) = (self.input, self.output, self.autoOrient)
         let options = DecodeOptions(maximumPixelCount: maxPixels, colorManagement: color.management, pageIndex: page.index)
+        if writesPyramid {
+            try await writePyramid(options: options)
+            return
+        }
+        let encoding = try self.encoding.encoding(outputPath: output)
         if losslessJPEG {
             let jpeg = try Data(contentsOf: URL(fileURLWithPath: input))
             guard ImageFormat(sniffing: jpeg.prefix(ImageFormat.sniffLength)) == .jpeg else {
@@ -91,6 +112,32 @@ struct ConvertCommand: AsyncParsableCommand {
         for warning in warnings { failures.warn(input, "warning: " + warning) }
         try Self.writing {
             try ImageEncoder.encode(pixels, as: encoding, iccProfile: profile).write(to: URL(fileURLWithPath: output), options: .atomic)
+        }
+    }
+
+    /// `input` written to `output` as a tiled pyramidal TIFF (`TIFFPyramidExport`), through a
+    /// file beside it moved into place when whole.
+    private func writePyramid(options: DecodeOptions) async throws {
+        let (input, output) = (self.input, self.output)
+        let quality = encoding.quality ?? 85, lossless = encoding.lossless, keepsProfile = color.keepProfile
+        try await WorkExecutor.shared.run { context in
+            let levels = try RegionSourceKinds.levels(
+                ofFileAt: input, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 1)), options: options)
+            let compression: TIFFPyramidWriter.Compression =
+                lossless || levels.source.pixelFormat.alphaChannelIndex != nil ? .deflate : .jpeg(quality: quality)
+            let partial = output + ".partial-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: partial) }
+            do {
+                try TIFFPyramidExport.write(
+                    levels, to: partial, compression: compression, iccProfile: keepsProfile ? levels.properties.iccProfile : nil,
+                    context: context)
+            } catch let error as ImageEncodingError {
+                throw OutputFailure(underlying: error)
+            }
+            // rename(2) replaces any file there at once: a reader sees the old file or the whole new one.
+            guard rename(partial, output) == 0 else {
+                throw OutputFailure(underlying: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
+            }
         }
     }
 

@@ -116,10 +116,8 @@ struct RenderCommand: AsyncParsableCommand {
         var isDirectory = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory else { return nil }
         // A kind's source (a slide, a pyramidal TIFF) is read from its own levels, as the server reads it.
-        switch try RegionSourceKinds.open(file: path, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 2))) {
-        case .native(_, let source): return SourceTiles(RegionLevels(source))
-        case .decoded(let properties): return SourceTiles(.file(path), properties: properties)
-        }
+        return SourceTiles(
+            try RegionSourceKinds.levels(ofFileAt: path, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 2))))
     }
 
     private static func describe(_ event: TiledViewEngine.Event) -> String {

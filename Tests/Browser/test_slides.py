@@ -423,6 +423,34 @@ def test_tessera_thumbnail_reads_slides_from_their_own_levels(slide_root, tmp_pa
     assert (made["aperio-missing.svs"][:80, :80] >= 250).all()
 
 
+def test_tessera_convert_writes_a_slide_as_an_ome_tiff_pyramid_that_keeps_its_pixels_and_scale(slide_root, tmp_path):
+    output = tmp_path / "converted.ome.tif"
+    run = subprocess.run([tessera_binary(), "convert", str(slide_root / SLIDES[0]), str(output), "--lossless"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    slide = openslide.OpenSlide(slide_root / SLIDES[0])
+    with tifffile.TiffFile(output) as tif:
+        assert tif.is_ome and len(tif.pages) == 1  # the reduced levels are SubIFDs
+        pixels_element = re.search(r"<Pixels [^>]*>", tif.pages[0].description)[0]
+        assert 'PhysicalSizeX="0.25"' in pixels_element and 'PhysicalSizeXUnit="µm"' in pixels_element
+        levels = tif.series[0].levels
+        width, height = slide.dimensions
+        sizes = [(width, height)]
+        while max(sizes[-1]) > 256:
+            sizes.append(((sizes[-1][0] + 1) // 2, (sizes[-1][1] + 1) // 2))
+        assert [(level.shape[1], level.shape[0]) for level in levels] == sizes
+        # Lossless: the stored levels (1, 4, 16) are OpenSlide's pixels, those between them halvings.
+        chooser = random.Random("convert")
+        for factor in (1, 2, 4, 8, 16):
+            level = levels[factor.bit_length() - 1].asarray()
+            for x, y, w, h in list(regions(SLIDES[0], width, height, factor, chooser))[:4]:
+                ours = level[y // factor : (y + h) // factor, x // factor : (x + w) // factor].astype(np.int32)
+                assert np.array_equal(ours, reference(slide, factor, x, y, w, h)), (factor, x, y, w, h)
+    info = subprocess.run([tessera_binary(), "info", "--json", str(output)], capture_output=True, text=True, timeout=60)
+    source = json.loads(info.stdout)["source"]
+    assert source["kind"] == "ome-tiff" and source["micronsPerPixel"] == 0.25
+
+
 def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_server, slide_root):
     listing = slide_server.json("/api/assets?dir=dicom-twin")
     # Six instances, one slide: named by its first level, the others neither listed nor skipped.

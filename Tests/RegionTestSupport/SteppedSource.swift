@@ -13,10 +13,12 @@ public struct SteppedSource: TiledRegionSource {
     public let nativeLevels: [NativeLevel]
     public var pixelFormat: PixelFormat { .rgb8 }
     public var holdsWholeImage: Bool { false }
+    public let micronsPerPixel: Double?
 
     /// A `size` image with `levelCount` native levels `step` times smaller each (rounded up), in
-    /// `tileSide`-pixel tiles.
-    public init(size: PixelSize, step: Int, levelCount: Int, tileSide: Int) {
+    /// `tileSide`-pixel tiles; a microscope's scale when `micronsPerPixel` is given.
+    public init(size: PixelSize, step: Int, levelCount: Int, tileSide: Int, micronsPerPixel: Double? = nil) {
+        self.micronsPerPixel = micronsPerPixel
         properties = ImageProperties(format: .tiff, size: size, decodedFormat: .rgb8, fileByteCount: 0)
         var downsample = 1
         nativeLevels = (0..<levelCount).map { _ in

@@ -27,7 +27,7 @@
     X(TIFFScanlineSize64) X(TIFFReadScanline)                                                      \
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
     X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt) X(TIFFReadRawTile)               \
-    X(TIFFSetSubDirectory)
+    X(TIFFSetSubDirectory) X(TIFFWriteEncodedTile) X(TIFFWriteDirectory)
 
 TESSERA_TABLE(TesseraTIFF, tessera_tiff_load, TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT))
 
@@ -47,6 +47,33 @@ TIFF *_Nullable tessera_tiff_open_file(const char *path, int64_t maximumAllocati
 /// Same, over a memory buffer that must outlive the returned handle.
 TIFF *_Nullable tessera_tiff_open_memory(const unsigned char *bytes, size_t length, int64_t maximumAllocation,
                                          TesseraTIFFMessages *messages);
+
+/// Creates (or truncates) the file at `path` and opens it for writing, BigTIFF when `big`, with
+/// libtiff's messages captured in `messages`. NULL when it cannot be created.
+TIFF *_Nullable tessera_tiff_create_file(const char *path, int big, TesseraTIFFMessages *messages);
+
+/// The tags of one tiled image a writer sets before its tiles (`tessera_tiff_set_tiled_image`).
+typedef struct TesseraTIFFTiledImage {
+    uint32_t width, height, tileSide;
+    /// 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA (alpha unassociated).
+    uint16_t samples;
+    /// 7 JPEG (RGB written as YCbCr 4:2:0, libjpeg converting) or 8 Deflate (horizontal predictor).
+    uint16_t compression;
+    int jpegQuality;
+    /// NewSubfileType: 0 full resolution, 1 a reduced level.
+    uint32_t subfileType;
+    /// Orientation (1-8).
+    uint16_t orientation;
+    /// SubIFDs to follow this image (its reduced levels), 0 for none: libtiff writes the next
+    /// `subIFDCount` directories as them.
+    uint16_t subIFDCount;
+    const char *_Nullable description;
+    const void *_Nullable iccProfile;
+    uint32_t iccProfileLength;
+} TesseraTIFFTiledImage;
+
+/// Sets the tags of the directory being written. Returns 1 when every tag was taken.
+int tessera_tiff_set_tiled_image(TIFF *tiff, const TesseraTIFFTiledImage *image);
 
 /// TIFFGetFieldDefaulted for one integer-valued tag (libtiff's variadic getter cannot be called from Swift).
 /// Returns 1 when the tag is present or has a default.

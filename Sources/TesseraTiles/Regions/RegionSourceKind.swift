@@ -72,6 +72,19 @@ public enum RegionSourceKinds {
         return .decoded(try header())
     }
 
+    /// The levels of the file at `path`: those of the first of `kinds` it is one of, else those of
+    /// the codecs' decode of it (``DecodedRegionSource``).
+    ///
+    /// - Throws: as ``open(file:kinds:options:)``.
+    public static func levels(ofFileAt path: String, kinds: [any RegionSourceKind], options: DecodeOptions = DecodeOptions()) throws
+        -> RegionLevels
+    {
+        switch try open(file: path, kinds: kinds, options: options) {
+        case .native(_, let source): RegionLevels(source)
+        case .decoded(let properties): RegionLevels(DecodedRegionSource(.file(path), properties: properties, options: options))
+        }
+    }
+
     /// `input` opened by the first of `kinds` it is one of, with that kind; nil when it is none of
     /// them. `header` is asked at most once.
     public static func open(
