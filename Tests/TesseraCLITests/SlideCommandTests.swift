@@ -34,7 +34,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: output) }
         let result = try CLI.run(["convert", CLI.fixture("photo-400x300.png"), output, "--lossless"])
         #expect(result.status == 0, "\(result.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(try CLI.run(["info", "--json", output]).stdout.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(try CLI.run(["info", "--json", output]).stdout.utf8)) as? [String: Any])
         let source = try #require(object["source"] as? [String: Any])
         #expect(source["kind"] as? String == "tiff-pyramid" && source["micronsPerPixel"] == nil)
         #expect((source["levels"] as? [[String: Int]])?.map { $0["width"] } == [400, 200])
