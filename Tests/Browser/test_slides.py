@@ -451,6 +451,23 @@ def test_tessera_convert_writes_a_slide_as_an_ome_tiff_pyramid_that_keeps_its_pi
     assert source["kind"] == "ome-tiff" and source["micronsPerPixel"] == 0.25
 
 
+def test_tessera_tile_builds_a_pyramid_from_a_slides_own_levels(slide_root, tmp_path):
+    for name, pyramid in ((SLIDES[0], "svs"), ("dicom-twin/level-1.dcm", "dicom")):
+        run = subprocess.run([tessera_binary(), "tile", str(slide_root / name), "--output", str(tmp_path), "--name", pyramid,
+                              "--layout", "iiif", "--tile-size", "256", "--format", "png"], capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+    slide = openslide.OpenSlide(slide_root / SLIDES[0])
+    info = json.loads((tmp_path / "svs" / "info.json").read_text())
+    assert (info["width"], info["height"]) == slide.dimensions
+    # Tiles at stored levels are OpenSlide's pixels; between them, halvings; the twins' are the same files.
+    for factor, column, row in ((1, 5, 3), (2, 3, 2), (4, 2, 1), (16, 1, 1)):
+        side = 256 * factor
+        region = f"{column * side},{row * side},{side},{side}"
+        tile = tmp_path / "svs" / region / "256,256" / "0" / "default.png"
+        assert np.array_equal(pixels(tile.read_bytes()), reference(slide, factor, column * side, row * side, side, side)), factor
+        assert tile.read_bytes() == (tmp_path / "dicom" / region / "256,256" / "0" / "default.png").read_bytes(), factor
+
+
 def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_server, slide_root):
     listing = slide_server.json("/api/assets?dir=dicom-twin")
     # Six instances, one slide: named by its first level, the others neither listed nor skipped.

@@ -121,9 +121,8 @@ public enum PyramidBuilder {
         _ source: ImageSource, name: String, outputDirectory: String, options: PyramidOptions,
         progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
     ) throws -> PyramidSummary {
-        let rows = try ImageRowReader(
-            source, options: options.decodeOptions)
-        let layout = options.layout.layout(imageSize: rows.properties.size, name: name)
+        let input = try Input(source, options: options.decodeOptions)
+        let layout = options.layout.layout(imageSize: input.imageSize, name: name)
         let output = URL(fileURLWithPath: outputDirectory)
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         let staging = output.appendingPathComponent(".tessera-\(name)-\(UUID().uuidString)")
@@ -131,7 +130,7 @@ public enum PyramidBuilder {
         do {
             let sink = DirectorySink(root: staging)
             let (summary, descriptors) = try write(
-                source, rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+                source, input, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
             // Tiles durable before the descriptors that make them visible: one sync for the build.
             if options.isDurable { try sink.synchronize() }
             for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
@@ -159,15 +158,14 @@ public enum PyramidBuilder {
         executor: WorkExecutor = .shared
     ) async throws -> PyramidSummary {
         try await executor.run(priority: priority) { context in
-            let rows = try ImageRowReader(
-                source, options: options.decodeOptions)
-            let layout = options.layout.layout(imageSize: rows.properties.size, name: name)
+            let input = try Input(source, options: options.decodeOptions)
+            let layout = options.layout.layout(imageSize: input.imageSize, name: name)
             let sink = ObjectStoreSink(store: store, prefix: prefix, concurrency: uploadConcurrency, context: context)
             let fileExtension = options.layout.fileExtension(for: options.encoding)
             try sink.removeBlocking(layout.descriptors(fileExtension: fileExtension).map { sink.key($0.path) })
             do {
                 let (summary, descriptors) = try write(
-                    source, rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+                    source, input, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
                 try sink.drain()
                 for descriptor in descriptors { try sink.store(descriptor.contents, at: descriptor.path) }
                 try sink.drain()
@@ -182,6 +180,70 @@ public enum PyramidBuilder {
         }
     }
 
+    /// What a build reads: a kind's own levels (a slide, a pyramidal TIFF, read from its stored
+    /// levels as `tessera serve` reads it), or the rows of the codecs' decode.
+    private enum Input {
+        case levels(RegionLevels)
+        case rows(ImageRowReader)
+
+        /// A file of a kind's (offered to the kinds only when it is a TIFF or a format the codecs do
+        /// not know, so a JPEG costs no second header read); any other source decoded.
+        init(_ source: ImageSource, options: DecodeOptions) throws {
+            if let path = source.filePath, [nil, .tiff].contains(try? source.sniffedFormat()),
+                case .native(_, let native) = try RegionSourceKinds.open(
+                    file: path, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 1)), options: options)
+            {
+                self = .levels(RegionLevels(native))
+            } else {
+                self = .rows(try ImageRowReader(source, options: options))
+            }
+        }
+
+        var imageSize: PixelSize {
+            switch self {
+            case .levels(let levels): levels.levelSize(reduction: 0)
+            case .rows(let rows): rows.properties.size
+            }
+        }
+    }
+
+    /// Writes the levels of `input` into `sink` (``write(_:_:layout:to:options:progress:context:executor:)``
+    /// for rows); returns the summary and the descriptors, which the caller stores last.
+    private static func write(
+        _ source: ImageSource, _ input: Input, layout: any TileLayout, to sink: any TileSink, options: PyramidOptions,
+        progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
+    ) throws -> (PyramidSummary, [(path: String, contents: Data)]) {
+        let levels: RegionLevels
+        switch input {
+        case .rows(let rows):
+            return try write(source, rows, layout: layout, to: sink, options: options, progress: progress, context: context, executor: executor)
+        case .levels(let found): levels = found
+        }
+        let writer = TileWriter(
+            sink: sink, encoding: options.encoding, iccProfile: options.colorManagement.profile(of: levels.properties), jobs: options.jobs,
+            executor: executor)
+        let emit = tileEmitter(layout, writer: writer, options: options)
+        progress?.totalUnitCount = (0..<layout.levelCount).reduce(1) { $0 + levels.levelSize(reduction: $1).height }
+        var peakHeld = 0
+        do {
+            for reduction in 0..<layout.levelCount {
+                let rows = layout.rowSpans(reduction: reduction)
+                peakHeld = max(
+                    peakHeld, (rows.map(\.count).max() ?? 0) * levels.levelSize(reduction: reduction).width * levels.source.pixelFormat.bytesPerPixel)
+                try levels.forEachTile(reduction: reduction, columns: layout.columnSpans(reduction: reduction), rows: rows, context: context) {
+                    column, row, pixels in
+                    emit(reduction, column, row, pixels)
+                    if column == 0 { progress?.advance(by: rows[row].count) }
+                }
+            }
+        } catch {
+            try? writer.finish()
+            throw error
+        }
+        try writer.finish()
+        return summary(layout, writer: writer, options: options, peakHeld: peakHeld)
+    }
+
     /// Streams the rows through the levels into `sink`; returns the summary and the descriptors,
     /// which the caller stores last.
     ///
@@ -194,16 +256,10 @@ public enum PyramidBuilder {
         options: PyramidOptions, progress: WorkProgress?, context: WorkContext, executor: WorkExecutor
     ) throws -> (PyramidSummary, [(path: String, contents: Data)]) {
         let size = layout.imageSize
-        let fileExtension = options.layout.fileExtension(for: options.encoding)
         let writer = TileWriter(
             sink: sink, encoding: options.encoding, iccProfile: rows.outputProfile, jobs: options.jobs, executor: executor)
-        let padded = layout.paddedTileSize
         let format = rows.format
-        let emit: (Int, Int, Int, PixelBuffer) -> Void = { reduction, column, row, pixels in
-            var paths = [layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)]
-            paths += layout.aliasPaths(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
-            writer.submit(padded.map { Self.pad(pixels, to: $0) } ?? pixels, paths: paths)
-        }
+        let emit = tileEmitter(layout, writer: writer, options: options)
         // One pass per native level of the decoded source, each making its levels down to the next
         // pass's (every layout's levels are (size + 1) / 2 of the one above, as RegionLevels' are).
         let lastPass = min(rows.properties.decoderReductions, layout.levelCount - 1)
@@ -243,9 +299,28 @@ public enum PyramidBuilder {
             throw error
         }
         try writer.finish()
+        return summary(layout, writer: writer, options: options, peakHeld: peakHeld)
+    }
+
+    /// What hands a tile of `layout` to `writer`: padded when the layout's tiles are, under its
+    /// path and aliases.
+    private static func tileEmitter(_ layout: any TileLayout, writer: TileWriter, options: PyramidOptions) -> (Int, Int, Int, PixelBuffer) -> Void {
+        let fileExtension = options.layout.fileExtension(for: options.encoding), padded = layout.paddedTileSize
+        return { reduction, column, row, pixels in
+            var paths = [layout.tilePath(reduction: reduction, column: column, row: row, fileExtension: fileExtension)]
+            paths += layout.aliasPaths(reduction: reduction, column: column, row: row, fileExtension: fileExtension)
+            writer.submit(padded.map { Self.pad(pixels, to: $0) } ?? pixels, paths: paths)
+        }
+    }
+
+    /// The build's summary and its descriptors.
+    private static func summary(
+        _ layout: any TileLayout, writer: TileWriter, options: PyramidOptions, peakHeld: Int
+    ) -> (PyramidSummary, [(path: String, contents: Data)]) {
         let summary = PyramidSummary(
-            layout: options.layout.name, imageSize: size, levels: layout.levelCount,
+            layout: options.layout.name, imageSize: layout.imageSize, levels: layout.levelCount,
             tiles: writer.tileCount, bytes: writer.byteCount, peakHeldRowBytes: peakHeld)
+        let fileExtension = options.layout.fileExtension(for: options.encoding)
         return (summary, layout.descriptors(fileExtension: fileExtension).map { ($0.path, $0.contents) })
     }
 

@@ -43,28 +43,30 @@ public enum TIFFPyramidExport {
         let readsBands = levels.cost(of: lastBand, reduction: 0).rowsPassedOver == 0
         var held: PixelBuffer?
         for (reduction, size) in sizes.enumerated() {
-            if !readsBands {
-                let level =
-                    if let held, levels.halvesPreviousLevel(reduction) { RegionLevels.halved(held) } else {
-                        try levels.level(reduction, context: context)
-                    }
-                held = level
+            let columns = spans(size.width, tileSide), rows = spans(size.height, tileSide)
+            let write = { (column: Int, row: Int, tile: PixelBuffer) in try writer.write(tile, level: reduction, column: column, row: row) }
+            guard !readsBands else {
+                try levels.forEachTile(reduction: reduction, columns: columns, rows: rows, context: context, write)
+                continue
             }
-            for (row, top) in stride(from: 0, to: size.height, by: tileSide).enumerated() {
-                try context.checkCancellation()
-                let rect = PixelRect(x: 0, y: top, width: size.width, height: min(tileSide, size.height - top))
-                let band = try held.map { try cut($0, to: rect) } ?? levels.pixels(of: rect, reduction: reduction, context: context)
-                for (column, left) in stride(from: 0, to: size.width, by: tileSide).enumerated() {
-                    let tile = try cut(band, to: PixelRect(x: left, y: 0, width: min(tileSide, size.width - left), height: band.height))
-                    try writer.write(tile, level: reduction, column: column, row: row)
+            let level =
+                if let held, levels.halvesPreviousLevel(reduction) { RegionLevels.halved(held) } else {
+                    try levels.level(reduction, context: context)
                 }
+            held = level
+            for (row, span) in rows.enumerated() {
+                try context.checkCancellation()
+                guard let band = level.cropped(to: PixelRect(x: 0, y: span.lowerBound, width: size.width, height: span.count)) else {
+                    throw ImageDecodingError.corrupt(reason: "a level of \(level.size), not \(size)")
+                }
+                try RegionLevels.cut(band, columns: columns) { try write($0, row, $1) }
             }
         }
         try writer.finish()
     }
 
-    private static func cut(_ pixels: PixelBuffer, to rect: PixelRect) throws(ImageDecodingError) -> PixelBuffer {
-        guard let cut = pixels.cropped(to: rect) else { throw .corrupt(reason: "a band of \(pixels.size) has no \(rect)") }
-        return cut
+    /// `length` pixels in spans of `side`, the last one short.
+    private static func spans(_ length: Int, _ side: Int) -> [Range<Int>] {
+        stride(from: 0, to: length, by: side).map { $0..<min(length, $0 + side) }
     }
 }
