@@ -91,6 +91,11 @@ public struct ServerConfiguration: Sendable {
     public var clientLimits: ClientLimits?
     /// On SIGTERM, in-flight requests get this long to finish before the server stops anyway.
     public var shutdownGracePeriod: Duration = .seconds(10)
+    /// Whether a slide's associated images (its label, macro photo, thumbnail) are served, as
+    /// `{identifier};label` and the like, and become canvases of its manifest after the slide's
+    /// (`--slide-associated-images`). Off by default: a slide's label carries the patient's name
+    /// or number, and its macro photo shows the label.
+    public var servesAssociatedImages = false
     /// Kinds of source read before the built-in ones (a slide format, a map format), each asked in
     /// turn whether a source is of its kind (`SourcePlanner`); the built-in kinds (pyramidal
     /// TIFF, then anything the codecs decode) answer for the rest.

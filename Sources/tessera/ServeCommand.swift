@@ -122,6 +122,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A proxy whose X-Forwarded-For names the client (repeatable; otherwise the header is ignored).")
     var trustedProxy: [String] = []
 
+    @Flag(
+        help: ArgumentHelp(
+            "Serve whole-slide images' labels, macro photos and thumbnails (as IDENTIFIER;label …), as canvases of their manifests.",
+            discussion: "Off by default: a slide's label carries the patient's name or number."))
+    var slideAssociatedImages = false
+
     @OptionGroup var color: ColorOption
 
     func validate() throws {
@@ -149,6 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.tileSize = tileSize
         configuration.pagesDirectory = pages
         configuration.colorManagement = color.management
+        configuration.servesAssociatedImages = slideAssociatedImages
         configuration.leaseDuration = .seconds(leaseSeconds)
         configuration.requestTimeout = .seconds(requestTimeout)
         if let rateLimit {

@@ -177,6 +177,45 @@ def test_info_gives_the_scanners_scale_and_no_other(slide_server, slide_root, na
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.fixture(scope="session")
+def labels_server(slide_root, tmp_path_factory):
+    """A server asked to serve slides' labels, macro photos and thumbnails."""
+    yield from run_server(slide_root, tmp_path_factory, extra=("--slide-associated-images",))
+
+
+@pytest.mark.parametrize("name", (SLIDES[0], "dicom-twin/level-0.dcm", "small.svs", "boxes/boxes_0.dcm"))
+def test_associated_images_are_served_and_shown_only_when_asked(slide_server, labels_server, slide_root, name):
+    slide = openslide.OpenSlide(slide_root / name)
+    associated = slide.associated_images
+    # Off by default: no canvas, no pixels, no info.json (a label carries a patient's name).
+    manifest = slide_server.json(f"/presentation/3/{iiif(name)}/manifest")
+    assert len(manifest["items"]) == 1
+    for image in list(associated) + ["nothing"]:
+        for path in (f"/iiif/3/{iiif(name)};{image}/info.json", f"/iiif/3/{iiif(name)};{image}/full/max/0/default.png"):
+            status, body = fetch(slide_server, path)
+            assert status == 404 and str(slide_root).encode() not in body, path
+    # Asked for: a canvas after the slide's for each, whose image is OpenSlide's.
+    text = labels_server.get(f"/presentation/3/{iiif(name)}/manifest")
+    manifest = json.loads(text)
+    canvases = {c["label"]["none"][0]: c for c in manifest["items"][1:]}
+    assert sorted(canvases) == sorted(associated) and len(manifest["items"]) == 1 + len(associated)
+    for image, pixels_expected in associated.items():
+        canvas = canvases[image]
+        assert (canvas["width"], canvas["height"]) == pixels_expected.size
+        service = canvas["items"][0]["items"][0]["body"]["service"][0]["id"]
+        assert service.endswith(f"/iiif/3/{iiif(name)};{image}")
+        status, body = fetch(labels_server, service[len(labels_server.url):] + "/full/max/0/default.png")
+        assert status == 200, body[:200]
+        theirs = np.asarray(pixels_expected.convert("RGB")).astype(np.int32)
+        ours = pixels(body)
+        assert ours.shape == theirs.shape and psnr(ours, theirs) >= 40, image
+    status, _ = fetch(labels_server, f"/iiif/3/{iiif(name)};nothing/info.json")
+    assert status == 404
+    checked = subprocess.run([str(REPO / ".build/presentation-venv/bin/python"), str(REPO / "scripts/check-presentation.py"), "-"],
+                             input=text, capture_output=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 def sparse_background() -> np.ndarray:
     """dicom-sparse's background, its CIELab (D50, as DICOM codes it) in sRGB by LittleCMS through
     Pillow: another implementation than Tessera's."""

@@ -14,13 +14,29 @@ struct PageIdentifierTests {
             ("a;b;7", "a;b", 7), ("x;999999", "x", 999_999),
         ])
     func pageSuffix(identifier: String, file: String, page: Int) {
-        let parsed = IdentifierResolver.pageSuffix(of: identifier)
-        #expect(parsed?.identifier == file && parsed?.page == page)
+        let parsed = IdentifierResolver.suffix(of: identifier)
+        #expect(parsed?.identifier == file && parsed?.suffix == .page(page))
     }
 
-    @Test("anything else is no page", arguments: ["doc.pdf", "doc.pdf;", "doc.pdf;0", "doc.pdf;01", ";3", "%3B3", "a;b", "a;1000000", "a;-1", "a;２"])
-    func noPage(identifier: String) {
-        #expect(IdentifierResolver.pageSuffix(of: identifier) == nil)
+    @Test(
+        "an associated image's suffix is 1 to 32 lowercase letters",
+        arguments: [
+            ("slide.svs;label", "slide.svs", "label"), ("a%2Fb.dcm%3Bmacro", "a%2Fb.dcm", "macro"), ("x;7;thumbnail", "x;7", "thumbnail"),
+            ("x;" + String(repeating: "z", count: 32), "x", String(repeating: "z", count: 32)),
+        ])
+    func associatedImageSuffix(identifier: String, file: String, name: String) {
+        let parsed = IdentifierResolver.suffix(of: identifier)
+        #expect(parsed?.identifier == file && parsed?.suffix == .associatedImage(name))
+    }
+
+    @Test(
+        "anything else is no suffix",
+        arguments: [
+            "doc.pdf", "doc.pdf;", "doc.pdf;0", "doc.pdf;01", ";3", "%3B3", ";label", "a;1000000", "a;-1", "a;２", "a;Label", "a;la-bel", "a;3b",
+            "x;" + String(repeating: "z", count: 33),
+        ])
+    func noSuffix(identifier: String) {
+        #expect(IdentifierResolver.suffix(of: identifier) == nil)
     }
 
     @Test("a page is the file's with a key of its own; a file named with the suffix is itself")

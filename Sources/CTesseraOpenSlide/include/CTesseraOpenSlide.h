@@ -22,7 +22,7 @@
     X(openslide_detect_vendor) X(openslide_open) X(openslide_close) X(openslide_get_error)          \
     X(openslide_get_level_count) X(openslide_get_level_dimensions) X(openslide_get_level_downsample) \
     X(openslide_read_region) X(openslide_get_property_value) X(openslide_get_associated_image_names)   \
-    X(openslide_get_associated_image_dimensions)
+    X(openslide_get_associated_image_dimensions) X(openslide_read_associated_image)
 
 TESSERA_TABLE(TesseraOpenSlide, tessera_openslide_load, TESSERA_OPENSLIDE_FUNCTIONS(TESSERA_SLOT))
 

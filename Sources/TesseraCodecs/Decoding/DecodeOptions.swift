@@ -33,6 +33,10 @@ public struct DecodeOptions: Sendable, Hashable {
     /// rendered at the resolution of its finest image (a 300-dpi scan at 300 dpi) up to this, and
     /// within ``maximumPixelCount`` (down to 72 dpi, never lower). Default 600.
     public var pdfMaximumDPI: Double = 600
+    /// One image of a TIFF by its place in the file, decoded instead of a page: a slide's label,
+    /// macro photo or thumbnail, which are not pages (NewSubfileType marks them reduced). Nil: the
+    /// page ``pageIndex`` names.
+    public var tiffImage: TIFFImageAddress?
     /// Whether a JPEG 2000 codestream's three components are Y, Cb and Cr at any sampling (an Aperio
     /// slide's compression 33003 tiles say so only in the TIFF around them), turned into RGB as
     /// sYCC is; without it only a `colr` box or subsampled chroma says so.

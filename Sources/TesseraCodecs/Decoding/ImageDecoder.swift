@@ -141,8 +141,12 @@ struct Header {
             let heif = try HEIFDecoder(source, limits: options.limits, page: options.pageIndex)
             (kind, properties) = (.heif(heif), heif.properties(format: format, fileByteCount: length))
         case .tiff:
-            let tiff = try TIFFFile(
-                source, fileByteCount: length, limits: options.limits, page: options.pageIndex, countsPages: countsPages)
+            let tiff =
+                if let image = options.tiffImage {
+                    try TIFFFile(source, fileByteCount: length, limits: options.limits, image: image)
+                } else {
+                    try TIFFFile(source, fileByteCount: length, limits: options.limits, page: options.pageIndex, countsPages: countsPages)
+                }
             (kind, properties) = (.tiff(tiff), tiff.properties(fileByteCount: length))
         case .svg:
             let svg = try SVGDecoder(source)

@@ -110,6 +110,17 @@ public final class OpenSlideFile: @unchecked Sendable {
         }
     }
 
+    /// Associated image `name` (one of ``associatedImages``: `label`, `macro`, `thumbnail`) into
+    /// `argb` (its size's area of premultiplied ARGB words).
+    ///
+    /// - Throws: ``ImageDecodingError/corrupt(reason:)`` when OpenSlide fails.
+    public func readAssociatedImage(named name: String, into argb: UnsafeMutablePointer<UInt32>) throws(ImageDecodingError) {
+        table.openslide_read_associated_image(handle, name, argb)
+        if let error = table.openslide_get_error(handle) {
+            throw .corrupt(reason: "OpenSlide: " + String(cString: error).replacing(path, with: self.name))
+        }
+    }
+
     /// `#RRGGBB` or `RRGGBB` as red, green, blue.
     static func rgb(hex: String) -> [UInt8]? {
         let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)

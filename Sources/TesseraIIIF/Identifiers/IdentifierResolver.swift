@@ -28,12 +28,26 @@ public struct ResolvedSource: Sendable, Hashable {
     /// first page, or the image itself.
     public private(set) var page: Int?
 
+    /// The image a slide keeps beside its levels that a `{identifier};{name}` names (`label`,
+    /// `macro`, `thumbnail`), nil when none is named.
+    public private(set) var associatedImage: String?
+
     /// Which page of a document is meant, from 0 (`DecodeOptions.pageIndex`).
     public var pageIndex: Int { (page ?? 1) - 1 }
 
     /// How IIIF names this source in a URL: the relative path percent-encoded (`/` as `%2F`), with
-    /// `;n` when a page was named.
-    public var encodedIdentifier: String { PercentEncoding.encode(relativePath) + (page.map { ";\($0)" } ?? "") }
+    /// `;n` when a page was named, `;name` when an associated image was.
+    public var encodedIdentifier: String {
+        PercentEncoding.encode(relativePath) + (page.map { ";\($0)" } ?? "") + (associatedImage.map { ";" + $0 } ?? "")
+    }
+
+    /// This source's associated image `name`, a distinct image with keys of its own.
+    public func associatedImage(_ name: String) -> ResolvedSource {
+        var associated = self
+        associated.associatedImage = name
+        associated.key = identity.description + ";" + name
+        return associated
+    }
 
     /// This source's page `page` (1-based), a distinct image with keys of its own after the first.
     public func page(_ page: Int) -> ResolvedSource {
@@ -68,7 +82,7 @@ public struct ResolvedSource: Sendable, Hashable {
     public var input: ImageSource { object.map { .ranged($0) } ?? .file(path ?? "") }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.key == b.key && a.relativePath == b.relativePath && a.path == b.path && a.page == b.page
+        a.key == b.key && a.relativePath == b.relativePath && a.path == b.path && a.page == b.page && a.associatedImage == b.associatedImage
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 }
@@ -130,13 +144,14 @@ public struct IdentifierResolver: Sendable {
 
     /// The file `identifier` (raw, still percent-encoded, as it came in the URL path) names.
     /// A file's page: `{identifier};{n}` names page `n` (from 1) of the file `{identifier}` names,
-    /// unless a file is named so itself.
+    /// and `{identifier};{name}` its associated image `name` (``suffix(of:)``), unless a file is
+    /// named so itself.
     public func resolve(_ identifier: String) throws(IdentifierError) -> ResolvedSource {
         do {
             return try resolveFile(identifier)
         } catch let error where error.reason == .notFound {
-            guard let (file, page) = Self.pageSuffix(of: identifier), let source = try? resolveFile(file) else { throw error }
-            return source.page(page)
+            guard let (file, suffix) = Self.suffix(of: identifier), let source = try? resolveFile(file) else { throw error }
+            return source.applying(suffix)
         }
     }
 
@@ -199,26 +214,48 @@ public struct IdentifierResolver: Sendable {
 }
 
 extension IdentifierResolver {
-    /// The identifier and page a `{identifier};{n}` names (`%3B` decodes to the same `;`), with
-    /// `n` a page from 1 written without leading zeros; nil for any other identifier. (Cantaloupe's
-    /// meta-identifiers use the same form.)
-    public static func pageSuffix(of identifier: String) -> (identifier: String, page: Int)? {
+    /// What a `;` after an identifier names.
+    public enum Suffix: Sendable, Equatable {
+        /// Page `n`, from 1: digits without leading zeros.
+        case page(Int)
+        /// An associated image of a slide: 1 to 32 lowercase ASCII letters (`label`, `macro`, `thumbnail`).
+        case associatedImage(String)
+    }
+
+    /// The identifier and what its `;{suffix}` names (`%3B` decodes to the same `;`); nil for an
+    /// identifier without one. (Cantaloupe's meta-identifiers use the same form.)
+    public static func suffix(of identifier: String) -> (identifier: String, suffix: Suffix)? {
         let bytes = Array(identifier.utf8)
-        var digitsStart = bytes.count
-        while digitsStart > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[digitsStart - 1]) { digitsStart -= 1 }
-        let digits = bytes[digitsStart...]
-        guard !digits.isEmpty, digits.count <= 6, digits.first != UInt8(ascii: "0") else { return nil }
+        var start = bytes.count
+        while start > 0, bytes.count - start <= 32, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[start - 1]) { start -= 1 }
+        let isName = start < bytes.count
+        if !isName {
+            while start > 0, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[start - 1]) { start -= 1 }
+        }
+        let text = bytes[start...]
+        guard !text.isEmpty, text.count <= (isName ? 32 : 6), isName || text.first != UInt8(ascii: "0") else { return nil }
         let separatorStart: Int
-        if digitsStart >= 2, bytes[digitsStart - 1] == UInt8(ascii: ";") {
-            separatorStart = digitsStart - 1
-        } else if digitsStart >= 4, bytes[digitsStart - 3] == UInt8(ascii: "%"), bytes[digitsStart - 2] == UInt8(ascii: "3"),
-            bytes[digitsStart - 1] | 0x20 == UInt8(ascii: "b")
+        if start >= 2, bytes[start - 1] == UInt8(ascii: ";") {
+            separatorStart = start - 1
+        } else if start >= 4, bytes[start - 3] == UInt8(ascii: "%"), bytes[start - 2] == UInt8(ascii: "3"),
+            bytes[start - 1] | 0x20 == UInt8(ascii: "b")
         {
-            separatorStart = digitsStart - 3
+            separatorStart = start - 3
         } else {
             return nil
         }
-        guard let page = Int(String(decoding: digits, as: UTF8.self)) else { return nil }
-        return (String(decoding: bytes[..<separatorStart], as: UTF8.self), page)
+        let value = String(decoding: text, as: UTF8.self)
+        guard let suffix = isName ? Suffix.associatedImage(value) : Int(value).map(Suffix.page) else { return nil }
+        return (String(decoding: bytes[..<separatorStart], as: UTF8.self), suffix)
+    }
+}
+
+extension ResolvedSource {
+    /// This source's page or associated image `suffix` names.
+    public func applying(_ suffix: IdentifierResolver.Suffix) -> ResolvedSource {
+        switch suffix {
+        case .page(let page): self.page(page)
+        case .associatedImage(let name): associatedImage(name)
+        }
     }
 }

@@ -34,10 +34,10 @@ public final class ObjectSourceResolver: Sendable {
         do {
             return try await resolveObject(identifier)
         } catch let error as IdentifierError where error.reason == .notFound {
-            guard let (object, page) = IdentifierResolver.pageSuffix(of: identifier),
+            guard let (object, suffix) = IdentifierResolver.suffix(of: identifier),
                 let source = try? await resolveObject(object)
             else { throw error }
-            return source.page(page)
+            return source.applying(suffix)
         }
     }
 

@@ -152,9 +152,17 @@ struct PresentationService: Sendable {
             let plan = try await images.planner.plan(for: source)
             let properties = plan.properties, micronsPerPixel = plan.source.micronsPerPixel
             let sizes = properties.pageCount > 1 ? try await pageSizes(of: source) : [properties.displaySize]
-            count = sizes.count
+            // A slide's label, macro photo and thumbnail follow it, when the server serves them.
+            let associated = images.configuration.servesAssociatedImages ? plan.source.associatedImages : []
+            count = sizes.count + associated.count
             let side = thumbnailSide(for: source.relativePath)
             canvas = { index in
+                if index >= sizes.count {
+                    let image = associated[index - sizes.count]
+                    return Self.imageCanvas(
+                        id: id + "/canvas/\(image.name)", service: urls.imageService(encoded + ";" + image.name),
+                        size: PixelSize(width: image.width, height: image.height), label: LanguageMap([image.name]), side: side, urls: urls)
+                }
                 let size = sizes[index]
                 guard size.width > 0, size.height > 0 else { return nil }
                 let page = sizes.count > 1 ? ";\(index + 1)" : ""

@@ -81,6 +81,12 @@ public protocol RegionSource: Sendable {
     /// host serves one unless asked to.
     var associatedImages: [AssociatedImage] { get }
 
+    /// Associated image `name` (one of ``associatedImages``) as a source of its own; nil when the
+    /// source has none of that name (and by default). Only a host asked to serve labels calls it.
+    ///
+    /// - Throws: `ImageDecodingError` when the image is there but cannot be read.
+    func associatedImage(named name: String) throws -> (any RegionSource)?
+
     /// The format's maker as the reader that knows it names it (OpenSlide's vendor: `leica`,
     /// `hamamatsu`); nil, by default, where the kind's name says it.
     var vendor: String? { get }
@@ -129,6 +135,8 @@ extension RegionSource {
     public var listedFilePath: String? { nil }
 
     public var associatedImages: [AssociatedImage] { [] }
+
+    public func associatedImage(named name: String) throws -> (any RegionSource)? { nil }
 
     public var vendor: String? { nil }
 

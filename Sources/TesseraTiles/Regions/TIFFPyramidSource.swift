@@ -12,7 +12,9 @@ public struct TIFFPyramidSource: TiledRegionSource {
     public let nativeLevels: [NativeLevel]
     public let pixelFormat: PixelFormat
     public let micronsPerPixel: Double?
-    public let associatedImages: [AssociatedImage]
+    public var associatedImages: [AssociatedImage] { associated.map(\.description) }
+    /// The associated images and the TIFF images they are.
+    private let associated: [TIFFAssociatedImage]
     /// TIFF pyramids are read tile by tile, never whole.
     public var holdsWholeImage: Bool { false }
     private let path: String
@@ -41,7 +43,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
     /// The levels `images` of the TIFF at `path` (full size first, as a slide's kind tells them
     /// from its other images). The header is the first level's, read here.
     public init(
-        path: String, images: [TIFFImageAddress], identity: FileIdentity, micronsPerPixel: Double?, associatedImages: [AssociatedImage],
+        path: String, images: [TIFFImageAddress], identity: FileIdentity, micronsPerPixel: Double?, associatedImages: [TIFFAssociatedImage],
         options: DecodeOptions, readers: TIFFReaderPool
     ) throws {
         let pyramid = try TIFFPyramid(path: path, images: images, options: options)
@@ -54,7 +56,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
     /// ratio to the first's (``NativeLevel/downsample(of:from:)``: a slide's 4.0002 is 4).
     private init(
         _ pyramid: TIFFPyramid, path: String, images: [TIFFImageAddress]?, downsamples: [Int]?, identity: FileIdentity,
-        properties: ImageProperties, micronsPerPixel: Double?, associatedImages: [AssociatedImage], options: DecodeOptions,
+        properties: ImageProperties, micronsPerPixel: Double?, associatedImages: [TIFFAssociatedImage], options: DecodeOptions,
         readers: TIFFReaderPool
     ) {
         self.properties = properties
@@ -62,7 +64,7 @@ public struct TIFFPyramidSource: TiledRegionSource {
         self.images = images
         self.identity = identity
         self.micronsPerPixel = micronsPerPixel
-        self.associatedImages = associatedImages
+        associated = associatedImages
         self.options = options
         self.readers = readers
         pixelFormat = pyramid.pixelFormat
@@ -83,6 +85,15 @@ public struct TIFFPyramidSource: TiledRegionSource {
         try withReader { try $0.storedTile(level: level, column: column, row: row) }.map { StoredTile(bytes: $0, format: .jpeg) }
     }
 
+    /// An associated image is its TIFF image, decoded whole as the codecs decode any (a label is
+    /// a few hundred pixels, in strips).
+    public func associatedImage(named name: String) throws -> (any RegionSource)? {
+        guard let image = associated.first(where: { $0.description.name == name })?.image else { return nil }
+        var options = self.options
+        options.tiffImage = image
+        return DecodedRegionSource(.file(path), properties: try ImageDecoder(options: options).probe(.file(path)), options: options)
+    }
+
     /// `body` with a reader of the file, given back to the pool after (dropped when `body` throws:
     /// a handle whose read failed may be left mid-directory).
     private func withReader<Result>(_ body: (TIFFPyramid) throws -> Result) throws -> Result {
@@ -101,6 +112,17 @@ public struct TIFFPyramidSource: TiledRegionSource {
             throw ImageDecodingError.corrupt(reason: "the TIFF pyramid changed while it was being read")
         }
         return opened
+    }
+}
+
+/// An image a TIFF keeps beside its levels, and where it is in the file.
+public struct TIFFAssociatedImage: Sendable {
+    public var description: AssociatedImage
+    public var image: TIFFImageAddress
+
+    public init(_ description: AssociatedImage, image: TIFFImageAddress) {
+        self.description = description
+        self.image = image
     }
 }
 

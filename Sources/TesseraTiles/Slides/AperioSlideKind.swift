@@ -58,14 +58,14 @@ public struct AperioSlideKind: RegionSourceKind {
     /// The directories that are not levels, named as OpenSlide's `aperio` driver names them: the
     /// stripped second directory the thumbnail; a label (NewSubfileType 1, or a description whose
     /// second line starts `label`) and a macro photo (9, or `macro`).
-    static func associatedImages(_ directories: [TIFFDirectorySummary], levels: [TIFFImageAddress]) -> [AssociatedImage] {
+    static func associatedImages(_ directories: [TIFFDirectorySummary], levels: [TIFFImageAddress]) -> [TIFFAssociatedImage] {
         directories.filter { !levels.contains(.directory($0.index)) }.compactMap { directory in
             let kind = directory.description.split(whereSeparator: \.isNewline).dropFirst().first.map(String.init) ?? ""
             let name: String? =
                 if directory.index == 1 && directory.tileSize == nil { "thumbnail" } else if directory.subfileType == 1 || kind.hasPrefix("label") {
                     "label"
                 } else if directory.subfileType == 9 || kind.hasPrefix("macro") { "macro" } else { nil }
-            return name.map { AssociatedImage(name: $0, size: directory.size) }
+            return name.map { TIFFAssociatedImage(AssociatedImage(name: $0, size: directory.size), image: .directory(directory.index)) }
         }
     }
 

@@ -67,6 +67,7 @@ struct DICOMSlideSource: TiledRegionSource {
     let associatedImages: [AssociatedImage]
     var holdsWholeImage: Bool { false }
     private let levels: [DICOMInstance]
+    private let associatedInstances: [String: DICOMInstance]
     /// One pixel of the slide's background, in ``pixelFormat``.
     private let background: [UInt8]
 
@@ -82,18 +83,25 @@ struct DICOMSlideSource: TiledRegionSource {
             if let last = levels.last, instance.size.width >= last.size.width || instance.size.height > last.size.height { continue }
             levels.append(instance)
         }
-        guard let first = levels.first else {
+        guard !levels.isEmpty else {
             throw ImageDecodingError.unsupported(reason: "a DICOM series without a volume image (only a label, overview or thumbnail)")
         }
-        self.levels = levels
         // OpenSlide's names: an overview is the slide's macro photo.
         let names: [DICOMInstance.Flavor: String] = [.label: "label", .overview: "macro", .thumbnail: "thumbnail"]
-        var associated: [String: AssociatedImage] = [:]
+        var associated: [String: DICOMInstance] = [:]
         for instance in instances {
             guard let name = names[instance.flavor], associated[name] == nil else { continue }
-            associated[name] = AssociatedImage(name: name, size: instance.size)
+            associated[name] = instance
         }
-        associatedImages = associated.values.sorted { $0.name < $1.name }
+        self.init(levels: levels, associated: associated)
+    }
+
+    /// The slide whose levels are `levels` (largest first) and whose associated images are `associated`.
+    private init(levels: [DICOMInstance], associated: [String: DICOMInstance]) {
+        let first = levels[0]
+        self.levels = levels
+        associatedInstances = associated
+        associatedImages = associated.map { AssociatedImage(name: $0.key, size: $0.value.size) }.sorted { $0.name < $1.name }
         properties = first.properties
         pixelFormat = first.pixelFormat
         micronsPerPixel = first.micronsPerPixel
@@ -123,6 +131,11 @@ struct DICOMSlideSource: TiledRegionSource {
     }
 
     var listedFilePath: String? { levels[0].filePath }
+
+    /// An associated image is its instance, read as a slide of one level (its frames tiles).
+    func associatedImage(named name: String) throws -> (any RegionSource)? {
+        associatedInstances[name].map { DICOMSlideSource(levels: [$0], associated: [:]) }
+    }
 
     func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? {
         try levels[level].storedTile(column: column, row: row).map { StoredTile(bytes: $0, format: .jpeg) }

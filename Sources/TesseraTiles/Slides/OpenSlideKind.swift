@@ -100,7 +100,6 @@ struct OpenSlideSource: RegionSource {
         let argb = UnsafeMutablePointer<UInt32>.allocate(capacity: bandRows * rect.width)
         defer { argb.deallocate() }
         var row = [UInt8](repeating: 0, count: rect.width * 3)
-        let background = file.background.map(UInt32.init)
         for bandTop in stride(from: rect.y, to: (rect.y + rect.height), by: bandRows) {
             try context.checkCancellation()
             let rows = min(bandRows, (rect.y + rect.height) - bandTop)
@@ -108,17 +107,35 @@ struct OpenSlideSource: RegionSource {
                 level: slideLevels[level], origin: (rect.x * downsample, bandTop * downsample),
                 size: PixelSize(width: rect.width, height: rows), into: argb)
             for y in 0..<rows {
-                row.withUnsafeMutableBufferPointer { out in
-                    for x in 0..<rect.width {
-                        // Premultiplied: a colour plus the background where the pixel lets it through.
-                        let pixel = argb[y * rect.width + x], clear = 255 - (pixel >> 24)
-                        for channel in 0..<3 {
-                            let stored = (pixel >> UInt32(16 - 8 * channel)) & 0xFF
-                            out[x * 3 + channel] = UInt8(min(255, stored + (background[channel] * clear + 127) / 255))
-                        }
-                    }
-                }
+                row.withUnsafeMutableBufferPointer { Self.composite(argb + y * rect.width, count: rect.width, on: file.background, into: $0) }
                 row.withUnsafeBufferPointer(body)
+            }
+        }
+    }
+
+    /// Associated images are decoded whole by OpenSlide (a label, a macro photo: a few megapixels
+    /// at most; one over 64 Mi pixels is refused), composited on white.
+    func associatedImage(named name: String) throws -> (any RegionSource)? {
+        guard let image = file.associatedImages.first(where: { $0.name == name }) else { return nil }
+        let count = image.size.width * image.size.height
+        guard count <= 64 << 20 else { throw ImageDecodingError.tooLarge(pixels: count, limit: 64 << 20) }
+        let argb = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
+        defer { argb.deallocate() }
+        try file.readAssociatedImage(named: name, into: argb)
+        var pixels = PixelBuffer(width: image.size.width, height: image.size.height, format: .rgb8)
+        pixels.bytes.withUnsafeMutableBufferPointer { Self.composite(argb, count: count, on: [255, 255, 255], into: $0) }
+        return HeldRegionSource(pixels, format: .slide)
+    }
+
+    /// `count` premultiplied ARGB words as RGB on `background`: each colour plus the background
+    /// where the pixel lets it through.
+    private static func composite(_ argb: UnsafePointer<UInt32>, count: Int, on background: [UInt8], into rgb: UnsafeMutableBufferPointer<UInt8>) {
+        let background = background.map(UInt32.init)
+        for x in 0..<count {
+            let pixel = argb[x], clear = 255 - (pixel >> 24)
+            for channel in 0..<3 {
+                let stored = (pixel >> UInt32(16 - 8 * channel)) & 0xFF
+                rgb[x * 3 + channel] = UInt8(min(255, stored + (background[channel] * clear + 127) / 255))
             }
         }
     }
