@@ -46,6 +46,9 @@ func checkIdentifier(_ identifier: String) {
     if let source = try? resolver.resolve(identifier) {
         let path = source.path ?? ""
         precondition(path.hasPrefix(resolver.rootPath + "/"), "identifier \(identifier) resolved to \(path), outside the root")
+        // Its canonical name (a page's or an associated image's suffix included) names it again.
+        let again = try? resolver.resolve(source.encodedIdentifier)
+        precondition(again?.key == source.key && again?.path == path, "\(identifier) and \(source.encodedIdentifier) differ")
     }
 }
 

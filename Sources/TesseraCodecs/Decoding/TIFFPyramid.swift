@@ -47,7 +47,7 @@ public final class TIFFPyramid {
     /// Opens the pyramid of the TIFF at `path`: the first image and, after it, the images of its
     /// SubIFDs when it has any, else the directories that follow it, as long as each is tiled like
     /// the first (same tile size, pixel format and sample depth) and a whole factor smaller than
-    /// the one before (``isLevel(_:below:)``); the first image that is not ends the pyramid (a label
+    /// the one before (each side the larger one's divided by the same factor, rounded either way); the first image that is not ends the pyramid (a label
     /// or a macro photo may follow).
     ///
     /// - Returns: nil when the file is a TIFF but no such pyramid: its first image is stored in

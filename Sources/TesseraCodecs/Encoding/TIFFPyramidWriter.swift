@@ -50,7 +50,12 @@ public final class TIFFPyramidWriter {
     /// pixels could pass 4 GB.
     ///
     /// - Parameters:
+    ///   - path: the file written.
+    ///   - levelSizes: each level's size, full resolution first.
+    ///   - format: the pixels of every tile.
     ///   - tileSide: the tiles' side, a multiple of 16 (TIFF's rule for tiles).
+    ///   - compression: how tiles are compressed.
+    ///   - layout: where the reduced levels go, and whether the scale is written.
     ///   - iccProfile: embedded in every level (the pixels are in its space).
     ///   - orientation: the Orientation tag (the pixels are written as stored).
     /// - Throws: ``ImageEncodingError/invalidParameter(_:)`` for sizes, a tile side or a quality

@@ -5,7 +5,7 @@ public import TesseraCore
 /// the levels ``RegionLevels`` makes (each `(size + 1) / 2` of the one before, down to the first
 /// that fits in one tile), so the file's pixels are those `tessera serve` gives for the source. A
 /// source with a microscope's scale becomes an OME-TIFF that keeps it; any other a pyramid in the
-/// main chain (``TIFFPyramidWriter``).
+/// main chain (`TIFFPyramidWriter`).
 ///
 /// A source that reads a band of rows without passing over the rows above it (tiles, a slide's
 /// levels) is read one band of tiles at a time, so memory is one band: the level's width × one
@@ -26,6 +26,10 @@ public enum TIFFPyramidExport {
     /// Writes `levels` to `path`.
     ///
     /// - Parameters:
+    ///   - levels: the source's levels.
+    ///   - path: the file written (replaced).
+    ///   - tileSide: the tiles' side in pixels, a multiple of 16.
+    ///   - compression: JPEG at a quality, or Deflate (an image with alpha must be Deflate).
     ///   - iccProfile: the profile the source's pixels are in (kept, not converted), embedded.
     ///   - context: checked between bands; a cancelled export throws and leaves `path` unfinished.
     /// - Throws: `ImageDecodingError` for the source, `ImageEncodingError` for the file.
