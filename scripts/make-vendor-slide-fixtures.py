@@ -6,6 +6,9 @@
                       smaller than the one before; every directory tiled, those after the first marked
                       reduced (NewSubfileType 1), as the driver takes levels; no ImageDescription, so no
                       vendor's driver claims it.
+  generic-shallow.tif the same first two levels alone: its coarsest level, 768x576, is larger than 2x2 tiles,
+                      so Tessera's pyramid kind leaves it to OpenSlide's `generic-tiff` (steps of 3x are
+                      not halvings a built pyramid would make).
   quarters.ome.tif    an OME-TIFF (which OpenSlide does not read): level 0, 3072x2304, in the main chain
                       with an OME-XML description whose Pixels say PhysicalSizeX="500" in nm; levels
                       768x576 and 192x144 (4x steps) in its SubIFDs, marked reduced.
@@ -60,9 +63,9 @@ def write_tiled(tif, size, x0, y0, downsample, **tags):
         compression="jpeg", photometric="ycbcr", subsampling=(2, 2), metadata=None, software=False, **tags)
 
 
-def write_generic(path):
+def write_generic(path, downsamples=GENERIC_DOWNSAMPLES):
     with tifffile.TiffWriter(path) as tif:
-        for level, downsample in enumerate(GENERIC_DOWNSAMPLES):
+        for level, downsample in enumerate(downsamples):
             size = (GENERIC_SIZE[0] // downsample, GENERIC_SIZE[1] // downsample)
             write_tiled(tif, size, 0, 0, downsample, subfiletype=1 if level else 0)
 
@@ -140,6 +143,7 @@ def main():
         write_ome(os.path.join(sys.argv[1], "quarters-seed.ome.tif"), (256, 192), (1, 4))
         return
     write_generic(os.path.join(sys.argv[1], "generic-thirds.tif"))
+    write_generic(os.path.join(sys.argv[1], "generic-shallow.tif"), GENERIC_DOWNSAMPLES[:2])
     write_ome(os.path.join(sys.argv[1], "quarters.ome.tif"))
     write_leica(os.path.join(sys.argv[1], "leica-like.scn"))
 

@@ -520,7 +520,9 @@ def test_a_folder_lists_a_dicom_slide_once_and_slides_the_probe_refuses(slide_se
 
 
 VENDOR_SCRIPT = REPO / "scripts" / "make-vendor-slide-fixtures.py"
-VENDOR_SLIDES = ("generic-thirds.tif", "leica-like.scn")
+VENDOR_SLIDES = ("generic-thirds.tif", "generic-shallow.tif", "leica-like.scn")
+# Who reads each: the pyramid kind the whole-factor pyramid down to 2x2 tiles, OpenSlide the rest.
+VENDOR_KINDS = {"generic-thirds.tif": "tiff-pyramid", "generic-shallow.tif": "openslide", "leica-like.scn": "openslide"}
 OME_SLIDE = "quarters.ome.tif"
 
 
@@ -550,8 +552,10 @@ def composited(slide: openslide.OpenSlide, level: int, x: int, y: int, width: in
 
 
 @pytest.mark.parametrize("name", VENDOR_SLIDES)
-def test_vendor_slides_are_read_through_openslide_at_their_stored_levels(vendor_server, name):
+def test_vendor_slides_are_read_at_their_stored_levels_as_openslide_reads_them(vendor_server, name):
     slide = openslide.OpenSlide(vendor_server.root / name)
+    run = subprocess.run([tessera_binary(), "info", "--json", str(vendor_server.root / name)], capture_output=True, text=True, timeout=60)
+    assert json.loads(run.stdout)["source"]["kind"] == VENDOR_KINDS[name]
     info = vendor_server.json(f"/iiif/3/{name}/info.json")
     assert (info["width"], info["height"]) == slide.dimensions
     services = [s for s in info.get("service", []) if "physdim" in s.get("profile", "")]
