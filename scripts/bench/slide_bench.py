@@ -24,6 +24,11 @@ walking the fragments), made once into INPUTS/slides:
               slide (a 50000×40000 slide with --big); beside it OpenSlide's open of the slide
               in a warm Python process (what its server pays once per slide).
   Memory      peak RSS (VmHWM summed over each server's processes) through the tiles and regions.
+  Convert     (--kind svs) the slide written as a tiled pyramidal TIFF, 256-px JPEG tiles at quality
+              85: `tessera convert SLIDE OUT.tif` beside `vips tiffsave SLIDE OUT.tif --tile --pyramid`
+              (libvips 8.14 reading the slide through OpenSlide), wall time and peak RSS of each
+              process (/usr/bin/time), both outputs checked by `tessera info --json` to hold the
+              slide's size and a full pyramid.
 
     slide_bench.py TESSERA INPUTS [--kind svs|dicom] [--runs 3] [--duration 10] [--size 50000x40000] [--json PATH]
 """
@@ -223,6 +228,34 @@ def one_run(args, root, size, work, seed):
     return result
 
 
+def timed(command):
+    """(seconds, peak RSS bytes) of `command` run to completion, as /usr/bin/time reports them."""
+    run = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{command[0]} failed: {run.stderr[-400:]}")
+    seconds, kilobytes = run.stderr.strip().splitlines()[-1].split()
+    return float(seconds), int(kilobytes) * 1024
+
+
+def convert_pass(tessera, slide_path, size, work):
+    """The slide written as a pyramidal TIFF by both, each output checked to be the whole slide."""
+    result = {}
+    commands = {
+        "tessera": [tessera, "convert", str(slide_path), f"{work}/tessera.tif", "--quality", "85"],
+        "vips": ["vips", "tiffsave", str(slide_path), f"{work}/vips.tif", "--tile", "--pyramid", "--compression", "jpeg",
+                 "--Q", "85", "--tile-width", "256", "--tile-height", "256"],
+    }
+    for name, command in commands.items():
+        seconds, rss = timed(command)
+        info = json.loads(subprocess.run([tessera, "info", "--json", f"{work}/{name}.tif"], capture_output=True, text=True).stdout)
+        levels = info["source"]["levels"]
+        if (info["width"], info["height"]) != tuple(size) or max(levels[-1]["width"], levels[-1]["height"]) > 512:
+            raise RuntimeError(f"{name}'s pyramid is not the whole slide: {info['width']}×{info['height']}, {len(levels)} levels")
+        result[name] = {"seconds": seconds, "peak_rss": rss, "bytes": os.path.getsize(f"{work}/{name}.tif"), "levels": len(levels)}
+        os.remove(f"{work}/{name}.tif")
+    return result
+
+
 def median_of(runs, *keys):
     values = []
     for run in runs:
@@ -259,6 +292,9 @@ def main():
         runs.append(one_run(args, root, size, work, seed=run))
     report = {"size": size, "runs": runs, "cold_info_s": cold_info(args.tessera, root, work, max(3, args.runs)),
               "openslide_open_s": openslide_open(Path(root) / SLIDE, max(3, args.runs))}
+    if args.kind == "svs":
+        say("convert to a pyramidal TIFF…")
+        report["convert"] = [convert_pass(args.tessera, Path(root) / SLIDE, size, work) for _ in range(args.runs)]
     print(f"\nWhole-slide image {size[0]}×{size[1]} ({SLIDE}), medians of {args.runs} runs")
     rows = [("aligned tiles, first touch (req/s)", "first_touch", "openslide"), ("aligned tiles, warm (req/s)", "warm", "openslide"),
             ("unaligned regions !512 (req/s)", "regions", "openslide_in_process_1_core")]
@@ -271,6 +307,12 @@ def main():
     print(f"  cold info.json: {report['cold_info_s'] * 1000:.1f} ms (OpenSlide's open of the slide: "
           f"{report['openslide_open_s'] * 1000:.1f} ms)")
     print("  (OpenSlide's regions: in process on one thread, read_region + resize + encode; its 2-core ceiling is 2× that)")
+    if "convert" in report:
+        print(f"  {'to a pyramidal TIFF':<40}{'tessera':>10}{'vips':>12}{'ratio':>8}")
+        for label, key, scale in (("  wall time (s)", "seconds", 1), ("  peak RSS (MB)", "peak_rss", 1e6), ("  file (MB)", "bytes", 1e6)):
+            ours = statistics.median(r["tessera"][key] for r in report["convert"]) / scale
+            theirs = statistics.median(r["vips"][key] for r in report["convert"]) / scale
+            print(f"  {label:<40}{ours:>10.1f}{theirs:>12.1f}{ours / theirs:>7.2f}×")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
 
