@@ -53,84 +53,91 @@ struct PipelineBenchmark {
         let cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-\(getpid())")
 
         switch mode {
-        case "latency":
-            // Memory hits: one image, requested again and again.
-            let url = base.appendingPathComponent(names[0])
-            let images = pipeline(cacheDirectory: cacheDirectory)
-            _ = try await images.image(for: ImageRequest(url: url, target: target))
-            var hits: [Double] = []
-            for _ in 0..<10_000 {
-                let start = ContinuousClock.now
-                _ = try await images.image(for: ImageRequest(url: url, target: target))
-                hits.append(elapsed(start))
-            }
-            var plain: [Double] = []
-            for _ in 0..<20 {
-                let start = ContinuousClock.now
-                _ = try await baseline(url)
-                plain.append(elapsed(start))
-            }
-            print(String(format: "  memory hit   p50 %8.1f µs  p99 %8.1f µs", percentile(hits, 0.5) * 1e6, percentile(hits, 0.99) * 1e6))
-            print(
-                String(
-                    format: "  baseline     p50 %8.1f µs  p99 %8.1f µs   (%.0f× slower at p50)",
-                    percentile(plain, 0.5) * 1e6, percentile(plain, 0.99) * 1e6, percentile(plain, 0.5) / percentile(hits, 0.5)))
-        case "throughput":
-            // Disk hits: every image already downloaded by an earlier pipeline; a fresh pipeline decodes them.
-            let urls = names.map { base.appendingPathComponent($0) }
-            let warm = pipeline(cacheDirectory: cacheDirectory)
-            for url in urls { try await warm.prefetch(ImageRequest(url: url, target: target)) }
-            let cold = pipeline(cacheDirectory: cacheDirectory)
-            var start = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for url in urls { group.addTask { _ = try await cold.image(for: ImageRequest(url: url, target: target)) } }
-                try await group.waitForAll()
-            }
-            let pipelineRate = Double(urls.count) / elapsed(start)
-            let diskHits = await cold.statistics.diskHits
-            start = ContinuousClock.now
-            for url in urls { _ = try await baseline(url) }
-            let baselineRate = Double(urls.count) / elapsed(start)
-            print(String(format: "  disk hits    %7.1f images/s (%d of %d from disk)", pipelineRate, diskHits, urls.count))
-            print(String(format: "  baseline     %7.1f images/s   (pipeline %.1f× faster)", baselineRate, pipelineRate / baselineRate))
-        case "storm", "storm-baseline":
-            // 1,000 distinct URLs at once: prefetched into the disk cache, or loaded the plain way.
-            let urls = (0..<1000).map { URL(string: base.appendingPathComponent(names[$0 % names.count]).absoluteString + "?n=\($0)")! }
-            let before = threadCount()
-            let start = ContinuousClock.now
-            let sampler = Task {
-                var peak = 0
-                while !Task.isCancelled {
-                    peak = max(peak, threadCount())
-                    try? await Task.sleep(for: .milliseconds(5))
-                }
-                return peak
-            }
-            let images = pipeline(cacheDirectory: cacheDirectory)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for url in urls {
-                    group.addTask {
-                        if mode == "storm" {
-                            try await images.prefetch(ImageRequest(url: url, target: target, priority: .low))
-                        } else {
-                            _ = try await baseline(url)
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
-            let seconds = elapsed(start)
-            sampler.cancel()
-            let peakThreads = await sampler.value
-            print(
-                String(
-                    format: "  %-12@ %6.2f s  peak threads %3d (%d before, %d cores)  peak RSS %6.1f MB",
-                    mode == "storm" ? "prefetch" : "baseline", seconds, peakThreads, before,
-                    ProcessInfo.processInfo.activeProcessorCount, peakResidentMegabytes()))
+        case "latency": try await latency(base.appendingPathComponent(names[0]), target: target, cacheDirectory: cacheDirectory)
+        case "throughput": try await throughput(names.map { base.appendingPathComponent($0) }, target: target, cacheDirectory: cacheDirectory)
+        case "storm", "storm-baseline": try await storm(mode, base: base, names: names, target: target, cacheDirectory: cacheDirectory)
         default:
             print("unknown mode \(mode)")
             exit(2)
         }
         try? FileManager.default.removeItem(at: cacheDirectory)
+    }
+
+    /// Memory hits: one image, requested again and again, beside the plain way.
+    static func latency(_ url: URL, target: ImageRequest.Target, cacheDirectory: URL) async throws {
+        let images = pipeline(cacheDirectory: cacheDirectory)
+        _ = try await images.image(for: ImageRequest(url: url, target: target))
+        var hits: [Double] = []
+        for _ in 0..<10_000 {
+            let start = ContinuousClock.now
+            _ = try await images.image(for: ImageRequest(url: url, target: target))
+            hits.append(elapsed(start))
+        }
+        var plain: [Double] = []
+        for _ in 0..<20 {
+            let start = ContinuousClock.now
+            _ = try await baseline(url)
+            plain.append(elapsed(start))
+        }
+        print(String(format: "  memory hit   p50 %8.1f µs  p99 %8.1f µs", percentile(hits, 0.5) * 1e6, percentile(hits, 0.99) * 1e6))
+        print(
+            String(
+                format: "  baseline     p50 %8.1f µs  p99 %8.1f µs   (%.0f× slower at p50)",
+                percentile(plain, 0.5) * 1e6, percentile(plain, 0.99) * 1e6, percentile(plain, 0.5) / percentile(hits, 0.5)))
+    }
+
+    /// Disk hits: every image already downloaded by an earlier pipeline; a fresh pipeline decodes them.
+    static func throughput(_ urls: [URL], target: ImageRequest.Target, cacheDirectory: URL) async throws {
+        let warm = pipeline(cacheDirectory: cacheDirectory)
+        for url in urls { try await warm.prefetch(ImageRequest(url: url, target: target)) }
+        let cold = pipeline(cacheDirectory: cacheDirectory)
+        var start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for url in urls { group.addTask { _ = try await cold.image(for: ImageRequest(url: url, target: target)) } }
+            try await group.waitForAll()
+        }
+        let pipelineRate = Double(urls.count) / elapsed(start)
+        let diskHits = await cold.statistics.diskHits
+        start = ContinuousClock.now
+        for url in urls { _ = try await baseline(url) }
+        let baselineRate = Double(urls.count) / elapsed(start)
+        print(String(format: "  disk hits    %7.1f images/s (%d of %d from disk)", pipelineRate, diskHits, urls.count))
+        print(String(format: "  baseline     %7.1f images/s   (pipeline %.1f× faster)", baselineRate, pipelineRate / baselineRate))
+    }
+
+    /// 1,000 distinct URLs at once: prefetched into the disk cache (`storm`), or loaded the plain way.
+    static func storm(_ mode: String, base: URL, names: [String], target: ImageRequest.Target, cacheDirectory: URL) async throws {
+        let urls = (0..<1000).map { URL(string: base.appendingPathComponent(names[$0 % names.count]).absoluteString + "?n=\($0)")! }
+        let before = threadCount()
+        let start = ContinuousClock.now
+        let sampler = Task {
+            var peak = 0
+            while !Task.isCancelled {
+                peak = max(peak, threadCount())
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            return peak
+        }
+        let images = pipeline(cacheDirectory: cacheDirectory)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for url in urls {
+                group.addTask {
+                    if mode == "storm" {
+                        try await images.prefetch(ImageRequest(url: url, target: target, priority: .low))
+                    } else {
+                        _ = try await baseline(url)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = elapsed(start)
+        sampler.cancel()
+        let peakThreads = await sampler.value
+        print(
+            String(
+                format: "  %-12@ %6.2f s  peak threads %3d (%d before, %d cores)  peak RSS %6.1f MB",
+                mode == "storm" ? "prefetch" : "baseline", seconds, peakThreads, before,
+                ProcessInfo.processInfo.activeProcessorCount, peakResidentMegabytes()))
     }
 }

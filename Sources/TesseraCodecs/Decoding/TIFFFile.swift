@@ -145,25 +145,7 @@ final class TIFFFile {
         }
         guard let opened else { throw Self.failure(messages, path: source.filePath) }
         handle = CHandle(opened) { library.TIFFClose($0) }
-        var image = image
-        if let page {
-            let pages = Self.pageDirectories(library, opened, through: countsPages ? nil : page)
-            guard page >= 0, page < pages.count else {
-                // Not found: the walk reached the end, so it counted every page.
-                throw .noSuchPage(index: page, count: pages.count)
-            }
-            image = .directory(pages[page].directory)
-            pageSizes = pages.map(\.size)
-        }
-        switch image {
-        case .directory(let directory) where directory > 0 || page != nil:
-            guard directory <= Int(UInt16.max), library.TIFFSetDirectory(opened, UInt32(directory)) != 0 else {
-                throw .corrupt(reason: "the TIFF has no image \(directory)")
-            }
-        case .subdirectory(let offset):
-            guard library.TIFFSetSubDirectory(opened, offset) != 0 else { throw .corrupt(reason: "the TIFF has no image at byte \(offset)") }
-        case .directory: break
-        }
+        pageSizes = try Self.select(image, page: page, countsPages: countsPages, library, opened)
         func field32(_ tag: Int32) -> Int {
             var value: UInt32 = 0
             return tessera_tiff_get_uint32(opened, UInt32(tag), &value) != 0 ? Int(value) : 0
@@ -223,6 +205,33 @@ final class TIFFFile {
         var offsets: UnsafePointer<UInt64>?
         guard tessera_tiff_get_subifds(tiff, &count, &offsets) != 0, let offsets else { return [] }
         return (0..<min(Int(count), limit)).map { .subdirectory(offset: offsets[$0]) }
+    }
+
+    /// Sets libtiff's handle to `image`, or to page `page` when one is asked; returns the pages'
+    /// sizes found on the way (``pageDirectories(_:_:through:)``: every page's when `countsPages`).
+    private static func select(
+        _ image: TIFFImageAddress, page: Int?, countsPages: Bool, _ library: TesseraTIFF, _ tiff: OpaquePointer
+    ) throws(ImageDecodingError) -> [PixelSize] {
+        var image = image, pageSizes: [PixelSize] = []
+        if let page {
+            let pages = pageDirectories(library, tiff, through: countsPages ? nil : page)
+            guard page >= 0, page < pages.count else {
+                // Not found: the walk reached the end, so it counted every page.
+                throw .noSuchPage(index: page, count: pages.count)
+            }
+            image = .directory(pages[page].directory)
+            pageSizes = pages.map(\.size)
+        }
+        switch image {
+        case .directory(let directory) where directory > 0 || page != nil:
+            guard directory <= Int(UInt16.max), library.TIFFSetDirectory(tiff, UInt32(directory)) != 0 else {
+                throw .corrupt(reason: "the TIFF has no image \(directory)")
+            }
+        case .subdirectory(let offset):
+            guard library.TIFFSetSubDirectory(tiff, offset) != 0 else { throw .corrupt(reason: "the TIFF has no image at byte \(offset)") }
+        case .directory: break
+        }
+        return pageSizes
     }
 
     /// How a file's strips or tiles are checked when it is opened (``checkLayout(fileByteCount:limits:missingAllowed:)``).

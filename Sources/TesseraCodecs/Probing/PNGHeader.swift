@@ -78,59 +78,11 @@ struct PNGHeader {
             case "IDAT":
                 if imageDataByteCount == 0 { defaultImageIsFrame = !frameDelays.isEmpty }
                 imageDataByteCount += min(length, stream.length - dataStart)
-            // A damaged ancillary chunk is dropped, as libpng drops it.
-            case "tRNS":
-                if Self.readChunk(type, length: length, from: stream) != nil { hasTransparencyChunk = true }
-            case "eXIf":
-                if let block = Self.readChunk(type, length: length, from: stream) {
-                    orientation = EXIFMetadata(block).orientation
-                }
-            case "iCCP" where iccProfileData == nil:
-                // Name (1–79 bytes), NUL, compression method 0, the zlib stream.
-                if let chunk = Self.readChunk(type, length: length, from: stream), let nul = chunk.prefix(80).firstIndex(of: 0),
-                    nul + 1 < chunk.count, chunk[nul + 1] == 0
-                {
-                    iccProfileData = Inflate.bounded(chunk[(nul + 2)...], limit: ICCProfile.maximumByteCount) ?? []
-                }
-            case "cICP":
-                // Primaries, transfer, matrix (0: RGB, the only kind PNG stores), full range.
-                if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 4, chunk[2] == 0 {
-                    codePoints = (Int(chunk[0]), Int(chunk[1]))
-                }
-            case "sRGB":
-                hasSRGBChunk = Self.readChunk(type, length: length, from: stream) != nil
-            case "gAMA":
-                if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 4 {
-                    gamma = Self.bigEndian32(chunk[...])
-                }
-            case "cHRM":
-                if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 32 {
-                    chromaticities = (0..<8).map { Self.bigEndian32(chunk[$0 * 4..<$0 * 4 + 4]) }
-                }
-            case "acTL":
-                if let control = Self.readChunk(type, length: length, from: stream), control.count == 8 {
-                    let frames = Self.bigEndian32(control[0..<4])
-                    // A count the format does not allow: the animation is ignored and the
-                    // default image shown, as browsers and the peers do.
-                    guard frames > 0, frames <= 0x7FFF_FFFF else {
-                        ignoredFrameCount = frames
-                        break
-                    }
-                    frameCount = frames
-                    playCount = Self.bigEndian32(control[4..<8])
-                }
-            case "fcTL":
-                // Sequence, size, offset (4 bytes each), delay numerator and denominator (2 each), ops.
-                if let control = Self.readChunk(type, length: length, from: stream), control.count == 26 {
-                    let numerator = Int(control[20]) << 8 | Int(control[21])
-                    let denominator = Int(control[22]) << 8 | Int(control[23])
-                    frameDelays.append(numerator * 1000 / (denominator == 0 ? 100 : denominator))
-                }
             case "IEND":
                 reachedEnd = true
                 break walking
             default:
-                break
+                readAncillaryChunk(type, length: length, from: stream)
             }
             stream.seek(to: dataStart + length + 4)
         }
@@ -142,6 +94,63 @@ struct PNGHeader {
             if reachedEnd { throw .corrupt(reason: shortage) }
             // A file cut short may still be decoded, as far as it goes, when that is allowed.
             if !allowsTruncatedData { throw .truncated(reason: "the file ends early: " + shortage) }
+        }
+    }
+
+    /// What an ancillary chunk of `type` and `length` bytes at the stream's offset says of the
+    /// image: transparency, orientation, colour, animation. A damaged one is dropped, as libpng
+    /// drops it.
+    private mutating func readAncillaryChunk(_ type: [UInt8], length: Int, from stream: ByteStream) {
+        switch String(decoding: type, as: UTF8.self) {
+        case "tRNS":
+            if Self.readChunk(type, length: length, from: stream) != nil { hasTransparencyChunk = true }
+        case "eXIf":
+            if let block = Self.readChunk(type, length: length, from: stream) {
+                orientation = EXIFMetadata(block).orientation
+            }
+        case "iCCP" where iccProfileData == nil:
+            // Name (1–79 bytes), NUL, compression method 0, the zlib stream.
+            if let chunk = Self.readChunk(type, length: length, from: stream), let nul = chunk.prefix(80).firstIndex(of: 0),
+                nul + 1 < chunk.count, chunk[nul + 1] == 0
+            {
+                iccProfileData = Inflate.bounded(chunk[(nul + 2)...], limit: ICCProfile.maximumByteCount) ?? []
+            }
+        case "cICP":
+            // Primaries, transfer, matrix (0: RGB, the only kind PNG stores), full range.
+            if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 4, chunk[2] == 0 {
+                codePoints = (Int(chunk[0]), Int(chunk[1]))
+            }
+        case "sRGB":
+            hasSRGBChunk = Self.readChunk(type, length: length, from: stream) != nil
+        case "gAMA":
+            if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 4 {
+                gamma = Self.bigEndian32(chunk[...])
+            }
+        case "cHRM":
+            if let chunk = Self.readChunk(type, length: length, from: stream), chunk.count == 32 {
+                chromaticities = (0..<8).map { Self.bigEndian32(chunk[$0 * 4..<$0 * 4 + 4]) }
+            }
+        case "acTL":
+            if let control = Self.readChunk(type, length: length, from: stream), control.count == 8 {
+                let frames = Self.bigEndian32(control[0..<4])
+                // A count the format does not allow: the animation is ignored and the
+                // default image shown, as browsers and the peers do.
+                guard frames > 0, frames <= 0x7FFF_FFFF else {
+                    ignoredFrameCount = frames
+                    break
+                }
+                frameCount = frames
+                playCount = Self.bigEndian32(control[4..<8])
+            }
+        case "fcTL":
+            // Sequence, size, offset (4 bytes each), delay numerator and denominator (2 each), ops.
+            if let control = Self.readChunk(type, length: length, from: stream), control.count == 26 {
+                let numerator = Int(control[20]) << 8 | Int(control[21])
+                let denominator = Int(control[22]) << 8 | Int(control[23])
+                frameDelays.append(numerator * 1000 / (denominator == 0 ? 100 : denominator))
+            }
+        default:
+            break
         }
     }
 

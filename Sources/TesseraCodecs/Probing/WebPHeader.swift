@@ -53,21 +53,11 @@ struct WebPHeader {
                 hasAlpha = flags & 0x10 != 0
                 isAnimated = flags & 0x02 != 0
             case "VP8 ":
-                guard length >= 10 else { throw .corrupt(reason: "a WebP VP8 chunk of \(length) bytes") }
-                let frame = try stream.readExactly(10)
-                guard frame[3...5] == [0x9D, 0x01, 0x2A] else { throw .corrupt(reason: "bad VP8 start code") }
-                let declared = PixelSize(
-                    width: (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF,
-                    height: (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF)
-                guard declared.width > 0, declared.height > 0 else { throw .corrupt(reason: "a VP8 frame of \(declared) pixels") }
-                image = declared
+                image = try Self.lossySize(stream, length: length)
             case "VP8L":
-                guard length >= 5 else { throw .corrupt(reason: "a WebP VP8L chunk of \(length) bytes") }
-                let header = try stream.readExactly(5)
-                guard header[0] == 0x2F else { throw .corrupt(reason: "bad VP8L signature") }
-                let bits = Int(header[1]) | Int(header[2]) << 8 | Int(header[3]) << 16 | Int(header[4]) << 24
-                image = PixelSize(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1)
-                if canvas == nil { hasAlpha = (bits >> 28) & 1 == 1 }
+                let (size, alpha) = try Self.losslessHeader(stream, length: length)
+                image = size
+                if canvas == nil { hasAlpha = alpha }
                 isLossless = true
             case "ANMF":
                 guard length >= 16 else { throw .corrupt(reason: "a WebP ANMF chunk of \(length) bytes") }
@@ -107,6 +97,25 @@ struct WebPHeader {
             size = image
         }
         frameCount = max(frameCount, 1)
+    }
+
+    /// The size a VP8 (lossy) chunk's frame header at the stream's offset declares.
+    private static func lossySize(_ stream: ByteStream, length: Int) throws(ImageDecodingError) -> PixelSize {
+        guard length >= 10 else { throw .corrupt(reason: "a WebP VP8 chunk of \(length) bytes") }
+        let frame = try stream.readExactly(10)
+        guard frame[3...5] == [0x9D, 0x01, 0x2A] else { throw .corrupt(reason: "bad VP8 start code") }
+        let declared = PixelSize(width: (Int(frame[6]) | Int(frame[7]) << 8) & 0x3FFF, height: (Int(frame[8]) | Int(frame[9]) << 8) & 0x3FFF)
+        guard declared.width > 0, declared.height > 0 else { throw .corrupt(reason: "a VP8 frame of \(declared) pixels") }
+        return declared
+    }
+
+    /// The size and alpha hint a VP8L (lossless) chunk's header at the stream's offset declares.
+    private static func losslessHeader(_ stream: ByteStream, length: Int) throws(ImageDecodingError) -> (PixelSize, hasAlpha: Bool) {
+        guard length >= 5 else { throw .corrupt(reason: "a WebP VP8L chunk of \(length) bytes") }
+        let header = try stream.readExactly(5)
+        guard header[0] == 0x2F else { throw .corrupt(reason: "bad VP8L signature") }
+        let bits = Int(header[1]) | Int(header[2]) << 8 | Int(header[3]) << 16 | Int(header[4]) << 24
+        return (PixelSize(width: (bits & 0x3FFF) + 1, height: ((bits >> 14) & 0x3FFF) + 1), (bits >> 28) & 1 == 1)
     }
 
     /// libwebp's animation decoder always composites into RGBA.

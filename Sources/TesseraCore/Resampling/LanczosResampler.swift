@@ -117,8 +117,7 @@ public enum LanczosResampler {
                     try filterRow(nextRow)
                     nextRow += 1
                 }
-                // The taps of this output row summed in one pass, eight floats at a time in
-                // registers, rather than one pass over the row for each tap.
+                // The non-zero taps of this output row.
                 var tapCount = 0
                 for tap in 0..<vertical.tapCount {
                     let weight = vertical.weights[y * vertical.tapCount + tap]
@@ -127,36 +126,50 @@ public enum LanczosResampler {
                     tapWeights[tapCount] = weight
                     tapCount += 1
                 }
-                var index = 0
-                while index + 8 <= rowLength {
-                    var sum = SIMD8<Float>()
-                    for tap in 0..<tapCount {
-                        sum += tapRows[tap].loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * tapWeights[tap]
-                    }
-                    UnsafeMutableRawPointer(column.baseAddress! + index).storeBytes(of: sum, as: SIMD8<Float>.self)
-                    index += 8
-                }
-                while index < rowLength {
-                    var sum: Float = 0
-                    for tap in 0..<tapCount { sum += tapRows[tap].load(fromByteOffset: index * 4, as: Float.self) * tapWeights[tap] }
-                    column[index] = sum
-                    index += 1
-                }
-                let target = destination.baseAddress! + y * rowLength
-                if alphaIndex < 0 {
-                    for index in 0..<rowLength { target[index] = clampToByte(column[index]) }
-                } else {
-                    for x in 0..<size.width {
-                        let p = x * channels
-                        let alpha = min(max(column[p + alphaIndex], 0), 255)
-                        let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
-                        for channel in 0..<alphaIndex {
-                            target[p + channel] = clampToByte(column[p + channel] * unpremultiply)
-                        }
-                        target[p + alphaIndex] = clampToByte(alpha)
-                    }
-                }
+                sum(tapCount, rows: tapRows, weights: tapWeights, into: column)
+                store(column, channels: channels, alphaIndex: alphaIndex, into: destination.baseAddress! + y * rowLength)
             }
+        }
+    }
+
+    /// The first `count` of `rows` (ring rows of filtered floats, `column.count` each) weighted by
+    /// `weights` and summed into `column`, eight floats at a time in registers, rather than one
+    /// pass over the row for each tap.
+    @inline(__always)
+    private static func sum(
+        _ count: Int, rows: UnsafeMutableBufferPointer<UnsafeRawPointer>, weights: UnsafeMutableBufferPointer<Float>,
+        into column: UnsafeMutableBufferPointer<Float>
+    ) {
+        let rowLength = column.count
+        var index = 0
+        while index + 8 <= rowLength {
+            var sum = SIMD8<Float>()
+            for tap in 0..<count { sum += rows[tap].loadUnaligned(fromByteOffset: index * 4, as: SIMD8<Float>.self) * weights[tap] }
+            UnsafeMutableRawPointer(column.baseAddress! + index).storeBytes(of: sum, as: SIMD8<Float>.self)
+            index += 8
+        }
+        while index < rowLength {
+            var sum: Float = 0
+            for tap in 0..<count { sum += rows[tap].load(fromByteOffset: index * 4, as: Float.self) * weights[tap] }
+            column[index] = sum
+            index += 1
+        }
+    }
+
+    /// A row of summed floats stored as bytes in `target`, unpremultiplied by its alpha (at
+    /// `alphaIndex`; none when negative).
+    @inline(__always)
+    private static func store(_ column: UnsafeMutableBufferPointer<Float>, channels: Int, alphaIndex: Int, into target: UnsafeMutablePointer<UInt8>) {
+        if alphaIndex < 0 {
+            for index in 0..<column.count { target[index] = clampToByte(column[index]) }
+            return
+        }
+        for x in 0..<column.count / channels {
+            let p = x * channels
+            let alpha = min(max(column[p + alphaIndex], 0), 255)
+            let unpremultiply: Float = alpha > 0 ? 255 / alpha : 0
+            for channel in 0..<alphaIndex { target[p + channel] = clampToByte(column[p + channel] * unpremultiply) }
+            target[p + alphaIndex] = clampToByte(alpha)
         }
     }
 

@@ -16,123 +16,14 @@ struct AuthRoutes {
     let iiif: MountLocation
 
     func add<Context: RequestContext>(to routes: LabelledRoutes<Context>) {
-        routes("auth_probe") {
-            $0.get("probe/:identifier") { request, context in
-                let identifier = try context.parameters.require("identifier")
-                let path = try IdentifierResolver.relativePath(of: identifier)
-                let mount = context.mountPath(less: 2)
-                let probeID = service.configuration.baseURL(authority: request.head.authority) + mount + "/probe/" + identifier
-                let rule = access.policy.rule(for: path)
-                let texts = access.policy.texts
-                var result: IIIFAuthProbeResult
-                do {
-                    let grant = try await access.grant(forPath: path, request: request, probing: true)
-                    if case .substitute = grant {
-                        result = IIIFAuthProbeResult(
-                            id: probeID, status: try await access.prober(of: request) == nil ? 401 : 403,
-                            heading: LanguageMap([texts.heading], language: "en"), note: LanguageMap([texts.note], language: "en"))
-                    } else {
-                        _ = try await service.resolve(identifier)
-                        result = IIIFAuthProbeResult(id: probeID, status: 200)
-                    }
-                } catch let denied as AccessDenied {
-                    result = IIIFAuthProbeResult(
-                        id: probeID, status: Int(denied.status.code), heading: LanguageMap([texts.heading], language: "en"),
-                        note: LanguageMap([texts.note], language: "en"))
-                }
-                if result.status != 200, let substitute = rule.substitute {
-                    let image = service.configuration.baseURL(authority: request.head.authority) + iiif.resolved(from: mount) + "/" + identifier
-                    result.substitute = [
-                        ContentResource(
-                            id: image + "/full/max/0/default.jpg", type: "Image", format: "image/jpeg",
-                            label: LanguageMap(["At most \(substitute.maxSize) pixels"], language: "en"), service: [ImageServiceReference(id: image)])
-                    ]
-                }
-                // The probe itself is always 200: its status says what the resource would answer.
-                return Response(
-                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store", .vary: "Cookie, Authorization"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: result.json())))
-            }
-        }
+        routes("auth_probe") { $0.get("probe/:identifier") { request, context in try await probe(request, context: context) } }
         routes("auth_login") {
             $0.get("login") { request, _ in
                 page(title: access.policy.texts.label, body: loginForm(origin: request.uri.queryParameters["origin"].map(String.init) ?? ""))
             }
-            $0.post("login") { request, context in
-                let form = Self.form(try await request.body.collect(upTo: 8192))
-                let name = form["username"] ?? "", password = form["password"] ?? "", origin = form["origin"] ?? ""
-                let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress
-                let address =
-                    service.configuration.clientLimits?.client(peer: peer, forwardedFor: request.headers[values: ClientLimits.forwardedFor])
-                    ?? peer?.ipAddress ?? "unknown"
-                guard access.failedLogins.allows(user: name, address: address) else {
-                    var response = page(
-                        title: "Too many attempts", body: "<p>Too many failed sign-ins. Try again in a few minutes.</p>", status: .tooManyRequests)
-                    response.headers[.retryAfter] = "900"
-                    return response
-                }
-                // scrypt takes a tenth of a second: off the event loop.
-                let user = try await service.executor.run(priority: .high) { _ in access.users.authenticate(name, password: password) }
-                guard let user else {
-                    access.failedLogins.fail(user: name, address: address)
-                    return page(
-                        title: access.policy.texts.label, body: "<p role=\"alert\">Wrong name or password.</p>" + loginForm(origin: origin),
-                        status: .unauthorized)
-                }
-                let token = AccessToken(
-                    kind: .access, user: user.name, groups: user.groups,
-                    expires: AccessControl.now + Int(access.policy.tokenLifetime.components.seconds))
-                var response = page(
-                    title: "Signed in", body: "<p>Signed in as \(Self.escape(user.name)). This window closes by itself.</p>",
-                    script: "window.close();")
-                response.headers[.setCookie] = cookie(
-                    try token.encoded(keys: access.keys), maxAge: Int(access.policy.tokenLifetime.components.seconds))
-                return response
-            }
+            $0.post("login") { request, context in try await logIn(request, context: context) }
         }
-        routes("auth_token") {
-            $0.get("token") { request, _ in
-                let query = request.uri.queryParameters
-                let origin = query["origin"].map(String.init) ?? ""
-                var message: [String: JSONScalar] = ["@context": .string("http://iiif.io/api/auth/2/context.json")]
-                if let id = query["messageId"] { message["messageId"] = .string(String(id)) }
-                let own = service.configuration.baseURL(authority: request.head.authority)
-                if query["messageId"] == nil || origin.isEmpty {
-                    message["type"] = .string("AuthAccessTokenError2")
-                    message["profile"] = .string("invalidRequest")
-                } else if origin != own && !access.policy.tokenOrigins.contains(origin) {
-                    message["type"] = .string("AuthAccessTokenError2")
-                    message["profile"] = .string("invalidOrigin")
-                } else {
-                    do {
-                        if let who = try await access.principal(of: request) {
-                            let lifetime = Int(access.policy.tokenLifetime.components.seconds)
-                            let probe = AccessToken(
-                                kind: .probe, user: who.user, groups: who.groups, expires: min(who.expires, AccessControl.now + lifetime))
-                            message["type"] = .string("AuthAccessToken2")
-                            message["accessToken"] = .string(try probe.encoded(keys: access.keys))
-                            message["expiresIn"] = .number(probe.expires - AccessControl.now)
-                        } else {
-                            message["type"] = .string("AuthAccessTokenError2")
-                            message["profile"] = .string(access.cookieState(of: request).rawValue + "Aspect")
-                        }
-                    } catch let error as ServerError {
-                        // The external check is down: the viewer is told so, rather than left waiting.
-                        message["type"] = .string("AuthAccessTokenError2")
-                        message["profile"] = .string("unavailable")
-                        message["note"] = .object(["en": .string(error.message)])
-                    }
-                }
-                // An origin that is not a URL's origin cannot be a postMessage target; "*" never is one here.
-                let target = origin.hasPrefix("http://") || origin.hasPrefix("https://") ? origin : own
-                let script = "window.parent.postMessage(\(JSONScalar.object(message)), \(JSONScalar.string(target).json));"
-                var response = page(title: "Token", body: "", script: script)
-                // Framed by the viewers allowed to have tokens only.
-                response.headers[Self.policyField] = (response.headers[Self.policyField] ?? "")
-                    .replacing("frame-ancestors 'none'", with: "frame-ancestors 'self'" + access.policy.tokenOrigins.map { " " + $0 }.joined())
-                return response
-            }
-        }
+        routes("auth_token") { $0.get("token") { request, _ in try await token(request) } }
         routes("auth_logout") {
             $0.get("logout") { _, _ in
                 var response = page(
@@ -141,6 +32,124 @@ struct AuthRoutes {
                 return response
             }
         }
+    }
+
+    /// The probe service's answer for the identifier in the path: always 200, its status what the
+    /// resource would answer this request (with the policy's heading and note, and a substitute
+    /// where the rule has one).
+    private func probe<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        let identifier = try context.parameters.require("identifier")
+        let path = try IdentifierResolver.relativePath(of: identifier)
+        let mount = context.mountPath(less: 2)
+        let probeID = service.configuration.baseURL(authority: request.head.authority) + mount + "/probe/" + identifier
+        let rule = access.policy.rule(for: path)
+        let texts = access.policy.texts
+        var result: IIIFAuthProbeResult
+        do {
+            let grant = try await access.grant(forPath: path, request: request, probing: true)
+            if case .substitute = grant {
+                result = IIIFAuthProbeResult(
+                    id: probeID, status: try await access.prober(of: request) == nil ? 401 : 403,
+                    heading: LanguageMap([texts.heading], language: "en"), note: LanguageMap([texts.note], language: "en"))
+            } else {
+                _ = try await service.resolve(identifier)
+                result = IIIFAuthProbeResult(id: probeID, status: 200)
+            }
+        } catch let denied as AccessDenied {
+            result = IIIFAuthProbeResult(
+                id: probeID, status: Int(denied.status.code), heading: LanguageMap([texts.heading], language: "en"),
+                note: LanguageMap([texts.note], language: "en"))
+        }
+        if result.status != 200, let substitute = rule.substitute {
+            let image = service.configuration.baseURL(authority: request.head.authority) + iiif.resolved(from: mount) + "/" + identifier
+            result.substitute = [
+                ContentResource(
+                    id: image + "/full/max/0/default.jpg", type: "Image", format: "image/jpeg",
+                    label: LanguageMap(["At most \(substitute.maxSize) pixels"], language: "en"), service: [ImageServiceReference(id: image)])
+            ]
+        }
+        // The probe itself is always 200: its status says what the resource would answer.
+        return Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store", .vary: "Cookie, Authorization"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: result.json())))
+    }
+
+    /// A sign-in: the access cookie for a user whose name and password match, else the form again
+    /// (401), or 429 once the name or address has failed too often.
+    private func logIn<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        let form = Self.form(try await request.body.collect(upTo: 8192))
+        let name = form["username"] ?? "", password = form["password"] ?? "", origin = form["origin"] ?? ""
+        let peer = (context as? any RemoteAddressRequestContext)?.remoteAddress
+        let address =
+            service.configuration.clientLimits?.client(peer: peer, forwardedFor: request.headers[values: ClientLimits.forwardedFor])
+            ?? peer?.ipAddress ?? "unknown"
+        guard access.failedLogins.allows(user: name, address: address) else {
+            var response = page(
+                title: "Too many attempts", body: "<p>Too many failed sign-ins. Try again in a few minutes.</p>", status: .tooManyRequests)
+            response.headers[.retryAfter] = "900"
+            return response
+        }
+        // scrypt takes a tenth of a second: off the event loop.
+        let user = try await service.executor.run(priority: .high) { _ in access.users.authenticate(name, password: password) }
+        guard let user else {
+            access.failedLogins.fail(user: name, address: address)
+            return page(
+                title: access.policy.texts.label, body: "<p role=\"alert\">Wrong name or password.</p>" + loginForm(origin: origin),
+                status: .unauthorized)
+        }
+        let token = AccessToken(
+            kind: .access, user: user.name, groups: user.groups,
+            expires: AccessControl.now + Int(access.policy.tokenLifetime.components.seconds))
+        var response = page(
+            title: "Signed in", body: "<p>Signed in as \(Self.escape(user.name)). This window closes by itself.</p>",
+            script: "window.close();")
+        response.headers[.setCookie] = cookie(
+            try token.encoded(keys: access.keys), maxAge: Int(access.policy.tokenLifetime.components.seconds))
+        return response
+    }
+
+    /// The token service's page: it posts a probe token (or the reason there is none) to the
+    /// viewer's origin, when that origin may have one.
+    private func token(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let origin = query["origin"].map(String.init) ?? ""
+        var message: [String: JSONScalar] = ["@context": .string("http://iiif.io/api/auth/2/context.json")]
+        if let id = query["messageId"] { message["messageId"] = .string(String(id)) }
+        let own = service.configuration.baseURL(authority: request.head.authority)
+        if query["messageId"] == nil || origin.isEmpty {
+            message["type"] = .string("AuthAccessTokenError2")
+            message["profile"] = .string("invalidRequest")
+        } else if origin != own && !access.policy.tokenOrigins.contains(origin) {
+            message["type"] = .string("AuthAccessTokenError2")
+            message["profile"] = .string("invalidOrigin")
+        } else {
+            do {
+                if let who = try await access.principal(of: request) {
+                    let lifetime = Int(access.policy.tokenLifetime.components.seconds)
+                    let probe = AccessToken(
+                        kind: .probe, user: who.user, groups: who.groups, expires: min(who.expires, AccessControl.now + lifetime))
+                    message["type"] = .string("AuthAccessToken2")
+                    message["accessToken"] = .string(try probe.encoded(keys: access.keys))
+                    message["expiresIn"] = .number(probe.expires - AccessControl.now)
+                } else {
+                    message["type"] = .string("AuthAccessTokenError2")
+                    message["profile"] = .string(access.cookieState(of: request).rawValue + "Aspect")
+                }
+            } catch let error as ServerError {
+                // The external check is down: the viewer is told so, rather than left waiting.
+                message["type"] = .string("AuthAccessTokenError2")
+                message["profile"] = .string("unavailable")
+                message["note"] = .object(["en": .string(error.message)])
+            }
+        }
+        // An origin that is not a URL's origin cannot be a postMessage target; "*" never is one here.
+        let target = origin.hasPrefix("http://") || origin.hasPrefix("https://") ? origin : own
+        let script = "window.parent.postMessage(\(JSONScalar.object(message)), \(JSONScalar.string(target).json));"
+        var response = page(title: "Token", body: "", script: script)
+        // Framed by the viewers allowed to have tokens only.
+        response.headers[Self.policyField] = (response.headers[Self.policyField] ?? "")
+            .replacing("frame-ancestors 'none'", with: "frame-ancestors 'self'" + access.policy.tokenOrigins.map { " " + $0 }.joined())
+        return response
     }
 
     private static let policyField = HTTPField.Name("Content-Security-Policy")!

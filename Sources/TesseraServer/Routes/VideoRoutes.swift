@@ -28,49 +28,23 @@ struct VideoRoutes {
             $0.get("video/:identifier/info.json") { request, context in
                 let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let id = PercentEncoding.encode(source.relativePath)
-                return answer(
-                    CacheableResponse(
-                        body: try await videos.info(source, id: id), contentType: "application/json",
-                        entityTag: images.answers.entityTag(source, "video-info|" + id),
-                        lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                    ).response(to: request), grant)
+                return cached(try await videos.info(source, id: id), type: "application/json", tag: "video-info|" + id, source, grant, request)
             }
             $0.get("video/:identifier/sprite.jpg") { request, context in
                 let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let sprite = try spriteRequest(request)
-                return answer(
-                    CacheableResponse(
-                        body: try await videos.sprite(source, sprite), contentType: "image/jpeg",
-                        entityTag: images.answers.entityTag(source, "sprite|" + sprite.query),
-                        lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                    ).response(to: request), grant)
+                return cached(try await videos.sprite(source, sprite), type: "image/jpeg", tag: "sprite|" + sprite.query, source, grant, request)
             }
             $0.get("video/:identifier/thumbnails.vtt") { request, context in
                 let (source, grant) = try await whole(try context.parameters.require("identifier"), request)
                 let sprite = try spriteRequest(request)
                 let spriteURL =
-                    context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath)
-                    + "/sprite.jpg?" + sprite.query
-                return answer(
-                    CacheableResponse(
-                        body: try await videos.track(source, sprite, spriteURL: spriteURL), contentType: "text/vtt; charset=utf-8",
-                        entityTag: images.answers.entityTag(source, "vtt|" + sprite.query),
-                        lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
-                    ).response(to: request), grant)
+                    context.mountPath(less: 3) + "/video/" + PercentEncoding.encode(source.relativePath) + "/sprite.jpg?" + sprite.query
+                return cached(
+                    try await videos.track(source, sprite, spriteURL: spriteURL), type: "text/vtt; charset=utf-8", tag: "vtt|" + sprite.query,
+                    source, grant, request)
             }
-            $0.post("video/:identifier/trim") { request, context in
-                let (source, _) = try await whole(try context.parameters.require("identifier"), request)
-                let body = try await request.body.collect(upTo: 4096)
-                guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
-                    throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
-                }
-                let asset = try await videos.asset(source)
-                let id = try jobs.start(source, asset: asset, from: order.from, to: order.to, exact: order.exact ?? false)
-                let url = context.mountPath(less: 3) + "/jobs/" + id
-                return Response(
-                    status: .accepted, headers: [.location: url, .contentType: "application/json", .cacheControl: "no-store"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"id\":\"\(id)\",\"url\":\"\(url)\"}\n")))
-            }
+            $0.post("video/:identifier/trim") { request, context in try await trim(request, context: context) }
         }
         routes("jobs") {
             $0.get("jobs/:id") { request, context in
@@ -81,29 +55,59 @@ struct VideoRoutes {
                     status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                     body: ResponseBody(byteBuffer: try JSONBody.encode(status)))
             }
-            $0.get("jobs/:id/result") { request, context in
-                let id = try context.parameters.require("id")
-                guard TrimJobs.isValidID(id) else { throw ServerError(.notFound, "no such job") }
-                try await checkJob(id, request)
-                switch jobs.clip(id) {
-                case .failure(.unknown): throw ServerError(.notFound, "no such job")
-                case .failure(let reason):
-                    // 409: the job exists but has no clip (yet); its status says why.
-                    let message =
-                        reason == .failed ? "the export failed; see \(context.mountPath(less: 3))/jobs/\(id)\n" : "the export is not finished\n"
-                    return Response(
-                        status: .conflict, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
-                case .success(let clip):
-                    guard let identity = FileIdentity(path: clip.path) else { throw ServerError(.notFound, "the clip has expired") }
-                    var response = try await FileResponse.send(
-                        path: clip.path, identity: identity, mediaType: clip.mediaType, request: request, context: context)
-                    response.headers[.contentDisposition] = "attachment; filename=\"\(clip.fileName)\""
-                    response.headers[.cacheControl] = "no-store"
-                    return response
-                }
-            }
+            $0.get("jobs/:id/result") { request, context in try await jobResult(request, context: context) }
         }
+    }
+
+    /// `POST video/{identifier}/trim`: a clip export started as a job, 202 with where it is.
+    private func trim<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        let (source, _) = try await whole(try context.parameters.require("identifier"), request)
+        let body = try await request.body.collect(upTo: 4096)
+        guard let order = try? JSONDecoder().decode(TrimOrder.self, from: Data(body.readableBytesView)) else {
+            throw ServerError(.badInput, "the body must be JSON: {\"from\": seconds, \"to\": seconds, \"exact\": true|false}")
+        }
+        let asset = try await videos.asset(source)
+        let id = try jobs.start(source, asset: asset, from: order.from, to: order.to, exact: order.exact ?? false)
+        let url = context.mountPath(less: 3) + "/jobs/" + id
+        return Response(
+            status: .accepted, headers: [.location: url, .contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"id\":\"\(id)\",\"url\":\"\(url)\"}\n")))
+    }
+
+    /// `GET jobs/{id}/result`: the finished clip as a download; 409 while there is none.
+    private func jobResult<Context: RequestContext>(_ request: Request, context: Context) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard TrimJobs.isValidID(id) else { throw ServerError(.notFound, "no such job") }
+        try await checkJob(id, request)
+        switch jobs.clip(id) {
+        case .failure(.unknown): throw ServerError(.notFound, "no such job")
+        case .failure(let reason):
+            // 409: the job exists but has no clip (yet); its status says why.
+            let message =
+                reason == .failed ? "the export failed; see \(context.mountPath(less: 3))/jobs/\(id)\n" : "the export is not finished\n"
+            return Response(
+                status: .conflict, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "1"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: message)))
+        case .success(let clip):
+            guard let identity = FileIdentity(path: clip.path) else { throw ServerError(.notFound, "the clip has expired") }
+            var response = try await FileResponse.send(
+                path: clip.path, identity: identity, mediaType: clip.mediaType, request: request, context: context)
+            response.headers[.contentDisposition] = "attachment; filename=\"\(clip.fileName)\""
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+    }
+
+    /// `body`, a derivative of the video `source` (its entity tag made of the source and `tag`),
+    /// answered with the caching headers of the source and of `grant`.
+    private func cached(
+        _ body: ByteBuffer, type: String, tag: String, _ source: ResolvedSource, _ grant: AccessControl.Grant, _ request: Request
+    ) -> Response {
+        answer(
+            CacheableResponse(
+                body: body, contentType: type, entityTag: images.answers.entityTag(source, tag),
+                lastModified: source.identity.modificationSeconds, maxAge: configuration.cacheMaxAge
+            ).response(to: request), grant)
     }
 
     /// The video `identifier` names and `request`'s grant, when it may see it whole (a video has
