@@ -23,23 +23,11 @@ final class TIFFFile {
     private let path: String?
 
     let size: PixelSize
-    let bitsPerSample: Int
-    let samplesPerPixel: Int
-    /// SampleFormat: 1 unsigned integers, 2 signed, 3 floating point.
-    let sampleFormat: Int
-    let photometric: Int
-    /// InkSet of separated (photometric 5) images: 1 is CMYK.
-    let inkSet: Int
-    let planarConfiguration: Int
-    let extraSampleCount: Int
-    /// The alpha sample is associated (ExtraSamples = 1): colour stored premultiplied by it.
-    let alphaIsAssociated: Bool
+    /// How the samples are stored and become pixels.
+    let samples: TIFFSamples
     let orientation: Orientation
     let isTiled: Bool
     let compression: Int
-    /// JPEG-compressed YCbCr whose codec is set to hand back RGB (upsampled and converted by
-    /// libjpeg), so its samples are read as stored like RGB's.
-    let decodesJPEGAsRGB: Bool
     /// The pixels one strip or tile covers: the full width by the rows per strip (at most the
     /// height), or one tile (which may reach past the image's edges).
     let pieceSize: PixelSize
@@ -48,9 +36,6 @@ final class TIFFFile {
     var pageCount: Int { pageSizes.count }
     /// Each page's size upright (its orientation applied), as far as ``pageCount`` goes.
     private(set) var pageSizes: [PixelSize] = []
-    /// How the samples are read (``readableSamples()``), asked once: a CMYK file's answer looks up
-    /// a colour transform.
-    private(set) lazy var storedSamples: StoredSamples? = readableSamples()
 
     /// The most directories walked to find the pages: more is a hostile chain, not a document.
     static let maximumDirectoryCount = Int(UInt16.max)
@@ -155,12 +140,7 @@ final class TIFFFile {
             return tessera_tiff_get_uint16(opened, UInt32(tag), &value) != 0 ? Int(value) : fallback
         }
         size = PixelSize(width: field32(TIFFTAG_IMAGEWIDTH), height: field32(TIFFTAG_IMAGELENGTH))
-        bitsPerSample = field16(TIFFTAG_BITSPERSAMPLE, default: 1)
-        samplesPerPixel = field16(TIFFTAG_SAMPLESPERPIXEL, default: 1)
-        sampleFormat = field16(TIFFTAG_SAMPLEFORMAT, default: Int(SAMPLEFORMAT_UINT))
-        photometric = field16(TIFFTAG_PHOTOMETRIC, default: -1)
-        inkSet = field16(TIFFTAG_INKSET, default: Int(INKSET_CMYK))
-        planarConfiguration = field16(TIFFTAG_PLANARCONFIG, default: Int(PLANARCONFIG_CONTIG))
+        let bitsPerSample = field16(TIFFTAG_BITSPERSAMPLE, default: 1), photometric = field16(TIFFTAG_PHOTOMETRIC, default: -1)
         orientation = Orientation(rawValue: field16(TIFFTAG_ORIENTATION, default: 1)) ?? .up
         compression = field16(TIFFTAG_COMPRESSION, default: Int(COMPRESSION_NONE))
         // libjpeg (and so libtiff's JPEG codec) reads 8-bit JPEG only: deeper samples cannot be in one.
@@ -168,14 +148,10 @@ final class TIFFFile {
             throw .unsupported(reason: "a JPEG-compressed TIFF with \(bitsPerSample)-bit samples: JPEG in TIFF is read at 8 bits only")
         }
         // Before any size is asked: libtiff sizes YCbCr strips and tiles by their subsampling.
-        decodesJPEGAsRGB =
+        let decodesJPEGAsRGB =
             compression == Int(COMPRESSION_JPEG) && photometric == Int(PHOTOMETRIC_YCBCR)
             && bitsPerSample == 8 && tessera_tiff_decode_jpeg_as_rgb(opened) != 0
-        var extraCount: UInt16 = 0
-        var firstExtra: UInt16 = 0
-        _ = tessera_tiff_get_extra_samples(opened, &extraCount, &firstExtra)
-        extraSampleCount = Int(extraCount)
-        alphaIsAssociated = extraCount > 0 && firstExtra == UInt16(EXTRASAMPLE_ASSOCALPHA)
+        samples = TIFFSamples(opened, decodesJPEGAsRGB: decodesJPEGAsRGB)
         isTiled = library.TIFFIsTiled(opened) != 0
         guard size.width > 0, size.height > 0 else { throw .corrupt(reason: "TIFF without an image size") }
         if isTiled {
@@ -187,7 +163,7 @@ final class TIFFFile {
             guard rowsPerStrip > 0 else { throw .corrupt(reason: "TIFF with 0 rows per strip") }
             pieceSize = PixelSize(width: size.width, height: min(rowsPerStrip, size.height))
         }
-        if layoutCheck != .none, !readsNatively {
+        if layoutCheck != .none, !samples.readsNatively {
             // The converter's own verdict, from the tags alone, so a probe refuses what a decode would.
             var message = [CChar](repeating: 0, count: 1024)
             guard library.TIFFRGBAImageOK(opened, &message) != 0 else {
@@ -255,8 +231,8 @@ final class TIFFFile {
     /// a band of rows as wide as the image against the limits, and every strip or tile against the
     /// file: present, inside it, and long enough to decode to its pixels.
     private func checkLayout(fileByteCount: Int, limits: AllocationLimits, missingAllowed: Bool) throws(ImageDecodingError) {
-        let piece = isTiled ? "tile" : "strip"
-        let samplesPerPlane = planarConfiguration == Int(PLANARCONFIG_SEPARATE) ? 1 : samplesPerPixel
+        let piece = isTiled ? "tile" : "strip", bitsPerSample = samples.bitsPerSample
+        let samplesPerPlane = samples.planarConfiguration == Int(PLANARCONFIG_SEPARATE) ? 1 : samples.samplesPerPixel
         let bytesPerPixel = max(1, (samplesPerPlane * bitsPerSample + 7) / 8)
         // A strip read row by row is never held whole, so only its consistency is checked; what is
         // held is one row as stored.
@@ -321,17 +297,6 @@ final class TIFFFile {
         }
     }
 
-    var colorModel: ColorModel {
-        switch Int32(photometric) {
-        case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_MINISWHITE: .gray
-        case PHOTOMETRIC_PALETTE: .palette
-        case PHOTOMETRIC_SEPARATED: .cmyk
-        default: .rgb
-        }
-    }
-
-    var hasAlpha: Bool { extraSampleCount > 0 }
-
     /// Strips of more rows than this that are read natively are read a row at a time
     /// (`TIFFReadScanline`, which inflates as far as each row), ``scanlineBandHeight`` rows to a
     /// band: a file written as one strip, common from scanners and simple writers, would otherwise
@@ -340,27 +305,23 @@ final class TIFFFile {
     static let scanlineBandHeight = 16
 
     /// Whether strips are read row by row rather than whole (see ``tallestStripReadWhole``).
-    var readsByScanline: Bool { !isTiled && readsNatively && pieceSize.height > Self.tallestStripReadWhole }
+    var readsByScanline: Bool { !isTiled && samples.readsNatively && pieceSize.height > Self.tallestStripReadWhole }
 
     /// The rows a reader holds at once: one strip or row of tiles, or ``scanlineBandHeight`` rows of
     /// a strip read row by row.
     var bandHeight: Int { readsByScanline ? Self.scanlineBandHeight : pieceSize.height }
 
-    var decodedFormat: PixelFormat {
-        (colorModel == .gray ? PixelFormat.gray8 : .rgb8).withAlpha(hasAlpha)
-    }
-
     func properties(fileByteCount: Int) -> ImageProperties {
         var properties = ImageProperties(
-            format: .tiff, size: size, orientation: orientation, hasAlpha: hasAlpha, bitsPerComponent: bitsPerSample,
-            colorModel: colorModel, frameCount: max(1, Int(library.TIFFNumberOfDirectories(tiff))), isProgressive: false,
-            fileByteCount: fileByteCount, decodedFormat: decodedFormat)
+            format: .tiff, size: size, orientation: orientation, hasAlpha: samples.hasAlpha, bitsPerComponent: samples.bitsPerSample,
+            colorModel: samples.colorModel, frameCount: max(1, Int(library.TIFFNumberOfDirectories(tiff))), isProgressive: false,
+            fileByteCount: fileByteCount, decodedFormat: samples.decodedFormat)
         properties.pageCount = max(1, pageCount)
         var length: UInt32 = 0
         var bytes: UnsafeRawPointer?
         // Lab samples are converted to sRGB as they are read: a profile (Pillow writes a Lab
         // identity one) describes the stored samples, not the decoded pixels.
-        if !convertsLab, tessera_tiff_get_bytes(tiff, UInt32(TIFFTAG_ICCPROFILE), &length, &bytes) != 0, let bytes {
+        if !samples.convertsLab, tessera_tiff_get_bytes(tiff, UInt32(TIFFTAG_ICCPROFILE), &length, &bytes) != 0, let bytes {
             // Longer than any profile accepted: an empty one, which validation reports.
             let accepted = Int(length) <= ICCProfile.maximumByteCount
             properties.attachProfile(accepted ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : [])

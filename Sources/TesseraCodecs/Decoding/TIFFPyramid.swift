@@ -105,23 +105,23 @@ public final class TIFFPyramid {
         limits = options.limits
         levelSizes = levels.map(\.size)
         tileSize = first.pieceSize
-        pixelFormat = first.decodedFormat
+        pixelFormat = first.samples.decodedFormat
         var properties = first.properties(fileByteCount: fileByteCount)
         properties.pageCount = 1
         self.properties = properties
         let profile = properties.iccProfile
         self.profile = profile
-        sampleTransform = first.sampleTransform(options.colorManagement, profile: profile)
+        sampleTransform = first.samples.transform(options.colorManagement, profile: profile)
         colorTransform =
             options.colorManagement == .convertToSRGB && sampleTransform == nil
-            ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.decodedFormat) } : nil
+            ? profile.flatMap { ColorConverter.shared.transform(from: $0, format: first.samples.decodedFormat) } : nil
     }
 
     /// Whether `next` is tiled as the levels before it are: tile size, pixel format, sample depth, reading.
     private static func continues(_ levels: [TIFFFile], with next: TIFFFile) -> Bool {
         guard let first = levels.first else { return true }
-        return next.isTiled && next.pieceSize == first.pieceSize && next.decodedFormat == first.decodedFormat
-            && next.bitsPerSample == first.bitsPerSample && next.readsNatively == first.readsNatively
+        return next.isTiled && next.pieceSize == first.pieceSize && next.samples.decodedFormat == first.samples.decodedFormat
+            && next.samples.bitsPerSample == first.samples.bitsPerSample && next.samples.readsNatively == first.samples.readsNatively
     }
 
     /// The whole factor (2 or more) by which `smaller` is `larger` made smaller, the same on both
@@ -160,7 +160,7 @@ public final class TIFFPyramid {
         }
         if Self.jpeg2000Compressions.contains(file.compression) {
             try readCodestream(file, index: index, into: &pixels)
-        } else if file.readsNatively {
+        } else if file.samples.readsNatively {
             try readStored(file, index: index, into: &pixels)
         } else {
             try readConverted(file, x0: x0, y0: y0, into: &pixels)
@@ -191,7 +191,7 @@ public final class TIFFPyramid {
             tessera_tiff_get_bytes(file.tiff, UInt32(TIFFTAG_JPEGTABLES), &length, &bytes) != 0 && bytes != nil
             ? Array(UnsafeRawBufferPointer(start: bytes, count: Int(length))) : nil
         return JPEGTileSplice.file(
-            tile: stored, tables: tables, codedAsRGB: file.photometric == Int(PHOTOMETRIC_RGB), profile: profile?.data)
+            tile: stored, tables: tables, codedAsRGB: file.samples.photometric == Int(PHOTOMETRIC_RGB), profile: profile?.data)
     }
 
     /// Aperio's JPEG 2000 tiles, each a codestream (libtiff has no codec for them; OpenJPEG decodes
@@ -227,7 +227,7 @@ public final class TIFFPyramid {
     }
 
     private func readStored(_ file: TIFFFile, index: UInt32, into pixels: inout PixelBuffer) throws(ImageDecodingError) {
-        let pixelBytes = file.samplesPerPixel * file.bitsPerSample / 8
+        let pixelBytes = file.samples.samplesPerPixel * file.samples.bitsPerSample / 8
         if tileBuffer == nil {
             tileBuffer = try limits.zeroedBuffer(width: tileSize.width, rows: tileSize.height, elementsPerPixel: pixelBytes)
         }
@@ -238,7 +238,7 @@ public final class TIFFPyramid {
         guard read >= needed else { throw .corrupt(reason: "a TIFF tile decoded to \(read) bytes of the \(needed) its rows need") }
         let (columns, rows, rowPixels) = (pixels.width, pixels.height, pixels.width)
         pixels.bytes.withUnsafeMutableBufferPointer { output in
-            file.copyStoredPixels(
+            file.samples.copyStoredPixels(
                 from: UnsafeRawBufferPointer(buffer), rowPixels: tileSize.width, rows: rows, columns: columns,
                 to: output.baseAddress!, rowPixels: rowPixels, transform: sampleTransform)
         }
@@ -259,7 +259,7 @@ public final class TIFFPyramid {
             for row in 0..<height {
                 let from = (tileHeight - 1 - row) * tileWidth
                 for column in 0..<width {
-                    file.storeConverted(raster[from + column], at: output.baseAddress! + (row * width + column) * channels)
+                    file.samples.storeConverted(raster[from + column], at: output.baseAddress! + (row * width + column) * channels)
                 }
             }
         }

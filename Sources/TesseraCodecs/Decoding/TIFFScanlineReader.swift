@@ -6,7 +6,7 @@ import TesseraCore
 /// Contiguous 8- and 16-bit gray or RGB (with alpha) are read as stored, exactly (16-bit keeps the
 /// high byte, or is converted to sRGB at 16 bits when the file has a profile to convert from);
 /// CMYK and Lab are converted to sRGB by LittleCMS, 32-bit integers reduced to their high byte
-/// (``TIFFFile/StoredSamples``). Everything else (palette, other YCbCr, bilevel, separate planes)
+/// (``TIFFSamples/StoredSamples``). Everything else (palette, other YCbCr, bilevel, separate planes)
 /// goes through libtiff's RGBA converter, whose alpha comes back premultiplied and is divided out again.
 /// Its buffers (one strip or tile as stored, one band of rows) are sized from the layout
 /// ``TIFFFile`` has checked, and allocated once, through ``AllocationLimits``.
@@ -26,7 +26,7 @@ final class TIFFScanlineReader: ScanlineReader {
     private var bandRows = 0
     private var nextRow = 0
     private var rgbaImage: UnsafeMutablePointer<TIFFRGBAImage>?
-    /// Converts samples to 8-bit sRGB as they are copied (``TIFFFile/sampleTransform(_:profile:)``:
+    /// Converts samples to 8-bit sRGB as they are copied (``TIFFSamples/transform(_:profile:)``:
     /// 16-bit ones with a profile, CMYK, Lab); nil otherwise.
     private let sampleTransform: ColorTransform?
     var convertsColor: Bool { sampleTransform != nil }
@@ -34,14 +34,14 @@ final class TIFFScanlineReader: ScanlineReader {
     /// - Parameter profile: what the file's colour is in (``ImageProperties/iccProfile``).
     init(file: TIFFFile, profile: ICCProfile?, options: DecodeOptions) throws(ImageDecodingError) {
         self.file = file
-        sampleTransform = file.sampleTransform(options.colorManagement, profile: profile)
+        sampleTransform = file.samples.transform(options.colorManagement, profile: profile)
         outputSize = file.size
-        outputFormat = file.decodedFormat
+        outputFormat = file.samples.decodedFormat
         bandHeight = file.bandHeight
         let limits = options.limits
         band = try limits.zeroedBuffer(width: outputSize.width, rows: bandHeight, elementsPerPixel: outputFormat.bytesPerPixel)
-        if file.readsNatively {
-            let pixelBytes = file.samplesPerPixel * file.bitsPerSample / 8
+        if file.samples.readsNatively {
+            let pixelBytes = file.samples.samplesPerPixel * file.samples.bitsPerSample / 8
             piece = try limits.zeroedBuffer(
                 width: file.pieceSize.width, rows: file.readsByScanline ? 1 : bandHeight, elementsPerPixel: pixelBytes)
             raster = nil
@@ -72,7 +72,7 @@ final class TIFFScanlineReader: ScanlineReader {
         if nextRow >= bandStart + bandRows {
             bandStart = nextRow
             bandRows = min(bandHeight, outputSize.height - bandStart)
-            try (file.readsNatively ? readNativeBand() : readRGBABand())
+            try (file.samples.readsNatively ? readNativeBand() : readRGBABand())
         }
         let rowBytes = outputSize.width * outputFormat.bytesPerPixel
         let count = min(maximumRows, bandStart + bandRows - nextRow)
@@ -93,14 +93,14 @@ final class TIFFScanlineReader: ScanlineReader {
                 guard file.library.TIFFReadScanline(file.tiff, piece.elements.baseAddress, row, 0) == 1 else {
                     throw file.failure()
                 }
-                file.copyStoredPixels(
+                file.samples.copyStoredPixels(
                     from: UnsafeRawBufferPointer(piece.elements), rowPixels: width, rows: 1, columns: width,
                     to: band.elements.baseAddress! + offset * rowBytes, rowPixels: width, transform: sampleTransform)
             }
             return
         }
-        let samples = file.samplesPerPixel
-        let bytesPerSample = file.bitsPerSample / 8
+        let samples = file.samples.samplesPerPixel
+        let bytesPerSample = file.samples.bitsPerSample / 8
         let pieceWidth = file.pieceSize.width
         let pieceCount = (width + pieceWidth - 1) / pieceWidth
         // The rows of this band in one piece: a short last strip holds only those.
@@ -121,7 +121,7 @@ final class TIFFScanlineReader: ScanlineReader {
                 throw .corrupt(reason: "a TIFF \(file.isTiled ? "tile" : "strip") decoded to \(read) bytes of the \(needed) its rows need")
             }
             let columns = min(pieceWidth, width - x0)
-            file.copyStoredPixels(
+            file.samples.copyStoredPixels(
                 from: UnsafeRawBufferPointer(buffer), rowPixels: pieceWidth, rows: bandRows, columns: columns,
                 to: band.elements.baseAddress! + x0 * outputFormat.bytesPerPixel, rowPixels: width,
                 transform: sampleTransform)
@@ -137,7 +137,7 @@ final class TIFFScanlineReader: ScanlineReader {
         let channels = outputFormat.bytesPerPixel
         let band = band.elements.baseAddress!
         for index in 0..<(width * bandRows) {
-            file.storeConverted(raster[index], at: band + index * channels)
+            file.samples.storeConverted(raster[index], at: band + index * channels)
         }
     }
 }

@@ -2,7 +2,7 @@ import CTesseraTIFF
 import TesseraCore
 
 // The samples no pixel format holds (CMYK, Lab, 32-bit integers), turned into the decoder's pixels.
-extension TIFFFile {
+extension TIFFSamples {
     /// The rows of one strip or tile as stored: `rows` × `columns` pixels, `sourceRowPixels` a row.
     struct StoredRows {
         var source: UnsafeRawBufferPointer

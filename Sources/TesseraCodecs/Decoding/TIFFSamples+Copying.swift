@@ -1,66 +1,15 @@
 import CTesseraTIFF
 import TesseraCore
 
-// Copying a TIFF's samples out as stored, or converted, into the decoder's pixels.
-extension TIFFFile {
-    /// How stored samples become ``decodedFormat``'s pixels when Tessera reads them itself.
-    enum StoredSamples: Equatable {
-        /// Gray or RGB (with alpha), 8 or 16 bits, and JPEG-compressed YCbCr (which the codec turns
-        /// into RGB): copied, 16 bits reduced to their high byte or converted to sRGB at 16 bits.
-        case direct
-        /// CMYK inks (with alpha), 8 or 16 bits, converted to sRGB through the file's CMYK profile
-        /// or the one untagged CMYK JPEGs go through (``ColorConverter/cmykTransform(profile:inverted:sixteenBit:)``).
-        case cmyk
-        /// CIELab (photometric 8: a and b signed) or ICCLab (9: a and b offset by half the range),
-        /// 8 or 16 bits, converted to sRGB through LittleCMS's D50 Lab profile.
-        case lab(signed: Bool)
-        /// 32-bit integer gray or RGB (with alpha), unsigned or signed, reduced to the high byte of
-        /// their range (of 0…2³¹ − 1 for signed ones, whose negative values are black).
-        case integer32(signed: Bool)
-    }
-
-    /// How this file's samples are read by Tessera (``storedSamples``, which keeps the answer); nil
-    /// for those that go through libtiff's RGBA converter (palette, bilevel, other YCbCr, separate
-    /// planes, floating point, min-is-white), and for CMYK and Lab when LittleCMS (or the default
-    /// CMYK profile) is missing.
-    func readableSamples() -> StoredSamples? {
-        let colourSamples = colorModel == .gray ? 1 : colorModel == .cmyk ? 4 : 3
-        guard planarConfiguration == Int(PLANARCONFIG_CONTIG), samplesPerPixel >= colourSamples + (hasAlpha ? 1 : 0) else { return nil }
-        let common = bitsPerSample == 8 || bitsPerSample == 16
-        switch Int32(photometric) {
-        case PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_RGB:
-            if common { return .direct }
-            let integer = sampleFormat == Int(SAMPLEFORMAT_UINT) || sampleFormat == Int(SAMPLEFORMAT_INT)
-            return bitsPerSample == 32 && integer && !alphaIsAssociated ? .integer32(signed: sampleFormat == Int(SAMPLEFORMAT_INT)) : nil
-        case PHOTOMETRIC_YCBCR:
-            return decodesJPEGAsRGB ? .direct : nil
-        case PHOTOMETRIC_SEPARATED:
-            let converter = ColorConverter.shared.cmykTransform(profile: nil, inverted: false, sixteenBit: bitsPerSample == 16)
-            return common && inkSet == Int(INKSET_CMYK) && converter != nil ? .cmyk : nil
-        case PHOTOMETRIC_CIELAB, PHOTOMETRIC_ICCLAB:
-            let converter = bitsPerSample == 16 ? ColorConverter.wideLabTransform : ColorConverter.labTransform
-            return common && samplesPerPixel == 3 && converter != nil ? .lab(signed: photometric == Int(PHOTOMETRIC_CIELAB)) : nil
-        default:
-            return nil
-        }
-    }
-
-    /// Whether samples are read by Tessera (``storedSamples``) rather than libtiff's RGBA converter.
-    var readsNatively: Bool { storedSamples != nil }
-
-    /// Whether Lab samples are converted to sRGB as they are read (so a profile describes the
-    /// samples, not the decoded pixels).
-    var convertsLab: Bool {
-        if case .lab = storedSamples { true } else { false }
-    }
-
+// Copying a TIFF image's samples out as stored, or converted, into the decoder's pixels.
+extension TIFFSamples {
     /// The transform that takes this file's samples to 8-bit sRGB as they are copied out
     /// (``copyStoredPixels(from:rowPixels:rows:columns:to:rowPixels:transform:)``): CMYK and Lab
     /// always (no pixel format holds them), 16-bit gray and RGB when `management` asks for sRGB
     /// and `profile` can be applied; nil for 8-bit gray and RGB, which are converted afterwards,
     /// as 8-bit rows.
-    func sampleTransform(_ management: ColorManagement, profile: ICCProfile?) -> ColorTransform? {
-        switch storedSamples {
+    func transform(_ management: ColorManagement, profile: ICCProfile?) -> ColorTransform? {
+        switch stored {
         case .direct? where bitsPerSample == 16:
             ColorConverter.shared.wideTransform(management, profile: profile, format: decodedFormat, bigEndian: false)
         case .cmyk?:
@@ -76,13 +25,13 @@ extension TIFFFile {
     /// pixels a row) to `destination` (`destinationRowPixels` a row) in ``decodedFormat``: the first
     /// channels of each pixel, min-is-white gray inverted, associated alpha divided out, 16-bit
     /// samples reduced to their high byte — or converted to sRGB by `transform`
-    /// (``sampleTransform(_:profile:)``): 16-bit samples at 16 bits, CMYK and Lab always.
+    /// (``transform(_:profile:)``): 16-bit samples at 16 bits, CMYK and Lab always.
     func copyStoredPixels(
         from source: UnsafeRawBufferPointer, rowPixels sourceRowPixels: Int, rows: Int, columns: Int,
         to destination: UnsafeMutablePointer<UInt8>, rowPixels destinationRowPixels: Int, transform: ColorTransform? = nil
     ) {
         let layout = StoredRows(source: source, sourceRowPixels: sourceRowPixels, rows: rows, columns: columns)
-        switch storedSamples {
+        switch stored {
         case .cmyk?:
             if let transform { copyCMYKPixels(layout, to: destination, rowPixels: destinationRowPixels, transform: transform) }
             return
