@@ -378,6 +378,6 @@ extension IIIFRequestTests {
             (359.99999, "359.99999"), (12.25, "12.25"), (1.5e-10, "0.00000000015"),
         ])
     func decimalStrings(value: Double, text: String) {
-        #expect(IIIFImageRequest.decimalString(value) == text)
+        #expect(IIIFRequestGrammar.decimalString(value) == text)
     }
 }

@@ -33,7 +33,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
             case .square: "square"
             case .pixels(let rect): "\(rect.x),\(rect.y),\(rect.width),\(rect.height)"
             case .percent(let x, let y, let width, let height):
-                "pct:" + [x, y, width, height].map(IIIFImageRequest.decimalString).joined(separator: ",")
+                "pct:" + [x, y, width, height].map(IIIFRequestGrammar.decimalString).joined(separator: ",")
             }
         }
     }
@@ -81,7 +81,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
             case .max: body = "max"
             case .width(let width): body = "\(width),"
             case .height(let height): body = ",\(height)"
-            case .percent(let percent): body = "pct:" + IIIFImageRequest.decimalString(percent)
+            case .percent(let percent): body = "pct:" + IIIFRequestGrammar.decimalString(percent)
             case .exact(let width, let height): body = "\(width),\(height)"
             case .bestFit(let width, let height): body = "!\(width),\(height)"
             }
@@ -110,7 +110,7 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
         /// The rotation in canonical form (§4.8): `!` when mirrored, then the degrees as an integer
         /// when whole, else as a decimal with no trailing zeros and no exponent (`90`, `!22.5`).
         public var description: String {
-            (mirrored ? "!" : "") + IIIFImageRequest.decimalString(degrees)
+            (mirrored ? "!" : "") + IIIFRequestGrammar.decimalString(degrees)
         }
     }
 
@@ -216,10 +216,10 @@ public struct IIIFImageRequest: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``IIIFRequestError``, always `ErrorCategory/badInput` (400), naming the first
     ///   segment at fault in the order region, size, rotation, quality, format.
     public init(region: String, size: String, rotation: String, qualityAndFormat: String) throws(IIIFRequestError) {
-        self.region = try Self.parseRegion(region)
-        self.size = try Self.parseSize(size)
-        self.rotation = try Self.parseRotation(rotation)
-        (quality, format, negotiatesFormat) = try Self.parseQualityAndFormat(qualityAndFormat)
+        self.region = try IIIFRequestGrammar.parseRegion(region)
+        self.size = try IIIFRequestGrammar.parseSize(size)
+        self.rotation = try IIIFRequestGrammar.parseRotation(rotation)
+        (quality, format, negotiatesFormat) = try IIIFRequestGrammar.parseQualityAndFormat(qualityAndFormat)
     }
 
     /// This request cut and scaled for an image of `imageSize` (full-resolution pixels, upright: the

@@ -141,11 +141,11 @@ struct PresentationService: Sendable {
     func writeManifest(
         of source: ResolvedSource, urls: PresentationURLs, sidecar: PresentationSidecar?, to write: (Data) async throws -> Void
     ) async throws {
-        let (directory, name) = Self.split(source.relativePath)
+        let (directory, name) = PresentationPieces.split(source.relativePath)
         let encoded = PercentEncoding.encode(source.relativePath)
         let id = urls.manifest(encoded)
         var description = ResourceDescription(label: LanguageMap([name]))
-        description.partOf = [Self.folderReference(directory, urls: urls)]
+        description.partOf = [PresentationPieces.folderReference(directory, urls: urls)]
         let count: Int
         let canvas: (Int) -> IIIFCanvas?
         do {
@@ -159,14 +159,14 @@ struct PresentationService: Sendable {
             canvas = { index in
                 if index >= sizes.count {
                     let image = associated[index - sizes.count]
-                    return Self.imageCanvas(
+                    return PresentationPieces.imageCanvas(
                         id: id + "/canvas/\(image.name)", service: urls.imageService(encoded + ";" + image.name),
                         size: PixelSize(width: image.width, height: image.height), label: LanguageMap([image.name]), side: side, urls: urls)
                 }
                 let size = sizes[index]
                 guard size.width > 0, size.height > 0 else { return nil }
                 let page = sizes.count > 1 ? ";\(index + 1)" : ""
-                var canvas = Self.imageCanvas(
+                var canvas = PresentationPieces.imageCanvas(
                     id: id + "/canvas/\(index + 1)", service: urls.imageService(encoded + page), size: size,
                     label: sizes.count > 1 ? LanguageMap([String(index + 1)]) : nil, side: side, urls: urls)
                 canvas.physicalDimensions = micronsPerPixel.map {
@@ -174,18 +174,19 @@ struct PresentationService: Sendable {
                 }
                 return canvas
             }
-            description.metadata = Self.imageMetadata(properties)
+            description.metadata = PresentationPieces.imageMetadata(properties)
             if properties.pageCount > 1 {
                 description.behavior = ["paged"]
-                description.metadata.insert(Self.entry("Pages", String(properties.pageCount)), at: 1)
+                description.metadata.insert(PresentationPieces.entry("Pages", String(properties.pageCount)), at: 1)
             }
-            description.rendering = Self.original(properties.format, encoded: encoded, bytes: properties.fileByteCount, urls: urls).map { [$0] } ?? []
+            description.rendering =
+                PresentationPieces.original(properties.format, encoded: encoded, bytes: properties.fileByteCount, urls: urls).map { [$0] } ?? []
         } catch let error as ImageDecodingError where error == .unknownFormat {
             let asset = try await videos.asset(source)
             let video = VideoProperties(asset)
-            let only = Self.videoCanvas(id: id + "/canvas/1", video: video, encoded: encoded, path: source.path ?? "", urls: urls)
+            let only = PresentationPieces.videoCanvas(id: id + "/canvas/1", video: video, encoded: encoded, path: source.path ?? "", urls: urls)
             (count, canvas) = (1, { _ in only })
-            description.metadata = Self.videoMetadata(video, bytes: source.identity.byteCount)
+            description.metadata = PresentationPieces.videoMetadata(video, bytes: source.identity.byteCount)
         }
         description.thumbnail = (0..<count).lazy.compactMap(canvas).first?.thumbnail ?? []
         sidecar?.apply(to: &description)
@@ -226,19 +227,19 @@ struct PresentationService: Sendable {
         _ kind: FolderDocument, of directory: String, _ snapshot: AssetLister.Snapshot, sidecar: PresentationSidecar?,
         urls: PresentationURLs, seen: ([AssetListing.Entry]) -> Void = { _ in }, to write: (Data) async throws -> Void
     ) async throws -> Int {
-        let (parent, name) = Self.split(directory)
+        let (parent, name) = PresentationPieces.split(directory)
         var description = ResourceDescription(label: LanguageMap([directory.isEmpty ? "/" : name]))
         if snapshot.positions.count > Self.maximumEntries { description.summary = Self.cutSummary }
         switch kind {
         case .collection:
-            if !directory.isEmpty { description.partOf = [Self.folderReference(parent, urls: urls)] }
+            if !directory.isEmpty { description.partOf = [PresentationPieces.folderReference(parent, urls: urls)] }
             let document = IIIFCollection(id: urls.collection(directory), description: description, items: [])
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, to: write) { entries, _ in
                 seen(entries)
                 return entries.filter(isListed).map { Self.collectionItem($0, side: thumbnailSide(for: $0.path), urls: urls) }
             }
         case .manifest:
-            description.partOf = [Self.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
+            description.partOf = [PresentationPieces.folderReference(directory.isEmpty ? "" : parent, urls: urls)]
             let id = urls.manifest(PercentEncoding.encode(directory))
             let document = IIIFManifest(id: id, description: description, items: [])
             return try await stream(document, of: directory, snapshot, sidecar: sidecar, thumbnail: \.thumbnail, to: write) { entries, start in
@@ -293,7 +294,7 @@ struct PresentationService: Sendable {
         guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { return nil }
         switch entry.kind {
         case .image:
-            return imageCanvas(
+            return PresentationPieces.imageCanvas(
                 id: id, service: urls.imageService(entry.id), size: PixelSize(width: width, height: height), label: LanguageMap([entry.name]),
                 side: side, urls: urls)
         case .video:

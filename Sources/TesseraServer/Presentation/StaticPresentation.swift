@@ -173,7 +173,7 @@ private struct Publisher {
         let source = try await images.resolve(encodedIdentifier)
         let relativePath = source.relativePath
         do {
-            let (folder, name) = PresentationService.split(relativePath)
+            let (folder, name) = PresentationPieces.split(relativePath)
             let directory = output + (folder.isEmpty ? "" : "/" + folder)
             // An image's failure is its own; a file that is no image may be a video.
             let properties: ImageProperties?

@@ -23,7 +23,7 @@ struct FileRoutes {
                     path: path, identity: source.identity, mediaType: properties.format.mediaType, request: request, context: context)
                 if response.status == .ok || response.status == .partialContent {
                     response.headers[.cacheControl] = "public, max-age=\(images.configuration.cacheMaxAge)"
-                    let name = PresentationService.split(source.relativePath).name
+                    let name = PresentationPieces.split(source.relativePath).name
                     response.headers[.contentDisposition] = "inline; filename*=UTF-8''" + PercentEncoding.encode(name)
                 }
                 images.configuration.access?.apply(grant, to: &response, maxAge: images.configuration.cacheMaxAge)

@@ -45,7 +45,7 @@ struct IIIFRoutes {
                     ResourceReference(
                         id: PresentationURLs.manifest(
                             PercentEncoding.encode(source.relativePath), presentation: base + location.resolved(from: mount)),
-                        type: "Manifest", label: LanguageMap([PresentationService.split(source.relativePath).name]))
+                        type: "Manifest", label: LanguageMap([PresentationPieces.split(source.relativePath).name]))
                 }
                 let probe = service.isOpen(source) ? nil : authService(for: source.encodedIdentifier, base: base, mount: mount)
                 let body = try await service.info(for: source, id: id, partOf: partOf, grant: grant, auth: probe)

@@ -1,8 +1,15 @@
 import TesseraCore
 
-// MARK: - Parsing
+/// The Image API's grammar of a request's parameters (§4): each one's text, percent-decoded,
+/// read into ``IIIFImageRequest``'s values or refused with the forms it may take; and its decimals
+/// written back the way §4.7 asks.
+enum IIIFRequestGrammar {
+    typealias Region = IIIFImageRequest.Region
+    typealias Size = IIIFImageRequest.Size
+    typealias Rotation = IIIFImageRequest.Rotation
+    typealias Quality = IIIFImageRequest.Quality
+    typealias Format = IIIFImageRequest.Format
 
-extension IIIFImageRequest {
     private static let regionForms = "must be full, square, x,y,w,h in whole pixels, or pct:x,y,w,h in percent"
     private static let sizeForms = "must be max, w,, ,h, w,h, !w,h or pct:n, each optionally prefixed with ^"
     private static let rotationForms = "must be a number of degrees from 0 to 360, optionally prefixed with ! to mirror"

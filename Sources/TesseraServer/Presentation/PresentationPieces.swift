@@ -4,8 +4,10 @@ import TesseraCore
 import TesseraIIIF
 import TesseraVideo
 
-/// The pieces documents are made of: canvases, the original file, folder references, metadata.
-extension PresentationService {
+/// The pieces Presentation documents are made of, from what is known of a file or folder:
+/// canvases, the original file, folder references, metadata. Pure functions: the documents'
+/// writers (`PresentationService`, `StaticPresentation`) decide what to make.
+enum PresentationPieces {
     /// A canvas of `size` painted with the image its service serves, with a thumbnail. The canvas
     /// is the image's full size even where the painted file is smaller (a static host's coarsest
     /// level): viewers draw the service's tiles on it.
