@@ -30,6 +30,8 @@ test: bootstrap
 	$(SWIFT) format lint --strict --recursive Sources Tests Examples Package.swift
 	@# The module graph docs/layout.md draws is the one the imports and Package.swift make.
 	scripts/module-graph.py
+	@# No function over 80 lines, no type over 400 summed over its extensions.
+	scripts/code-shape.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/browser-tests.sh
