@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "TesseraPipeline", targets: ["TesseraPipeline"]),
         .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
         .library(name: "TesseraVideo", targets: ["TesseraVideo"]),
+        .library(name: "TesseraTrimming", targets: ["TesseraTrimming"]),
         .library(name: "TesseraIIIF", targets: ["TesseraIIIF"]),
         .library(name: "TesseraServer", targets: ["TesseraServer"]),
         .executable(name: "tessera", targets: ["tessera"]),
@@ -99,6 +100,9 @@ let package = Package(
         .target(name: "TesseraStorage", dependencies: ["TesseraCore"] + httpClient, swiftSettings: layered),
         .target(name: "TesseraPipeline", dependencies: ["TesseraCore", "TesseraCodecs"] + httpClient, swiftSettings: layered),
         .target(name: "TesseraVideo", dependencies: ["TesseraCore", "TesseraCodecs", "CTesseraAV"], swiftSettings: layered),
+        // The trimming slider's model, geometry, tracking and drawing: Core alone (no C library, no
+        // codec), so a native host's UI can link it unchanged.
+        .target(name: "TesseraTrimming", dependencies: ["TesseraCore"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
         // IIIF without HTTP: the Image API's grammar, its resolution against an image, info.json, and
         // identifiers resolved to sources under a root or in a store.
@@ -127,7 +131,9 @@ let package = Package(
         ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraPipeline", "TesseraVideo"]
+            dependencies: [
+                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraPipeline", "TesseraVideo", "TesseraTrimming",
+            ]
         ),
         .executableTarget(
             name: "tessera",
@@ -150,6 +156,7 @@ let package = Package(
             name: "TesseraTilesTests",
             dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "RegionTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
+        .testTarget(name: "TesseraTrimmingTests", dependencies: ["TesseraTrimming", "TesseraCore"]),
         .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore", "TesseraTestSupport"]),
         // What several test targets share: pixel differences, a TIFF writer for any layout, info.json as a
         // client reads it.

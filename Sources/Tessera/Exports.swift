@@ -3,4 +3,5 @@
 @_exported import TesseraPipeline
 @_exported import TesseraStorage
 @_exported import TesseraTiles
+@_exported import TesseraTrimming
 @_exported import TesseraVideo

@@ -49,7 +49,9 @@ struct TrimmerCommand: AsyncParsableCommand {
             }
             let geometry = TrimmingSliderGeometry(width: size.width, height: size.height)
             let model = TrimmingSliderModel(duration: asset.duration, lower: lower, upper: min(upper, asset.duration), playhead: playhead)
-            let strip = try await FrameStripGenerator.shared.strip(asset: asset, request: geometry.stripRequest(for: asset, scale: scale))
+            let frames = geometry.stripFrames(displaySize: asset.displaySize, scale: scale)
+            let request = FrameStripRequest(frameCount: frames.count, sizing: .height(frames.heightPixels), mode: .fast)
+            let strip = try await FrameStripGenerator.shared.strip(asset: asset, request: request)
             let image = TrimmingSliderRenderer().render(model, geometry: geometry, frames: strip.frames.map(\.image), scale: scale)
             try ImageEncoder.encode(image, as: .png()).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {

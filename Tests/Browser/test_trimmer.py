@@ -139,7 +139,7 @@ class Mouse:
 FRAME_TIMES = [k / FPS for k in range(round(DURATION * FPS))] + [DURATION]
 
 
-#: Seconds within which the model takes two times for the same instant (VideoAsset.timeTolerance):
+#: Seconds within which the model takes two times for the same instant (MediaTime.tolerance):
 #: 29/30 + 0.5 lies a rounding step above the frame time 44/30 and still means it.
 TIME_TOLERANCE = 1e-6
 

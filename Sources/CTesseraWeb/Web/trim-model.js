@@ -29,7 +29,7 @@ function requireThumb(thumb) {
   return thumb;
 }
 
-/** Seconds within which two times are the same instant (Swift's VideoAsset.timeTolerance). */
+/** Seconds within which two times are the same instant (Swift's MediaTime.tolerance). */
 const TIME_TOLERANCE = 1e-6;
 
 /** Binary searches over ascending snap times (TrimmingSnapping). */

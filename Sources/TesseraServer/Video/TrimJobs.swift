@@ -85,7 +85,7 @@ final class TrimJobs: Sendable {
     /// - Throws: ``ServerError``: bad input for a range that is not inside the video, busy when
     ///   ``activeLimit`` jobs are already under way.
     func start(_ source: ResolvedSource, asset: VideoAsset, from: Double, to: Double, exact: Bool) throws(ServerError) -> String {
-        guard from.isFinite, to.isFinite, from >= 0, to > from, to <= asset.duration + VideoAsset.timeTolerance else {
+        guard from.isFinite, to.isFinite, from >= 0, to > from, to <= asset.duration + MediaTime.tolerance else {
             throw ServerError(.badInput, "from and to must satisfy 0 ≤ from < to ≤ \(asset.duration)")
         }
         let id = Self.randomID()

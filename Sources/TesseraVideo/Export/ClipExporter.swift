@@ -84,7 +84,7 @@ public enum ClipExporter {
     ) throws(VideoError) -> TrimResult {
         let input = try MediaInput(path: path)
         let asset = try VideoAsset.probe(input)
-        let tolerance = VideoAsset.timeTolerance
+        let tolerance = MediaTime.tolerance
         guard start.isFinite, end.isFinite, start >= 0, end > start, end <= asset.duration + tolerance else {
             throw .rangeOutsideDuration(start: start, end: end, duration: asset.duration)
         }

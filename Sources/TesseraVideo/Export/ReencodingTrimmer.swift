@@ -10,7 +10,7 @@ final class ReencodingTrimmer {
     private let av: TesseraAV
     private let crf: Int
     private let preset: String
-    private let tolerance = VideoAsset.timeTolerance
+    private let tolerance = MediaTime.tolerance
 
     init(input: MediaInput, asset: VideoAsset, crf: Int, preset: String) {
         self.input = input

@@ -10,7 +10,7 @@ import TesseraCore
 struct StreamCopyTrimmer {
     let input: MediaInput
     let asset: VideoAsset
-    private let tolerance = VideoAsset.timeTolerance
+    private let tolerance = MediaTime.tolerance
 
     func trim(
         _ range: Range<Double>, output path: String, context: WorkContext, progress: WorkProgress?

@@ -43,12 +43,9 @@ public struct VideoAsset: Sendable, Hashable {
         return clockwiseQuarterTurns % 2 == 1 ? upright.transposed : upright
     }
 
-    /// Frame times are whole ticks turned into seconds; comparisons of times allow this much slack.
-    public static let timeTolerance = 1e-6
-
     /// The last indexed keyframe at or before `time` seconds; nil without an index.
     public func keyframe(atOrBefore time: Double) -> Double? {
-        keyframeTimes.last { $0 <= time + Self.timeTolerance }
+        keyframeTimes.last { $0 <= time + MediaTime.tolerance }
     }
 
     /// Duration of one frame, in seconds.

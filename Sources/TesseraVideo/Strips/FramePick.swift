@@ -1,3 +1,5 @@
+import TesseraCore
+
 /// Which frame a slot gets under a sampling mode, decided from the keyframe index alone, before
 /// any decoding: the one rule both the sampler and the work split follow.
 enum FramePick: Equatable {
@@ -12,7 +14,7 @@ enum FramePick: Equatable {
     init(slot: FrameSlot, asset: VideoAsset, mode: FrameSamplingMode) {
         switch mode {
         case .fast:
-            if let key = asset.keyframe(atOrBefore: slot.target), key >= slot.start - VideoAsset.timeTolerance {
+            if let key = asset.keyframe(atOrBefore: slot.target), key >= slot.start - MediaTime.tolerance {
                 self = .keyframe(key)
             } else {
                 self = .firstFrame(atOrAfter: slot.start)
@@ -23,11 +25,11 @@ enum FramePick: Equatable {
             self = .nearestKeyframe(to: slot.target)
         case .keyframe:
             let before = asset.keyframe(atOrBefore: slot.target)
-            let after = asset.keyframeTimes.first { $0 > slot.target + VideoAsset.timeTolerance }
+            let after = asset.keyframeTimes.first { $0 > slot.target + MediaTime.tolerance }
             switch (before, after) {
             // Equally near within the tolerance is a tie, which the earlier keyframe wins.
             case (let before?, let after?):
-                self = .keyframe(after - slot.target < slot.target - before - VideoAsset.timeTolerance ? after : before)
+                self = .keyframe(after - slot.target < slot.target - before - MediaTime.tolerance ? after : before)
             case (let only?, nil), (nil, let only?): self = .keyframe(only)
             case (nil, nil): self = .nearestKeyframe(to: slot.target)
             }

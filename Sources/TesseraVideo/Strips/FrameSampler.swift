@@ -6,7 +6,7 @@ import TesseraCore
 /// Consecutive slots share work: when the next target lies ahead in the same group of pictures,
 /// decoding simply goes on instead of seeking back to the keyframe.
 final class FrameSampler {
-    private static let tolerance = VideoAsset.timeTolerance
+    private static let tolerance = MediaTime.tolerance
 
     private let decoder: VideoDecoder
     private let scaler: FrameScaler

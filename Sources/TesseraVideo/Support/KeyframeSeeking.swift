@@ -1,4 +1,5 @@
 import CTesseraAV
+import TesseraCore
 
 /// Seeking to keyframes, including in containers that list none (MPEG-TS, raw streams), where the
 /// demuxer can only search timestamps and may land anywhere, past the keyframe wanted included.
@@ -31,7 +32,7 @@ extension MediaInput {
         if let indexed = asset.keyframe(atOrBefore: time) { return (indexed, indexed) }
         guard let packet = av.av_packet_alloc() else { throw .decodeFailed(reason: "out of memory") }
         defer { var owned: UnsafeMutablePointer<AVPacket>? = packet; av.av_packet_free(&owned) }
-        let tolerance = VideoAsset.timeTolerance
+        let tolerance = MediaTime.tolerance
         for stepBack in 0..<12 {
             let from = stepBack == 0 ? time : max(0, time - Double(1 << (stepBack - 1)))
             try seekVideo(toKeyframeBefore: from, timing: timing)

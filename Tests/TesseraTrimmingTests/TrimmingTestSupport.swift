@@ -1,6 +1,6 @@
 import TesseraCore
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 /// 288 × 40 pt with 16 pt handles and no insets: the track runs from x = 16 to x = 272, 256 pt.
 /// With a 32 s clip that is 8 pt per second, so x(t) = 16 + 8t and every value in these tests is

@@ -1,7 +1,7 @@
 import TesseraCore
 import Testing
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 /// Standard geometry at scale 2: 576 × 80 px; the track spans columns 32..<544, 16 px per second;
 /// the strip spans rows 8..<72. Eight frames give 64 px cells: cell k is columns 32 + 64k ..< 96 + 64k.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 /// Slider from `makeSlider`: lower 4 s (x 48), upper 28 s (x 240), playhead 16 s (x 144), 8 pt/s.
 @Suite("Trimming tracking: the thumb stays under the finger")

@@ -1,13 +1,15 @@
+import TesseraCore
+
 /// Binary searches over ascending snap times; a long clip at 60 fps has hundreds of thousands of
 /// frames and a drag asks on every move.
 enum TrimmingSnapping {
     /// The first and last indices of `times` whose values lie in `range`, give or take
-    /// ``VideoAsset/timeTolerance``; nil if none does. The slack matters: a bound computed as
+    /// `MediaTime.tolerance`; nil if none does. The slack matters: a bound computed as
     /// `29/30 + 0.5` is one rounding step above the frame time `44/30` it means, and without it
     /// that frame could never be chosen.
     static func indices(of times: [Double], within range: ClosedRange<Double>) -> ClosedRange<Int>? {
-        let first = firstIndex(in: times) { $0 >= range.lowerBound - VideoAsset.timeTolerance }
-        let last = firstIndex(in: times) { $0 > range.upperBound + VideoAsset.timeTolerance } - 1
+        let first = firstIndex(in: times) { $0 >= range.lowerBound - MediaTime.tolerance }
+        let last = firstIndex(in: times) { $0 > range.upperBound + MediaTime.tolerance } - 1
         return first <= last ? first...last : nil
     }
 

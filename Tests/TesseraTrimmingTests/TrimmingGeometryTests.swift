@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 @Suite("Trimming geometry: one mapping between seconds and points")
 struct TrimmingGeometryTests {

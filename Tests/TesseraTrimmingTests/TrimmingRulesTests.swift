@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 /// Tests/Fixtures/rules/trimming.json: the trimming slider's rules as data, shared with the web
 /// trimmer, whose `trim-model.js` ports ``TrimmingSlider`` (Tests/Browser/test_trimmer.py runs the

@@ -147,14 +147,15 @@ public struct TrimmingSliderGeometry: Sendable, Hashable {
 }
 
 extension TrimmingSliderGeometry {
-    /// The strip a control of this geometry shows for `asset` at `scale`: as many frames as fit the
-    /// strip at the video's display aspect ratio (at most 500), each as tall as the strip in pixels,
-    /// so the renderer only crops the last partial one rather than scaling anything up.
-    public func stripRequest(for asset: VideoAsset, scale: DisplayScale, mode: FrameSamplingMode = .fast) -> FrameStripRequest {
+    /// The frames of the strip a control of this geometry shows for a video of `displaySize`
+    /// (upright) at `scale`: as many as fit the strip at the video's aspect ratio (at most 500),
+    /// each as tall as the strip in pixels, so the renderer only crops the last partial one
+    /// rather than scaling anything up.
+    public func stripFrames(displaySize: PixelSize, scale: DisplayScale) -> (count: Int, heightPixels: Int) {
         let strip = stripRect
         let heightPixels = max(1, Int(((strip.maxY - strip.minY) * scale.value).rounded(.up)))
-        let aspect = Double(asset.displaySize.width) / Double(asset.displaySize.height)
+        let aspect = Double(displaySize.width) / Double(max(1, displaySize.height))
         let count = max(1, Int(((strip.maxX - strip.minX) / ((strip.maxY - strip.minY) * aspect)).rounded(.up)))
-        return FrameStripRequest(frameCount: min(count, 500), sizing: .height(heightPixels), mode: mode)
+        return (min(count, 500), heightPixels)
     }
 }

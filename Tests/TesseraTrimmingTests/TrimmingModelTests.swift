@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 @Suite("Trimming model: constraints in seconds")
 struct TrimmingModelTests {

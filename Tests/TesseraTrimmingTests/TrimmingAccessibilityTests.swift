@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TesseraVideo
+@testable import TesseraTrimming
 
 @Suite("Trimming accessibility: the WAI-ARIA multi-thumb slider")
 struct TrimmingAccessibilityTests {
