@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "TesseraStorage", targets: ["TesseraStorage"]),
         .library(name: "TesseraPipeline", targets: ["TesseraPipeline"]),
         .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
+        .library(name: "TesseraViewing", targets: ["TesseraViewing"]),
         .library(name: "TesseraVideo", targets: ["TesseraVideo"]),
         .library(name: "TesseraTrimming", targets: ["TesseraTrimming"]),
         .library(name: "TesseraIIIF", targets: ["TesseraIIIF"]),
@@ -93,7 +94,8 @@ let package = Package(
             swiftSettings: layered
         ),
         .target(
-            name: "TesseraTiles", dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "CTesseraShims"],
+            name: "TesseraTiles",
+            dependencies: ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraViewing", "CTesseraShims"],
             swiftSettings: layered),
         // Object storage (the `ObjectStoring` role, the file and S3 stores, SigV4, leases): below
         // the tiles and IIIF, which store and read through it; it knows no codec.
@@ -103,6 +105,9 @@ let package = Package(
         // The trimming slider's model, geometry, tracking and drawing: Core alone (no C library, no
         // codec), so a native host's UI can link it unchanged.
         .target(name: "TesseraTrimming", dependencies: ["TesseraCore"], swiftSettings: layered),
+        // The tiled viewer's engine: tile layouts, the viewport, visible tiles and placeholders, the
+        // renderer; Core alone, like the trimming slider, so a native host's view links it unchanged.
+        .target(name: "TesseraViewing", dependencies: ["TesseraCore"], swiftSettings: layered),
         .target(name: "CTesseraProcess"),
         // IIIF without HTTP: the Image API's grammar, its resolution against an image, info.json, and
         // identifiers resolved to sources under a root or in a store.
@@ -114,7 +119,7 @@ let package = Package(
         .target(
             name: "TesseraServer",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraVideo", "TesseraIIIF",
+                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraViewing", "TesseraVideo", "TesseraIIIF",
                 "CTesseraProcess", "CTesseraWeb", "CTesseraCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -132,7 +137,8 @@ let package = Package(
         .target(
             name: "Tessera",
             dependencies: [
-                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraPipeline", "TesseraVideo", "TesseraTrimming",
+                "TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraTiles", "TesseraViewing", "TesseraPipeline", "TesseraVideo",
+                "TesseraTrimming",
             ]
         ),
         .executableTarget(
@@ -154,7 +160,7 @@ let package = Package(
         .testTarget(name: "TesseraCodecsTests", dependencies: ["TesseraCodecs", "TesseraTestSupport"]),
         .testTarget(
             name: "TesseraTilesTests",
-            dependencies: ["TesseraTiles", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "RegionTestSupport"]),
+            dependencies: ["TesseraTiles", "TesseraViewing", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "RegionTestSupport"]),
         .testTarget(name: "TesseraVideoTests", dependencies: ["TesseraVideo"]),
         .testTarget(name: "TesseraTrimmingTests", dependencies: ["TesseraTrimming", "TesseraCore"]),
         .testTarget(name: "TesseraIIIFTests", dependencies: ["TesseraIIIF", "TesseraCore", "TesseraTestSupport"]),
@@ -178,7 +184,8 @@ let package = Package(
         .testTarget(
             name: "TesseraServerTests",
             dependencies: [
-                "TesseraServer", "TesseraTiles", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport", "RegionTestSupport",
+                "TesseraServer", "TesseraTiles", "TesseraViewing", "TesseraVideo", "TesseraStorage", "StorageTestSupport", "TesseraTestSupport",
+                "RegionTestSupport",
                 "CZlib",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -243,7 +250,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzDecodeJXL", ["TesseraCodecs"]),
         harness("FuzzDecodeStill", ["TesseraCodecs"]),
         harness("FuzzVideo", ["TesseraCore", "TesseraVideo"]),
-        harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles"]),
+        harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles", "TesseraViewing"]),
         harness("FuzzSlide", ["TesseraCodecs", "TesseraTiles"]),
         harness("FuzzDICOM", ["TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),

@@ -26,7 +26,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCRATCH = REPO / ".build" / "coverage"
-LIBRARIES = ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraVideo", "TesseraTrimming",
+LIBRARIES = ["TesseraCore", "TesseraCodecs", "TesseraStorage", "TesseraPipeline", "TesseraTiles", "TesseraViewing", "TesseraVideo", "TesseraTrimming",
              "TesseraIIIF", "TesseraServer"]
 
 

@@ -5,3 +5,4 @@
 @_exported import TesseraTiles
 @_exported import TesseraTrimming
 @_exported import TesseraVideo
+@_exported import TesseraViewing

@@ -5,6 +5,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraTestSupport
 import TesseraTiles
+import TesseraViewing
 import Testing
 
 @testable import TesseraServer

@@ -1,6 +1,7 @@
 import Foundation
 import TesseraCodecs
 import TesseraCore
+import TesseraViewing
 import Testing
 
 @testable import TesseraTiles

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraViewing
 import Testing
 
 @testable import TesseraTiles

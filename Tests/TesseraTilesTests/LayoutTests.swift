@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraViewing
 import Testing
 
 @testable import TesseraTiles

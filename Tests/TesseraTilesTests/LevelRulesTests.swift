@@ -1,5 +1,6 @@
 import Foundation
 import TesseraTiles
+import TesseraViewing
 import Testing
 
 /// The level-choice cases of Tests/Fixtures/rules/levels.json, which the web viewer's `level.js`

@@ -2,6 +2,7 @@ import Foundation
 import RegionTestSupport
 import TesseraCodecs
 import TesseraCore
+import TesseraViewing
 import Testing
 
 @testable import TesseraTiles

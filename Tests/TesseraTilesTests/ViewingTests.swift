@@ -2,6 +2,7 @@ import Foundation
 import TesseraCodecs
 import TesseraCore
 import TesseraTestSupport
+import TesseraViewing
 import Testing
 
 @testable import TesseraTiles

@@ -3,6 +3,7 @@ import FuzzSupport
 import TesseraCore
 import TesseraPipeline
 import TesseraTiles
+import TesseraViewing
 
 // What `tessera render URL` does with a pyramid descriptor from a server: the bytes are read once
 // as a Deep Zoom `.dzi` and once as an IIIF `info.json` (the URL's name picks the reader), and a

@@ -5,6 +5,7 @@ import TesseraCore
 import TesseraIIIF
 import TesseraStorage
 import TesseraTiles
+import TesseraViewing
 
 #if canImport(Glibc)
     import Glibc

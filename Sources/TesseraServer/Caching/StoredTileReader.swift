@@ -3,6 +3,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// The absolute URLs a Presentation document names: built per request from the server's base URL
 /// and where each route collection is mounted, or (``staticTileSize`` set) the files

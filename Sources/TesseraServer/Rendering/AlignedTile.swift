@@ -1,6 +1,7 @@
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// An IIIF request that is exactly one tile of the built pyramid, so its stored bytes are the
 /// answer: the region is tile `(column, row)` at scale factor `2^reduction` as info.json's `tiles`

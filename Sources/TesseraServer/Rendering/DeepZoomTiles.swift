@@ -3,6 +3,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// Deep Zoom's answers: the descriptor, and tiles as `vips dzsave` numbers them (level 0 is 1×1,
 /// each tile with its overlap), from the built Deep Zoom pyramid of a derived source, else from

@@ -4,6 +4,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// Renders requests of the sources whose levels the server makes (``SourcePlan/Mode/derived`` and
 /// ``SourcePlan/Mode/resampled``), level by level from the source's ``RegionLevels``:

@@ -3,6 +3,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// The pixel work behind an IIIF image request, in the order the spec applies it: region, size,
 /// rotation (mirroring first), quality, format. Pure and synchronous; callers run it on the

@@ -2,6 +2,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// How the server serves one source, decided once, when its header is first read, and kept with
 /// it: which ``RegionSource`` reads it, which levels and tiles clients are told of, how each

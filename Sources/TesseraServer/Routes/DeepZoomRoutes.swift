@@ -4,6 +4,7 @@ import TesseraCodecs
 import TesseraCore
 import TesseraIIIF
 import TesseraTiles
+import TesseraViewing
 
 /// Deep Zoom, mounted anywhere (`/dzi` by `tessera serve`): `{identifier}.dzi` and `{identifier}_files/{level}/{column}_{row}.jpeg`,
 /// tiled as `vips dzsave` tiles (254 px, overlap 1, JPEG), so OpenSeadragon opens it directly.

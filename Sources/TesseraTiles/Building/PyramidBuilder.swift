@@ -2,6 +2,7 @@ import FoundationEssentials
 public import TesseraCodecs
 public import TesseraCore
 public import TesseraStorage
+import TesseraViewing
 
 /// Options for building a pyramid.
 public struct PyramidOptions: Sendable {

@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraViewing
 
 /// One level of a pyramid being built: it keeps only the rows its current row of tiles needs,
 /// cuts tiles as soon as their last row arrives, and passes every pair of rows, shrunk 2×2, to the

@@ -1,16 +1,17 @@
 public import TesseraCodecs
 public import TesseraCore
+public import TesseraViewing
 
 /// The kinds of pyramid Tessera writes, with their parameters; ``layout(imageSize:name:)`` makes
 /// the geometry once the image's size is known.
 public enum PyramidLayout: Sendable, Hashable {
-    /// Deep Zoom (``DeepZoomLayout``): `NAME.dzi` and `NAME_files/`.
+    /// Deep Zoom (`DeepZoomLayout`): `NAME.dzi` and `NAME_files/`.
     case deepZoom(tileSize: Int = 254, overlap: Int = 1)
-    /// IIIF Image API level 0 static files (``IIIFLayout``): `NAME/info.json` and its tiles.
+    /// IIIF Image API level 0 static files (`IIIFLayout`): `NAME/info.json` and its tiles.
     case iiif(tileSize: Int = 512, baseURL: String? = nil)
-    /// Slippy-map tiles (``XYZLayout``): `NAME/{z}/{x}/{y}`.
+    /// Slippy-map tiles (`XYZLayout`): `NAME/{z}/{x}/{y}`.
     case xyz(tileSize: Int = 256)
-    /// THTiledImageView's naming (``THTiledLayout``).
+    /// THTiledImageView's naming (`THTiledLayout`).
     case thTiled(tileSize: Int = 256)
 
     /// The geometry of a pyramid named `name` for an image of `imageSize` pixels.

@@ -1,8 +1,9 @@
 public import TesseraCodecs
 public import TesseraCore
+public import TesseraViewing
 
 /// An image file seen as the pyramid it would be built into, with no pyramid: each tile read from
-/// the source when asked (``RegionLevels``, over any ``RegionSource``), so a viewer (``TiledViewEngine``,
+/// the source when asked (``RegionLevels``, over any ``RegionSource``), so a viewer (`TiledViewEngine`,
 /// `tessera render`) opens any image at once, at the cost of its decode, as `tessera serve`
 /// answers an unseen image.
 ///

@@ -2,6 +2,7 @@ public import FoundationEssentials
 import TesseraCodecs
 public import TesseraCore
 public import TesseraStorage
+public import TesseraViewing
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,7 @@ public import TesseraStorage
 
 /// A complete pyramid in a directory or under a prefix of an object store, read tile by tile: what
 /// the builder wrote (``PyramidBuilder``, `tessera tile`, a server's cache). A viewer reads its
-/// tiles decoded (``TiledImageSource``); a server answers aligned tiles with their stored bytes
+/// tiles decoded (`TiledImageSource`); a server answers aligned tiles with their stored bytes
 /// (``encodedTile(reduction:column:row:)``) and composes other regions from decoded ones
 /// (``TileComposer``).
 public struct StoredPyramid: TiledImageSource {
@@ -52,7 +53,7 @@ public struct StoredPyramid: TiledImageSource {
     }
 
     /// The stored tile's encoded bytes: a file read on ``executor``, or a GET from the store.
-    /// - Throws: ``TiledSourceError/missingTile`` when the pyramid lacks it (only complete
+    /// - Throws: `TiledSourceError.missingTile` when the pyramid lacks it (only complete
     ///   pyramids are opened, so something removed it: an I/O failure, not the caller's), or the
     ///   store's error.
     public func encodedTile(reduction: Int, column: Int, row: Int) async throws -> Data {

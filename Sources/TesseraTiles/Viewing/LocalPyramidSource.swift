@@ -1,6 +1,7 @@
 public import FoundationEssentials
 import TesseraCodecs
 public import TesseraCore
+public import TesseraViewing
 
 /// A pyramid on disk as `tessera tile` (or `vips dzsave`) writes it: found from a `.dzi` file,
 /// an IIIF `info.json`, or a directory holding exactly one of them.
@@ -13,8 +14,8 @@ public struct LocalPyramidSource: TiledImageSource {
 
     /// Opens the pyramid at `path`: a `.dzi`, an `info.json`, or a directory holding one or an XYZ or
     /// THTiled pyramid (which have no descriptor). Reads the descriptor or lists the directories; no tile.
-    /// - Throws: ``TiledSourceError/notAPyramid(_:)`` when nothing there is a pyramid,
-    ///   ``TiledSourceError/invalidDescriptor(_:)`` when its descriptor is malformed.
+    /// - Throws: `TiledSourceError.notAPyramid(_:)` when nothing there is a pyramid,
+    ///   `TiledSourceError.invalidDescriptor(_:)` when its descriptor is malformed.
     public init(path: String) throws {
         var url = URL(fileURLWithPath: path)
         var isDirectory = false
@@ -123,7 +124,7 @@ public struct LocalPyramidSource: TiledImageSource {
 /// Reads the descriptor of a pyramid: a `.dzi` or an IIIF `info.json`.
 enum PyramidDescriptor {
     /// The most tiles across or down a pyramid's full-resolution level. A viewer lists a level's
-    /// tile spans whole (``TileLayout/columnSpans(reduction:)``), so a descriptor from a server that
+    /// tile spans whole (`TileLayout.columnSpans(reduction:)`), so a descriptor from a server that
     /// claims a side of 60 trillion pixels would take gigabytes before a tile is fetched. Real
     /// pyramids stay far inside: a 10-gigapixel panorama in 254-pixel tiles is 400 tiles across.
     static let maximumTilesPerSide = 1 << 16

@@ -2,6 +2,7 @@ public import FoundationEssentials
 import TesseraCodecs
 public import TesseraCore
 public import TesseraPipeline
+public import TesseraViewing
 
 /// A pyramid served over HTTP(S), from the URL of its `.dzi` or IIIF `info.json`. Tiles load
 /// through an `ImagePipeline`, so they are cached in memory and on disk like any image and

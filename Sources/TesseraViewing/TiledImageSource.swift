@@ -1,5 +1,4 @@
 import FoundationEssentials
-import TesseraCodecs
 public import TesseraCore
 
 #if canImport(Glibc)
