@@ -81,16 +81,16 @@ final class SourcePlanner: Sendable {
         // A kind reads its sources its own way whatever their size (a small slide has levels, and
         // tiles the codecs' probe refuses); only what the codecs decode is resampled when small.
         let input = RegionSourceInput(input: source.input, identity: source.identity, options: options)
-        let opened = try RegionSourceKinds.open(input, kinds: kinds, header: header)
         if let name = source.associatedImage {
-            // Served only when asked for, and then as the slide is (its access rules are the slide's).
-            guard configuration.servesAssociatedImages, let associated = try opened?.source.associatedImage(named: name) else {
-                throw ServerError(.notFound, "no image \(source.encodedIdentifier)")
-            }
+            // Served only when asked for (refused before the file is read), and then as the slide
+            // is (its access rules are the slide's).
+            guard configuration.servesAssociatedImages,
+                let associated = try RegionSourceKinds.open(input, kinds: kinds, header: header)?.source.associatedImage(named: name)
+            else { throw ServerError(.notFound, "no image \(source.encodedIdentifier)") }
             // Never "small": a small source is decoded from its file by the codecs, which know no label.
             return SourcePlan(RegionLevels(associated), isSmall: false, tileSide: tileSide)
         }
-        if let opened {
+        if let opened = try RegionSourceKinds.open(input, kinds: kinds, header: header) {
             return SourcePlan(RegionLevels(opened.source), isSmall: false, tileSide: tileSide)
         }
         if let properties = try? header(), configuration.isSmall(properties.size) {

@@ -118,7 +118,7 @@ struct OpenSlideSource: RegionSource {
     func associatedImage(named name: String) throws -> (any RegionSource)? {
         guard let image = file.associatedImages.first(where: { $0.name == name }) else { return nil }
         let count = image.size.width * image.size.height
-        guard count <= 64 << 20 else { throw ImageDecodingError.tooLarge(pixels: count, limit: 64 << 20) }
+        guard count <= Self.associatedPixelLimit else { throw ImageDecodingError.tooLarge(pixels: count, limit: Self.associatedPixelLimit) }
         let argb = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
         defer { argb.deallocate() }
         try file.readAssociatedImage(named: name, into: argb)
@@ -126,6 +126,9 @@ struct OpenSlideSource: RegionSource {
         pixels.bytes.withUnsafeMutableBufferPointer { Self.composite(argb, count: count, on: [255, 255, 255], into: $0) }
         return HeldRegionSource(pixels, format: .slide)
     }
+
+    /// The most pixels an associated image OpenSlide decodes whole may have.
+    static let associatedPixelLimit = 64 << 20
 
     /// `count` premultiplied ARGB words as RGB on `background`: each colour plus the background
     /// where the pixel lets it through.
