@@ -79,6 +79,8 @@ let package = Package(
         // OpenSlide, loaded on first use: only vendor slides pay for it and its GLib stack.
         .target(name: "CTesseraOpenSlide", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraCrypto", dependencies: ["CTesseraLoader"]),
+        // PROJ, loaded on first use: only maps pay for it and its database.
+        .target(name: "CTesseraPROJ", dependencies: ["CTesseraLoader"]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
         .target(name: "CTesseraLCMS", dependencies: ["CTesseraLoader"]),
         // libimagequant, loaded on first use: only palette PNG output pays for it.
@@ -89,7 +91,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
                 "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL", "CTesseraAV",
-                "CTesseraOpenSlide",
+                "CTesseraOpenSlide", "CTesseraPROJ",
             ],
             swiftSettings: layered
         ),

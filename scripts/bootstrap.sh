@@ -24,6 +24,8 @@ modules=(
   "lcms2:liblcms2-dev"
   "imagequant:libimagequant-dev"
   "openslide:libopenslide-dev"
+  # PROJ 9 (maps' reprojection; loaded on first use, the header at build time) and its database.
+  "proj:libproj-dev"
   "zlib:zlib1g-dev"
 )
 # command → Debian package, for `make bench`

@@ -263,3 +263,30 @@ int tessera_tiff_get_string(TIFF *tiff, uint32_t tag, const char **text) {
     *text = NULL;
     return libtiff.TIFFGetFieldDefaulted(tiff, tag, text) && *text;
 }
+
+int tessera_tiff_get_array(TIFF *tiff, uint32_t tag, uint32_t *count, const void **values, int *dataType) {
+    *count = 0;
+    *values = NULL;
+    *dataType = 0;
+    const TIFFField *field = libtiff.table.TIFFFindField(tiff, tag, TIFF_ANY);
+    // Only counted fields: an anonymous one always is (its count a uint32), a known one with a
+    // variable count says so (a uint16 then, unless TIFF_VARIABLE2).
+    if (!field || !libtiff.table.TIFFFieldPassCount(field)) return 0;
+    void *found = NULL;
+    if (libtiff.table.TIFFFieldReadCount(field) == TIFF_VARIABLE2) {
+        uint32_t wide = 0;
+        if (!libtiff.TIFFGetField(tiff, tag, &wide, &found)) return 0;
+        *count = wide;
+    } else {
+        uint16_t narrow = 0;
+        if (!libtiff.TIFFGetField(tiff, tag, &narrow, &found)) return 0;
+        *count = narrow;
+    }
+    if (!found || *count == 0) {
+        *count = 0;
+        return 0;
+    }
+    *values = found;
+    *dataType = (int)libtiff.table.TIFFFieldDataType(field);
+    return 1;
+}

@@ -16,6 +16,7 @@ import TesseraTiles
 /// - ``StoredTileReader``: aligned tiles answered with the bytes of a built pyramid
 ///   (``PyramidStore``, built in the background by ``BackgroundBuilds``);
 /// - ``DeepZoomTiles``: Deep Zoom's descriptors and tiles;
+/// - ``MapTiles``: web-map tiles, TileJSON and WMTS of georeferenced sources;
 /// - ``DecodedLevels`` and ``ResponseAnswers``: levels and tiles kept decoded, answers kept encoded.
 ///
 /// Blocking work runs on the server's bounded executor.
@@ -43,6 +44,8 @@ final class ImageService: Sendable {
     let renderer: PlanRenderer
     /// Deep Zoom's descriptors and tiles.
     let deepZoom: DeepZoomTiles
+    /// Georeferenced sources' web-map tiles and documents.
+    let maps: MapTiles
     init(configuration: ServerConfiguration, metrics: ServerMetrics) throws {
         self.configuration = configuration
         self.metrics = metrics
@@ -84,6 +87,7 @@ final class ImageService: Sendable {
         deepZoom = DeepZoomTiles(
             configuration: configuration, planner: planner, answers: answers, decodedLevels: decodedLevels, pyramids: pyramidSource,
             builds: builds, renderer: renderer, executor: executor)
+        maps = MapTiles(planner: planner, answers: answers, executor: executor, jpegQuality: configuration.jpegQuality)
     }
 
     /// The source `identifier` names: a file under the root, or an object in the root store.

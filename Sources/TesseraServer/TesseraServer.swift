@@ -129,6 +129,13 @@ public struct TesseraServer: Sendable {
         collection { DeepZoomRoutes(service: service).add(to: $0) }
     }
 
+    /// Web maps of georeferenced sources (GeoTIFF, COG): `{identifier}/{z}/{x}/{y}.png` (`.jpg`,
+    /// `.webp`, `@2x`), `{identifier}/tilejson.json` and `{identifier}/WMTSCapabilities.xml`
+    /// (`/maps` in `tessera serve`).
+    public func mapRoutes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
+        collection { MapRoutes(service: service).add(to: $0) }
+    }
+
     /// The video API the trimmer uses: `video/{identifier}` (the file, with ranges), its
     /// `info.json`, `sprite.jpg` and `thumbnails.vtt`, `POST video/{identifier}/trim`, and the
     /// export jobs at `jobs/{id}` and `jobs/{id}/result`.
@@ -154,7 +161,7 @@ public struct TesseraServer: Sendable {
     }
 
     /// Everything `tessera serve` answers, laid out as it lays it out: IIIF under `iiif/3`, Deep
-    /// Zoom under `dzi`, the rest at the collection's own root. Mounted at `/tessera`, the viewer is
+    /// Zoom under `dzi`, maps under `maps`, the rest at the collection's own root. Mounted at `/tessera`, the viewer is
     /// at `/tessera/view/{identifier}` and its tiles at `/tessera/iiif/3/…`.
     public func routes<Context: RequestContext>(_ context: Context.Type = Context.self) -> RouteCollection<Context> {
         let all = RouteCollection(context: Context.self)
@@ -170,6 +177,7 @@ public struct TesseraServer: Sendable {
             }, atPath: "presentation/3")
         all.addRoutes(fileRoutes())
         all.addRoutes(deepZoomRoutes(), atPath: "dzi")
+        all.addRoutes(mapRoutes(), atPath: "maps")
         all.addRoutes(statusRoutes())
         all.addRoutes(videoRoutes())
         all.addRoutes(assetRoutes())

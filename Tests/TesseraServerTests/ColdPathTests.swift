@@ -199,13 +199,7 @@ struct ColdPathTests {
             let shared = request("slow-2.png")
             let leaving = try connectedSocket(port: port, sending: shared)
             try await poll { metric(decodes) == 2 }
-            let staying = Task {
-                try await withCheckedThrowingContinuation { continuation in
-                    DispatchQueue.global().async {
-                        continuation.resume(with: Result { try ImmediateResponseTests.exchange(shared, port: port, responses: 1).answers })
-                    }
-                }
-            }
+            let staying = Task { try await onOwnThread { try ImmediateResponseTests.exchange(shared, port: port, responses: 1).answers } }
             try await poll { server.service.waitingRenders == 2 }
             #expect(server.service.waitingRenders == 2)
             close(leaving)

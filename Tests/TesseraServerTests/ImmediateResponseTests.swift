@@ -149,9 +149,7 @@ struct ImmediateResponseTests {
     /// concurrency's threads, which the server needs to answer.
     static func get(_ uri: String, port: Int, headers: HTTPFields = [:]) async throws -> LiveResponse {
         let request = "GET \(uri) HTTP/1.1\r\nHost: localhost\r\n" + headers.map { "\($0.name.rawName): \($0.value)\r\n" }.joined() + "\r\n"
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try readResponse(request, port: port) }) }
-        }
+        return try await onOwnThread { try readResponse(request, port: port) }
     }
 
     private static func readResponse(_ request: String, port: Int) throws -> LiveResponse {

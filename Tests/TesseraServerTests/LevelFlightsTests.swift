@@ -7,7 +7,7 @@ import Testing
 
 /// Levels readable while they are made: regions answered from the rows written so far, one run
 /// for every request, and a run stopped only when the last request still waiting goes.
-@Suite("Levels read while they are made", .timeLimit(.minutes(1)))
+@Suite("Levels read while they are made", .timeLimit(.minutes(10)))
 struct LevelFlightsTests {
     static let size = PixelSize(width: 64, height: 64)
 
@@ -23,7 +23,7 @@ struct LevelFlightsTests {
             let cancelled = Locked(false)
             let result: Result<PixelBuffer, any Error> = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async {
+                    Thread.detachNewThread {
                         continuation.resume(
                             returning: Result {
                                 try PixelBuffer(width: size.width, height: size.height, format: .gray8) { target in

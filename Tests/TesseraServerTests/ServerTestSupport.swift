@@ -109,6 +109,15 @@ func connectedSocket(port: Int, sending request: String) throws -> Int32 {
 
 /// Waits until `done` holds, checking every 50 ms, at most 2,400 times (two minutes): for what
 /// another thread or process does in its own time (a background build, a cancelled job).
+/// `body`'s result, run on a thread of its own: a blocking wait (a socket read, a gate) on a
+/// shared pool's thread can starve that pool when the whole suite runs at once on two cores (a CI
+/// run saw 60-s test limits pass and sockets time out so).
+func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 func poll(_ done: () async throws -> Bool) async throws {
     for _ in 0..<2400 {
         if try await done() { return }

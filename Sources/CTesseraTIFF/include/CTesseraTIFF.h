@@ -27,7 +27,8 @@
     X(TIFFScanlineSize64) X(TIFFReadScanline)                                                      \
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
     X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt) X(TIFFReadRawTile)               \
-    X(TIFFSetSubDirectory) X(TIFFWriteEncodedTile) X(TIFFWriteDirectory)
+    X(TIFFSetSubDirectory) X(TIFFWriteEncodedTile) X(TIFFWriteDirectory) X(TIFFFindField)            \
+    X(TIFFFieldDataType) X(TIFFFieldPassCount) X(TIFFFieldReadCount)
 
 TESSERA_TABLE(TesseraTIFF, tessera_tiff_load, TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT))
 
@@ -94,6 +95,11 @@ int tessera_tiff_get_string(TIFF *tiff, uint32_t tag, const char *_Nullable *_No
 /// The current directory's SubIFDs (tag 330: OME-TIFF's and `vips tiffsave --subifd`'s reduced
 /// levels), as file offsets owned by libtiff until the directory changes. Returns 1 when there are any.
 int tessera_tiff_get_subifds(TIFF *tiff, uint16_t *count, const uint64_t *_Nullable *_Nonnull offsets);
+/// The current directory's value of a tag libtiff may not know (GeoTIFF's 33550, 33922, 34264,
+/// 34735-34737, GDAL's 42113: read as anonymous fields), as `count` values of libtiff's
+/// `TIFFDataType` `dataType` (3 SHORT, 12 DOUBLE, 2 ASCII…), owned by libtiff until the directory
+/// changes. Returns 1 when there is one.
+int tessera_tiff_get_array(TIFF *tiff, uint32_t tag, uint32_t *count, const void *_Nullable *_Nonnull values, int *dataType);
 
 #pragma clang assume_nonnull end
 

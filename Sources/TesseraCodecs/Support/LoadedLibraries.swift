@@ -4,6 +4,7 @@ import CTesseraJP2
 import CTesseraJXL
 import CTesseraOpenSlide
 import CTesseraPDF
+import CTesseraPROJ
 import CTesseraQuant
 import CTesseraSVG
 import CTesseraTIFF
@@ -36,6 +37,8 @@ enum Libraries {
     static let openJPEG = load { tessera_jp2_load($0, $1) }
     /// OpenSlide (CTesseraOpenSlide.h).
     static let openSlide = load { tessera_openslide_load($0, $1) }
+    /// PROJ (CTesseraPROJ.h).
+    static let proj = load { tessera_proj_load($0, $1) }
 
     /// Threads OpenJPEG and libjxl encode on, and libjxl decodes on: the cores, up to 4.
     static let threadCount = max(1, min(4, sysconf(Int32(_SC_NPROCESSORS_ONLN))))

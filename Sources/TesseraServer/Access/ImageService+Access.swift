@@ -1,4 +1,5 @@
 import Hummingbird
+import TesseraCore
 import TesseraIIIF
 
 // The routes' way to an image: through access control.
@@ -45,5 +46,18 @@ extension ImageService {
     /// - Throws: ``AccessDenied`` (401) under a substitute grant.
     static func requireWhole(_ grant: AccessControl.Grant) throws {
         if case .substitute = grant { throw AccessDenied(.unauthorized, "authorization required") }
+    }
+
+    /// `body` of `source` as `request` is answered it, under `grant`: its entity tag made of
+    /// `key` (the answer's canonical request), cacheable as the grant allows.
+    func response(_ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request, grant: AccessControl.Grant)
+        -> Response
+    {
+        var response = CacheableResponse(
+            body: body, contentType: type, entityTag: answers.entityTag(source, key), lastModified: source.identity.modificationSeconds,
+            maxAge: configuration.cacheMaxAge
+        ).response(to: request)
+        configuration.access?.apply(grant, to: &response, maxAge: configuration.cacheMaxAge)
+        return response
     }
 }

@@ -19,7 +19,7 @@ struct DeepZoomRoutes {
                 // A substitute may have the descriptor: its tiles beyond the substitute's size are refused.
                 let (source, grant) = try await service.resolve(String(name.dropLast(4)), for: request)
                 let body = try await service.deepZoom.descriptor(for: source)
-                return response(body, "application/xml", key: "dzi", source: source, request: request, grant: grant)
+                return service.response(body, "application/xml", key: "dzi", source: source, request: request, grant: grant)
             }
         }
         routes("dzi_tile") {
@@ -47,20 +47,9 @@ struct DeepZoomRoutes {
                         try SubstituteMarking.apply(marks, to: body, format: .jpg, jpegQuality: quality)
                     }
                 }
-                return response(
+                return service.response(
                     body, "image/jpeg", key: grant.cacheKeyPrefix + "dzi|\(level)/\(column)_\(row)", source: source, request: request, grant: grant)
             }
         }
-    }
-
-    private func response(
-        _ body: ByteBuffer, _ type: String, key: String, source: ResolvedSource, request: Request, grant: AccessControl.Grant
-    ) -> Response {
-        var response = CacheableResponse(
-            body: body, contentType: type, entityTag: service.answers.entityTag(source, key),
-            lastModified: source.identity.modificationSeconds, maxAge: service.configuration.cacheMaxAge
-        ).response(to: request)
-        service.configuration.access?.apply(grant, to: &response, maxAge: service.configuration.cacheMaxAge)
-        return response
     }
 }

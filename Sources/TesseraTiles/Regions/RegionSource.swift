@@ -76,6 +76,13 @@ public protocol RegionSource: Sendable {
     /// metadata (a slide scanner's); nil when it has none. A print resolution (dpi) is not one.
     var micronsPerPixel: Double? { get }
 
+    /// Where the source lies on the Earth (a GeoTIFF's CRS and pixel-to-model transform), which
+    /// makes it a map (``MapSource``); nil, by default, for a picture of no place.
+    ///
+    /// - Throws: `ImageDecodingError` when the source says it is georeferenced in a way that
+    ///   cannot be read (absurd GeoKeys, a degenerate transform, a CRS given by parameters).
+    func georeference() throws -> GeoReference?
+
     /// The images a slide keeps beside its levels (its label, macro photo, thumbnail), as OpenSlide
     /// names them; none by default. Only described: a label may carry a patient's name, so no
     /// host serves one unless asked to.
@@ -131,6 +138,8 @@ extension RegionSource {
     public func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? { nil }
 
     public var micronsPerPixel: Double? { nil }
+
+    public func georeference() throws -> GeoReference? { nil }
 
     public var listedFilePath: String? { nil }
 

@@ -108,6 +108,10 @@ public struct TIFFPyramidKind: RegionSourceKind {
         // A pyramid's levels are of its first image; other pages are read as the images they are.
         guard let path = input.input.filePath, input.options.pageIndex == 0, case let properties = try header(), properties.format == .tiff
         else { return nil }
-        return try TIFFPyramidSource(path: path, identity: input.identity, properties: properties, options: input.options, readers: readers)
+        // A GeoTIFF's georeferencing is kept as read, failure included: the map routes report it,
+        // the image's other routes never ask.
+        let georeferencing = Result { () throws(ImageDecodingError) in try GeoReference(GeoTIFFTags.read(input.input, options: input.options)) }
+        return try TIFFPyramidSource(
+            path: path, identity: input.identity, properties: properties, georeferencing: georeferencing, options: input.options, readers: readers)
     }
 }

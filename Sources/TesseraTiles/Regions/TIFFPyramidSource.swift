@@ -12,6 +12,8 @@ public struct TIFFPyramidSource: TiledRegionSource {
     public let nativeLevels: [NativeLevel]
     public let pixelFormat: PixelFormat
     public let micronsPerPixel: Double?
+    /// The GeoTIFF tags' reading, when the kind read them.
+    private let georeferencing: Result<GeoReference?, ImageDecodingError>
     public var associatedImages: [AssociatedImage] { associated.map(\.description) }
     /// The associated images and the TIFF images they are.
     private let associated: [TIFFAssociatedImage]
@@ -27,17 +29,18 @@ public struct TIFFPyramidSource: TiledRegionSource {
     /// The pyramid of the TIFF at `path` (whose identity is `identity` and header `properties`;
     /// its scale `micronsPerPixel` when a kind read one), or nil when it is none to serve from:
     /// strips, one level, a turned image, or levels that stop before one that fits in 2×2 tiles
-    /// (then a request could find no level within 2× of what it needs).
+    /// (then a request could find no level within 2× of what it needs). `georeferencing` is what
+    /// its GeoTIFF tags say (``georeference()``), when a kind read them.
     public init?(
-        path: String, identity: FileIdentity, properties: ImageProperties, micronsPerPixel: Double? = nil, options: DecodeOptions,
-        readers: TIFFReaderPool
+        path: String, identity: FileIdentity, properties: ImageProperties, micronsPerPixel: Double? = nil,
+        georeferencing: Result<GeoReference?, ImageDecodingError> = .success(nil), options: DecodeOptions, readers: TIFFReaderPool
     ) throws {
         guard let pyramid = try TIFFPyramid(path: path, options: options), let coarsest = pyramid.levelSizes.last,
             coarsest.width <= 2 * pyramid.tileSize.width, coarsest.height <= 2 * pyramid.tileSize.height
         else { return nil }
         self.init(
             pyramid, path: path, images: nil, downsamples: pyramid.levelDownsamples, identity: identity, properties: properties,
-            micronsPerPixel: micronsPerPixel, associatedImages: [], options: options, readers: readers)
+            micronsPerPixel: micronsPerPixel, georeferencing: georeferencing, associatedImages: [], options: options, readers: readers)
     }
 
     /// The levels `images` of the TIFF at `path` (full size first, as a slide's kind tells them
@@ -49,16 +52,18 @@ public struct TIFFPyramidSource: TiledRegionSource {
         let pyramid = try TIFFPyramid(path: path, images: images, options: options)
         self.init(
             pyramid, path: path, images: images, downsamples: nil, identity: identity, properties: pyramid.properties,
-            micronsPerPixel: micronsPerPixel, associatedImages: associatedImages, options: options, readers: readers)
+            micronsPerPixel: micronsPerPixel, georeferencing: .success(nil), associatedImages: associatedImages, options: options,
+            readers: readers)
     }
 
     /// A level's downsample is `downsamples`' (the steps the pyramid was found by), else its size's
     /// ratio to the first's (``NativeLevel/downsample(of:from:)``: a slide's 4.0002 is 4).
     private init(
         _ pyramid: TIFFPyramid, path: String, images: [TIFFImageAddress]?, downsamples: [Int]?, identity: FileIdentity,
-        properties: ImageProperties, micronsPerPixel: Double?, associatedImages: [TIFFAssociatedImage], options: DecodeOptions,
-        readers: TIFFReaderPool
+        properties: ImageProperties, micronsPerPixel: Double?, georeferencing: Result<GeoReference?, ImageDecodingError>,
+        associatedImages: [TIFFAssociatedImage], options: DecodeOptions, readers: TIFFReaderPool
     ) {
+        self.georeferencing = georeferencing
         self.properties = properties
         self.path = path
         self.images = images
@@ -80,6 +85,8 @@ public struct TIFFPyramidSource: TiledRegionSource {
         try context.checkCancellation()
         return try withReader { try $0.tile(level: level, column: column, row: row) }
     }
+
+    public func georeference() throws -> GeoReference? { try georeferencing.get() }
 
     public func storedTile(level: Int, column: Int, row: Int) throws -> StoredTile? {
         try withReader { try $0.storedTile(level: level, column: column, row: row) }.map { StoredTile(bytes: $0, format: .jpeg) }

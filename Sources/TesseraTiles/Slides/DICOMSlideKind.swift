@@ -109,7 +109,9 @@ struct DICOMSlideSource: TiledRegionSource {
             NativeLevel(size: level.size, downsample: NativeLevel.downsample(of: level.size, from: first.size), storedTileSize: level.tileSize)
         }
         let color = first.background ?? [255, 255, 255]
-        background = first.pixelFormat == .gray8 ? [UInt8((Int(color[0]) * 299 + Int(color[1]) * 587 + Int(color[2]) * 114) / 1000)] : color
+        let (red, green, blue): (Int, Int, Int) = (Int(color[0]), Int(color[1]), Int(color[2]))
+        let luma: Int = (red * 299 + green * 587 + blue * 114) / 1000
+        background = first.pixelFormat == .gray8 ? [UInt8(luma)] : color
     }
 
     func tile(level: Int, column: Int, row: Int, context: WorkContext) throws -> PixelBuffer {

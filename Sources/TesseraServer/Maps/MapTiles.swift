@@ -1,0 +1,76 @@
+import NIOCore
+import TesseraCodecs
+import TesseraCore
+import TesseraIIIF
+import TesseraTiles
+
+/// Web-map answers for georeferenced sources (``MapSource``): tiles of the WebMercatorQuad grid,
+/// reprojected from the source's own system, encoded and kept like every other answer; TileJSON
+/// and WMTS capabilities. A source's map (its bounds and zooms, computed through PROJ) is made
+/// once and kept.
+final class MapTiles: Sendable {
+    private let planner: SourcePlanner
+    private let answers: ResponseAnswers
+    private let executor: WorkExecutor
+    private let jpegQuality: Int
+    private let maps = Locked(LRUCache<String, MapSource>(costLimit: 256))
+
+    init(planner: SourcePlanner, answers: ResponseAnswers, executor: WorkExecutor, jpegQuality: Int) {
+        self.planner = planner
+        self.answers = answers
+        self.executor = executor
+        self.jpegQuality = jpegQuality
+    }
+
+    /// The formats a tile is encoded in, by the extension asked.
+    enum Format: String, CaseIterable {
+        case png, jpg, webp
+
+        var mediaType: String {
+            switch self {
+            case .png: "image/png"
+            case .jpg: "image/jpeg"
+            case .webp: "image/webp"
+            }
+        }
+    }
+
+    /// The map of `source`.
+    ///
+    /// - Throws: ``ServerError`` (404) for a source that is no map; its georeference's error for
+    ///   one whose GeoTIFF tags cannot be read (absurd keys, a CRS PROJ cannot build).
+    func map(for source: ResolvedSource) async throws -> MapSource {
+        if let known = maps.withLock({ $0.value(for: source.key) }) { return known }
+        let plan = try await planner.plan(for: source)
+        guard let georeference = try plan.source.georeference() else {
+            throw ServerError(.notFound, "\(source.encodedIdentifier) is not a map: it has no georeference")
+        }
+        let map = try await executor.run { _ in try MapSource(levels: plan.levels, georeference: georeference) }
+        maps.withLock { _ = $0.insert(map, for: source.key, cost: 1) }
+        return map
+    }
+
+    /// `tile` of `source`, `side` pixels square, in `format`.
+    ///
+    /// - Throws: ``ServerError`` (404) for a tile beyond the map's bounds.
+    func tile(for source: ResolvedSource, _ tile: WebMercatorTile, side: Int, resampling: MapResampling, format: Format) async throws
+        -> ByteBuffer
+    {
+        let key = "map|\(tile.zoom)/\(tile.x)/\(tile.y)@\(side)|\(resampling.rawValue).\(format.rawValue)"
+        return try await answers.answer(key, source: source) {
+            let map = try await self.map(for: source)
+            guard map.covers(tile) else { throw ServerError(.notFound, "tile \(tile.zoom)/\(tile.x)/\(tile.y) is outside the map") }
+            let quality = self.jpegQuality
+            return try await self.executor.run { context in
+                let pixels = try map.pixels(of: tile, side: side, resampling: resampling, context: context)
+                let encoding: EncodingFormat =
+                    switch format {
+                    case .png: .png(compressionLevel: 6)
+                    case .jpg: .jpeg(quality: quality)
+                    case .webp: .webp(quality: quality)
+                    }
+                return ByteBuffer(bytes: try ImageEncoder.encode(format == .jpg ? pixels.converted(to: .rgb8) : pixels, as: encoding))
+            }
+        }
+    }
+}
