@@ -28,10 +28,14 @@ public final class TIFFPyramid {
     public let properties: ImageProperties
     /// Pixels of one stored tile; tiles at a level's right and bottom edges are returned cropped.
     public let tileSize: PixelSize
-    /// The format every tile decodes to.
+    /// The format every tile decodes to: the stored samples', with alpha when the levels have masks.
     public let pixelFormat: PixelFormat
 
     private let levels: [TIFFFile]
+    /// Each level's transparency mask (GDAL's internal masks), nil for a level without one.
+    private let masks: [TIFFMask?]
+    /// The format the stored samples decode to, before a mask's alpha.
+    private let storedFormat: PixelFormat
     private let limits: AllocationLimits
     /// Converts every tile to sRGB from the file's profile (``DecodeOptions/colorManagement``);
     /// nil when there is nothing to convert, or when samples are converted as they are read
@@ -60,7 +64,13 @@ public final class TIFFPyramid {
         var levels = [first], downsamples = [1]
         let subdirectories = first.subdirectories(limit: Self.maximumLevelCount)
         let directoryCount = min(Int(first.library.TIFFNumberOfDirectories(first.tiff)), Self.maximumLevelCount)
-        let following = subdirectories.isEmpty ? (1..<max(directoryCount, 1)).map(TIFFImageAddress.directory) : subdirectories
+        // In the main chain, masks (NewSubfileType bit 2: GDAL's, between a COG's levels) are
+        // told apart from the levels first, and matched to them after.
+        let chain = subdirectories.isEmpty ? try TIFFDirectorySummary.directories(ofFileAt: path, options: options) : []
+        let following =
+            subdirectories.isEmpty
+            ? chain.dropFirst().prefix(directoryCount).filter { $0.subfileType & 4 == 0 }.map { TIFFImageAddress.directory($0.index) }
+            : subdirectories
         for image in following {
             guard let next = try? TIFFFile(.file(path), fileByteCount: fileByteCount, limits: options.limits, image: image),
                 let last = levels.last, Self.continues(levels, with: next), let step = Self.step(next.size, below: last.size)
@@ -69,7 +79,18 @@ public final class TIFFPyramid {
             downsamples.append(downsamples[downsamples.count - 1] * step)
         }
         guard levels.count > 1 else { return nil }
-        self.init(levels: levels, fileByteCount: fileByteCount, options: options)
+        let maskDirectories = chain.filter { $0.subfileType & 4 != 0 }
+        var masks: [TIFFMask?] = []
+        for level in levels {
+            let directory = maskDirectories.first { $0.size == level.size && $0.tileSize == level.pieceSize }
+            masks.append(
+                try directory.flatMap { directory throws(ImageDecodingError) in
+                    try TIFFMask(
+                        path: path, fileByteCount: fileByteCount, directory: directory.index, size: level.size, tileSize: level.pieceSize,
+                        limits: options.limits)
+                })
+        }
+        self.init(levels: levels, masks: masks, fileByteCount: fileByteCount, options: options)
         levelDownsamples = downsamples
     }
 
@@ -92,20 +113,22 @@ public final class TIFFPyramid {
             levels.append(level)
         }
         guard !levels.isEmpty else { throw .unsupported(reason: "a TIFF pyramid of no level") }
-        self.init(levels: levels, fileByteCount: fileByteCount, options: options)
+        self.init(levels: levels, masks: levels.map { _ in nil }, fileByteCount: fileByteCount, options: options)
     }
 
     /// The most levels a pyramid is read with: halvings from 2³¹ px reach 1 px in 32; a file
     /// claiming more is hostile (each level is a libtiff handle per reader).
     public static let maximumLevelCount = 32
 
-    private init(levels: [TIFFFile], fileByteCount: Int, options: DecodeOptions) {
+    private init(levels: [TIFFFile], masks: [TIFFMask?], fileByteCount: Int, options: DecodeOptions) {
         let first = levels[0]
         self.levels = levels
+        self.masks = masks
         limits = options.limits
         levelSizes = levels.map(\.size)
         tileSize = first.pieceSize
-        pixelFormat = first.samples.decodedFormat
+        storedFormat = first.samples.decodedFormat
+        pixelFormat = storedFormat.withAlpha(storedFormat.hasAlpha || masks.contains { $0 != nil })
         var properties = first.properties(fileByteCount: fileByteCount)
         properties.pageCount = 1
         self.properties = properties
@@ -151,12 +174,12 @@ public final class TIFFPyramid {
             throw .unsupported(reason: "level \(level) of the TIFF pyramid has no tile \(column),\(row)")
         }
         var pixels = PixelBuffer(
-            width: min(tileSize.width, size.width - x0), height: min(tileSize.height, size.height - y0), format: pixelFormat)
+            width: min(tileSize.width, size.width - x0), height: min(tileSize.height, size.height - y0), format: storedFormat)
         let index = file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)
         if file.library.TIFFGetStrileByteCount(file.tiff, index) == 0 {
             // A missing tile (only levels opened by directory have them): background, never black.
             pixels.bytes.withUnsafeMutableBufferPointer { $0.update(repeating: 0xFF) }
-            return pixels
+            return pixels.converted(to: pixelFormat)
         }
         if Self.jpeg2000Compressions.contains(file.compression) {
             try readCodestream(file, index: index, into: &pixels)
@@ -166,13 +189,17 @@ public final class TIFFPyramid {
             try readConverted(file, x0: x0, y0: y0, into: &pixels)
         }
         colorTransform?.apply(to: &pixels)
+        guard pixelFormat != storedFormat else { return pixels }
+        pixels = pixels.converted(to: pixelFormat)
+        try masks[level]?.apply(to: &pixels, column: column, row: row)
         return pixels
     }
 
     /// Tile `(column, row)` of level `level` as stored, made a JPEG file any reader takes
     /// (`JPEGTileSplice`: the shared tables, the RGB coding and the ICC profile put in), with no
-    /// pixel decoded; nil when it cannot be one: not JPEG-compressed, missing, or reaching past the
-    /// level's right or bottom edge (stored padded to a whole tile, where a client's tile is cropped).
+    /// pixel decoded; nil when it cannot be one: not JPEG-compressed, missing, reaching past the
+    /// level's right or bottom edge (stored padded to a whole tile, where a client's tile is cropped),
+    /// or with pixels its mask says have no data (a JPEG has no alpha to say so).
     ///
     /// - Throws: what libtiff reports for a tile it cannot read.
     public func storedTile(level: Int, column: Int, row: Int) throws(ImageDecodingError) -> [UInt8]? {
@@ -180,6 +207,9 @@ public final class TIFFPyramid {
         let file = levels[level], size = levelSizes[level]
         let x0 = column * tileSize.width, y0 = row * tileSize.height
         guard file.compression == Int(COMPRESSION_JPEG), x0 + tileSize.width <= size.width, y0 + tileSize.height <= size.height else {
+            return nil
+        }
+        if let mask = masks[level], try !mask.isOpaque(column: column, row: row, width: tileSize.width, height: tileSize.height) {
             return nil
         }
         guard let stored = try rawTile(file, index: file.library.TIFFComputeTile(file.tiff, UInt32(x0), UInt32(y0), 0, 0)) else {
@@ -220,7 +250,7 @@ public final class TIFFPyramid {
         options.colorManagement = .keepSourceProfile
         options.jpeg2000SamplesAreYCbCr = file.compression == Self.jpeg2000YCbCr
         let decoded = try ImageDecoder(options: options).decode(.data(Data(stored))).pixels
-        guard decoded.format == pixelFormat, decoded.width >= pixels.width, decoded.height >= pixels.height,
+        guard decoded.format == storedFormat, decoded.width >= pixels.width, decoded.height >= pixels.height,
             let cut = decoded.cropped(x: 0, y: 0, width: pixels.width, height: pixels.height)
         else { throw .corrupt(reason: "a JPEG 2000 tile decoded to \(decoded.width)×\(decoded.height) \(decoded.format), not the level's") }
         pixels = cut
@@ -253,7 +283,7 @@ public final class TIFFPyramid {
             throw file.failure()
         }
         // The converter's rows run bottom-up from the tile's last row, edge tiles included.
-        let channels = pixelFormat.bytesPerPixel
+        let channels = storedFormat.bytesPerPixel
         let (width, height, tileWidth, tileHeight) = (pixels.width, pixels.height, tileSize.width, tileSize.height)
         pixels.bytes.withUnsafeMutableBufferPointer { output in
             for row in 0..<height {

@@ -54,7 +54,9 @@ struct MapWarp {
     func render(_ levels: RegionLevels, resampling: MapResampling, noData: Double?, context: WorkContext) throws -> PixelBuffer {
         var output = PixelBuffer(width: side, height: side, format: .rgba8)
         guard let scale = sourcePixelsPerPixel else { return output }
-        let reduction = max(0, min(30, Int(log2(min(scale.across, scale.down)).rounded(.down))))
+        // A hair of slack: a level exactly 2× coarser (a GoogleMapsCompatible overview one zoom out)
+        // is that level, not the finer one by rounding.
+        let reduction = max(0, min(30, Int((log2(min(scale.across, scale.down)) + 1e-6).rounded(.down))))
         let full = levels.properties.size, level = levels.levelSize(reduction: reduction)
         let (kx, ky) = (Double(level.width) / Double(full.width), Double(level.height) / Double(full.height))
         let finite = zip(xs, ys).filter { $0.0.isFinite && $0.1.isFinite }
