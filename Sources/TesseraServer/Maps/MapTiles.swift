@@ -13,9 +13,11 @@ final class MapTiles: Sendable {
     private let answers: ResponseAnswers
     private let executor: WorkExecutor
     private let jpegQuality: Int
+    private let metrics: ServerMetrics
     private let maps = Locked(LRUCache<String, MapSource>(costLimit: 256))
 
-    init(planner: SourcePlanner, answers: ResponseAnswers, executor: WorkExecutor, jpegQuality: Int) {
+    init(planner: SourcePlanner, answers: ResponseAnswers, executor: WorkExecutor, jpegQuality: Int, metrics: ServerMetrics) {
+        self.metrics = metrics
         self.planner = planner
         self.answers = answers
         self.executor = executor
@@ -60,8 +62,13 @@ final class MapTiles: Sendable {
         return try await answers.answer(key, source: source) {
             let map = try await self.map(for: source)
             guard map.covers(tile) else { throw ServerError(.notFound, "tile \(tile.zoom)/\(tile.x)/\(tile.y) is outside the map") }
-            let quality = self.jpegQuality
+            let quality = self.jpegQuality, metrics = self.metrics
             return try await self.executor.run { context in
+                // A tile of a source on the grid, asked as it is stored: its bytes, no pixel decoded.
+                if format == .jpg, let stored = try map.storedTile(tile, side: side), stored.format == .jpeg {
+                    metrics.record(.storedTilePassThrough)
+                    return ByteBuffer(bytes: stored.bytes)
+                }
                 let pixels = try map.pixels(of: tile, side: side, resampling: resampling, context: context)
                 let encoding: EncodingFormat =
                     switch format {

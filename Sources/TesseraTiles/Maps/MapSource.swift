@@ -59,6 +59,34 @@ public struct MapSource: Sendable {
             && tile.north - side < bounds.mercatorNorth
     }
 
+    /// `tile` as the source stores it, when the source is on the WebMercatorQuad grid (a COG
+    /// written with `TILING_SCHEME=GoogleMapsCompatible`): EPSG:3857, unrotated, a native level at
+    /// the tile's zoom, tiled in `side`-px tiles aligned with the grid, and the stored tile whole,
+    /// all data (its mask says so) and in a format a browser reads (``RegionSource/storedTile(level:column:row:)``).
+    /// Nil otherwise: the tile is then made (``pixels(of:side:resampling:context:)``), with the
+    /// same pixels as a decoder makes of these bytes.
+    public func storedTile(_ tile: WebMercatorTile, side: Int) throws -> StoredTile? {
+        let transform = georeference.transform, source = levels.source
+        guard georeference.epsg == 3857, transform.xPerRow == 0, transform.yPerColumn == 0 else { return nil }
+        let metresPerPixel = WebMercatorTile.side(zoom: tile.zoom) / Double(side), full = levels.properties.size
+        for (index, level) in source.nativeLevels.enumerated() where level.storedTileSize == PixelSize(width: side, height: side) {
+            let (across, down) = (Double(full.width) / Double(level.size.width), Double(full.height) / Double(level.size.height))
+            guard Self.same(transform.xPerColumn * across, metresPerPixel), Self.same(-transform.yPerRow * down, metresPerPixel) else {
+                continue
+            }
+            let column = (tile.west - transform.originX) / (metresPerPixel * Double(side))
+            let row = (transform.originY - tile.north) / (metresPerPixel * Double(side))
+            guard Self.same(column, column.rounded()), Self.same(row, row.rounded()), column >= 0, row >= 0,
+                Int(column.rounded()) * side < level.size.width, Int(row.rounded()) * side < level.size.height
+            else { return nil }
+            return try source.storedTile(level: index, column: Int(column.rounded()), row: Int(row.rounded()))
+        }
+        return nil
+    }
+
+    /// Whether two lengths in metres or tiles are the same but for rounding (a part in 10⁹).
+    private static func same(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+
     /// `tile`, `side` pixels square (256, or 512 for `@2x`), as RGBA: the source's pixels where it
     /// has data, transparent elsewhere.
     ///
