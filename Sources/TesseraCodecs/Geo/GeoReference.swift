@@ -41,8 +41,11 @@ public struct GeoReference: Sendable, Equatable, Hashable {
         case nil: code = projected ?? geographic ?? 0
         case let model?: throw .unsupported(reason: "GeoTIFF model type \(model) (only projected and geographic rasters are maps)")
         }
+        // 32767 is GeoTIFF's "user-defined" (the CRS spelt out in parameters); 32768 and up are
+        // private codes: neither names an EPSG system.
         guard code > 0, code < 32767 else {
-            throw .unsupported(reason: code == 32767 ? "a user-defined coordinate system (only EPSG codes are read)" : "a GeoTIFF without a coordinate system")
+            throw .unsupported(
+                reason: code == 0 ? "a GeoTIFF without a coordinate system" : "a coordinate system given as \(code == 32767 ? "parameters" : "a private code") (only EPSG codes are read)")
         }
         var transform = try Self.transform(tags)
         // PixelIsPoint: the model point is a pixel's centre, so its corner is half a pixel before.
