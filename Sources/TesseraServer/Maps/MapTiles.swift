@@ -39,15 +39,22 @@ final class MapTiles: Sendable {
 
     /// The map of `source`.
     ///
-    /// - Throws: ``ServerError`` (404) for a source that is no map; its georeference's error for
-    ///   one whose GeoTIFF tags cannot be read (absurd keys, a CRS PROJ cannot build).
+    /// - Throws: ``ServerError`` (404) for a source that is no map: none of its tags georeference
+    ///   it, or they do in a way no map can be made of (absurd GeoKeys, a degenerate transform, a
+    ///   CRS PROJ cannot build), said in one line; its other routes still serve it as an image.
     func map(for source: ResolvedSource) async throws -> MapSource {
         if let known = maps.withLock({ $0.value(for: source.key) }) { return known }
         let plan = try await planner.plan(for: source)
-        guard let georeference = try plan.source.georeference() else {
-            throw ServerError(.notFound, "\(source.encodedIdentifier) is not a map: it has no georeference")
+        let map = try await executor.run { _ in
+            do {
+                guard let georeference = try plan.source.georeference() else {
+                    throw ServerError(.notFound, "\(source.encodedIdentifier) is not a map: it has no georeference")
+                }
+                return try MapSource(levels: plan.levels, georeference: georeference)
+            } catch let error as ImageDecodingError where [.corrupt, .truncated, .unsupported, .badInput].contains(error.category) {
+                throw ServerError(.notFound, "\(source.encodedIdentifier) is not a map: \(error)")
+            }
         }
-        let map = try await executor.run { _ in try MapSource(levels: plan.levels, georeference: georeference) }
         maps.withLock { _ = $0.insert(map, for: source.key, cost: 1) }
         return map
     }
