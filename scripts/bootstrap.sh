@@ -69,6 +69,8 @@ ldconfig -p 2>/dev/null | grep 'libcrypto\.so\.3 ' >/dev/null || missing+=(libss
 command -v opj_decompress >/dev/null 2>&1 || missing+=(libopenjp2-tools)
 # …and the JPEG XL tests with libjxl's (the fixtures are made by cjxl, the references by djxl).
 command -v djxl >/dev/null 2>&1 || missing+=(libjxl-tools)
+# The map tests make GeoTIFFs and COGs with GDAL's tools and compare tiles with its warp.
+command -v gdalwarp >/dev/null 2>&1 || missing+=(gdal-bin)
 # curl: the server's tests and `make demo` talk HTTP with it.
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The official IIIF validator's python-magic needs libmagic (the server's conformance test).

@@ -3,7 +3,7 @@
 tools (Debian's gdal-bin, which the bootstrap installs) from one generated picture, so every file's
 pixels are known and GDAL itself is the reference the tests compare with.
 
-  utm.tif            2048² RGB, UTM zone 33N (EPSG:32633), 10 m pixels, DEFLATE COG, overviews
+  utm.tif            3072² RGB, UTM zone 33N (EPSG:32633), 10 m pixels, DEFLATE COG, overviews
   utm-jpeg.tif       the same in YCbCr JPEG
   mercator.tif       its GoogleMapsCompatible twin (EPSG:3857, z13 pixels), DEFLATE, with GDAL's alpha band
   mercator-jpeg.tif  the same in JPEG, with an internal mask (NewSubfileType 4/5 between levels)
@@ -82,8 +82,8 @@ def make_hostile(out: Path) -> None:
 
 
 def make_large(out: Path, scratch: Path) -> None:
-    Image.fromarray(picture(2048, 2048)).save(scratch / "utm.png")
-    gdal("-a_srs", "EPSG:32633", "-a_ullr", "500000", "5300000", "520480", "5279520", "-of", "COG", "-co", "COMPRESS=DEFLATE",
+    Image.fromarray(picture(3072, 3072)).save(scratch / "utm.png")
+    gdal("-a_srs", "EPSG:32633", "-a_ullr", "500000", "5300000", "530720", "5269280", "-of", "COG", "-co", "COMPRESS=DEFLATE",
          str(scratch / "utm.png"), str(out / "utm.tif"))
     gdal("-of", "COG", "-co", "COMPRESS=JPEG", str(out / "utm.tif"), str(out / "utm-jpeg.tif"))
     for name, compression in (("mercator.tif", "DEFLATE"), ("mercator-jpeg.tif", "JPEG")):
