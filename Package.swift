@@ -255,6 +255,7 @@ if Context.environment["TESSERA_FUZZ"] == "1" {
         harness("FuzzPyramidDescriptor", ["TesseraCore", "TesseraPipeline", "TesseraTiles", "TesseraViewing"]),
         harness("FuzzSlide", ["TesseraCodecs", "TesseraTiles"]),
         harness("FuzzDICOM", ["TesseraTiles"]),
+        harness("FuzzGeoTIFF", ["TesseraCodecs", "TesseraCore", "TesseraTiles"]),
         harness("FuzzCacheHeaders", ["TesseraPipeline"]),
         harness("FuzzIIIFRequest", ["TesseraCore", "TesseraStorage", "TesseraIIIF", "TesseraServer"]),
         harness("FuzzPresentationSidecar", ["TesseraIIIF"]),

@@ -71,6 +71,8 @@ HARNESSES = {
     # the OME-TIFF of scripts/make-vendor-slide-fixtures.py --ome-seed.
     "FuzzSlide": dict(dict="tiff", seeds=[], max_len=65536, timeout=10),
     "FuzzDICOM": dict(dict="dicom", seeds=[], max_len=65536, timeout=10),
+    # Seeds: the committed maps of scripts/make-map-fixtures.py --small (hostile ones included).
+    "FuzzGeoTIFF": dict(dict="tiff", seeds=[FIXTURES / "maps/*.tif"], max_len=65536, timeout=10),
     "FuzzPyramidDescriptor": dict(dict="descriptor", seeds=[], max_len=4096, timeout=10),
     "FuzzCacheHeaders": dict(dict="cache-headers", seeds=[], max_len=1024, timeout=10),
     "FuzzIIIFRequest": dict(dict="iiif", seeds=[], max_len=1024, timeout=10),

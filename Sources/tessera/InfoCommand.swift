@@ -18,14 +18,16 @@ struct InfoCommand: AsyncParsableCommand {
         var imageRows: [[String]] = []
         var levelRows: [[String]] = []
         var videoRows: [[String]] = []
+        var mapRows: [[String]] = []
         let readers = TIFFReaderPool(readersPerFile: 1)
         for path in files {
             do {
-                let (properties, levels) = try await Self.probe(path, readers: readers)
+                let (properties, levels, map) = try await Self.probe(path, readers: readers)
                 if output.json {
-                    printJSON(["path": .string(path)], InfoLine(properties: properties, source: levels))
+                    printJSON(["path": .string(path)], InfoLine(properties: properties, source: levels, map: map))
                     continue
                 }
+                if let map { mapRows.append(Self.tableRow(path: path, map)) }
                 switch properties {
                 case .image(let image): imageRows.append(Self.tableRow(path: path, image))
                 case .video(let video): videoRows.append(Self.tableRow(path: path, video))
@@ -45,6 +47,11 @@ struct InfoCommand: AsyncParsableCommand {
                 TextTable(header: ["FILE", "KIND", "LEVELS (DOWNSAMPLE)", "TILE", "µm/px", "ASSOCIATED"], rows: levelRows, rightAligned: [4]).rendered
             )
         }
+        if !mapRows.isEmpty {
+            print()
+            let header = ["FILE", "CRS", "BOUNDS (W, S, E, N °)", "PIXEL", "NODATA", "ZOOMS", "COG"]
+            print(TextTable(header: header, rows: mapRows, rightAligned: []).rendered)
+        }
         if !videoRows.isEmpty {
             if !imageRows.isEmpty { print() }
             let header = ["FILE", "CODEC", "SIZE", "DISPLAY", "DURATION", "FPS", "FRAMES", "KEYFRAMES", "AUDIO"]
@@ -54,32 +61,48 @@ struct InfoCommand: AsyncParsableCommand {
     }
 
     /// `path`'s properties and, when a kind reads it natively (a slide, a pyramidal TIFF), its
-    /// levels: the kinds are asked first (a slide's missing tiles fail the codecs' probe); bytes
-    /// that are no image are probed as a video.
-    static func probe(_ path: String, readers: TIFFReaderPool) async throws -> (MediaProperties, RegionSourceSummary?) {
+    /// levels, and when it is georeferenced, its map: the kinds are asked first (a slide's missing
+    /// tiles fail the codecs' probe); bytes that are no image are probed as a video.
+    ///
+    /// - Throws: for a file georeferenced in a way no map can be made of, what is wrong with it.
+    static func probe(_ path: String, readers: TIFFReaderPool) async throws -> (MediaProperties, RegionSourceSummary?, MapSummary?) {
         do {
             switch try RegionSourceKinds.open(file: path, kinds: RegionSourceKinds.standard(readers: readers)) {
-            case .native(let kind, let source): return (.image(source.properties), RegionSourceSummary(kind: kind, source: source))
-            case .decoded(let properties): return (.image(properties), nil)
+            case .native(let kind, let source):
+                let map = try source.georeference().map { reference in
+                    MapSummary(
+                        try MapSource(levels: RegionLevels(source), georeference: reference),
+                        directories: try? TIFFDirectorySummary.directories(ofFileAt: path))
+                }
+                return (.image(source.properties), RegionSourceSummary(kind: kind, source: source), map)
+            case .decoded(let properties): return (.image(properties), nil, nil)
             }
         } catch ImageDecodingError.unknownFormat {
-            return (try await MediaProperties.probe(path: path), nil)
+            return (try await MediaProperties.probe(path: path), nil, nil)
         }
     }
 
-    /// A `--json` line: the properties' keys, and a native kind's `source`.
+    /// A `--json` line: the properties' keys, a native kind's `source`, a georeferenced file's `map`.
     struct InfoLine: Encodable {
         let properties: MediaProperties
         let source: RegionSourceSummary?
+        let map: MapSummary?
 
-        private enum Key: String, CodingKey { case source }
+        private enum Key: String, CodingKey { case source, map }
 
         func encode(to encoder: any Encoder) throws {
             try properties.encode(to: encoder)
-            guard let source else { return }
             var container = encoder.container(keyedBy: Key.self)
-            try container.encode(source, forKey: .source)
+            try container.encodeIfPresent(source, forKey: .source)
+            try container.encodeIfPresent(map, forKey: .map)
         }
+    }
+
+    static func tableRow(path: String, _ map: MapSummary) -> [String] {
+        let bounds = map.bounds.map { String(cFormat: "%.5f", $0) }.joined(separator: ", ")
+        let pixel = map.pixelSize.map { String(cFormat: "%.6g", $0) }.joined(separator: "×")
+        let cog = map.cloudOptimized.map { $0 ? "yes" : "no: " + (map.layoutProblems?.first ?? "") } ?? "–"
+        return [path, map.crs, bounds, pixel, map.noData ?? "–", "\(map.minZoom)–\(map.maxZoom)", cog]
     }
 
     static func tableRow(path: String, _ levels: RegionSourceSummary) -> [String] {

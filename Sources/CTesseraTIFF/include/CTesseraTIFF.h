@@ -28,7 +28,7 @@
     X(TIFFRGBAImageOK) X(TIFFRGBAImageBegin) X(TIFFRGBAImageGet) X(TIFFRGBAImageEnd)                \
     X(TIFFSetDirectory) X(TIFFReadDirectory) X(TIFFReadRGBATileExt) X(TIFFReadRawTile)               \
     X(TIFFSetSubDirectory) X(TIFFWriteEncodedTile) X(TIFFWriteDirectory) X(TIFFFindField)            \
-    X(TIFFFieldDataType) X(TIFFFieldPassCount) X(TIFFFieldReadCount)
+    X(TIFFFieldDataType) X(TIFFFieldPassCount) X(TIFFFieldReadCount) X(TIFFCurrentDirOffset)
 
 TESSERA_TABLE(TesseraTIFF, tessera_tiff_load, TESSERA_TIFF_FUNCTIONS(TESSERA_SLOT))
 

@@ -23,15 +23,28 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     public var subfileType: Int
     /// ImageDescription (tag 270), at most ``descriptionLimit`` bytes of it; empty when absent.
     public var description: String
+    /// Where the directory is in the file, in bytes from its start.
+    public var offset: UInt64
+    /// The first and last offsets of the image's strips or tiles present (what a Cloud-Optimized
+    /// GeoTIFF's layout is checked by); nil when it has none, or more than ``pieceLimit``.
+    public var dataOffsets: ClosedRange<UInt64>?
 
-    public init(index: Int, size: PixelSize, tileSize: PixelSize?, compression: Int, subfileType: Int, description: String) {
+    public init(
+        index: Int, size: PixelSize, tileSize: PixelSize?, compression: Int, subfileType: Int, description: String, offset: UInt64 = 0,
+        dataOffsets: ClosedRange<UInt64>? = nil
+    ) {
         self.index = index
         self.size = size
         self.tileSize = tileSize
         self.compression = compression
         self.subfileType = subfileType
         self.description = description
+        self.offset = offset
+        self.dataOffsets = dataOffsets
     }
+
+    /// The most strips or tiles whose offsets are looked at: a 100,000² level in 256-px tiles has 153,000.
+    public static let pieceLimit = 1 << 20
 
     /// The longest description kept: a slide's runs to a few kilobytes; a hostile file's could be the file.
     public static let descriptionLimit = 64 << 10
@@ -70,9 +83,22 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
             summaries.append(
                 TIFFDirectorySummary(
                     index: summaries.count, size: PixelSize(width: Int(width), height: Int(height)), tileSize: tileSize,
-                    compression: Int(compression), subfileType: Int(kind), description: description))
+                    compression: Int(compression), subfileType: Int(kind), description: description,
+                    offset: library.TIFFCurrentDirOffset(tiff), dataOffsets: dataOffsets(library, tiff)))
         } while summaries.count < TIFFFile.maximumDirectoryCount && continues(summaries[summaries.count - 1])
             && library.TIFFReadDirectory(tiff) == 1
         return summaries
+    }
+
+    /// The first and last offsets of the current directory's pieces present (length over 0).
+    private static func dataOffsets(_ library: TesseraTIFF, _ tiff: OpaquePointer) -> ClosedRange<UInt64>? {
+        let count = library.TIFFIsTiled(tiff) != 0 ? library.TIFFNumberOfTiles(tiff) : library.TIFFNumberOfStrips(tiff)
+        guard count > 0, count <= pieceLimit else { return nil }
+        var (first, last) = (UInt64.max, UInt64(0))
+        for piece in 0..<count where library.TIFFGetStrileByteCount(tiff, piece) > 0 {
+            let offset = library.TIFFGetStrileOffset(tiff, piece)
+            (first, last) = (min(first, offset), max(last, offset))
+        }
+        return first <= last ? first...last : nil
     }
 }
