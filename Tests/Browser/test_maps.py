@@ -11,11 +11,13 @@ import hashlib
 import io
 import json
 import math
+import os
 import random
 import re
 import shutil
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -24,6 +26,7 @@ import numpy as np
 import pytest
 import tifffile
 from PIL import Image
+from selenium.webdriver.support.wait import WebDriverWait
 
 from conftest import REPO, run_server
 
@@ -204,3 +207,53 @@ def test_tilejson_bounds_are_gdals(map_server, map_root):
         assert west <= min(longitudes) + 1e-6 and east >= max(longitudes) - 1e-6
         assert south <= min(latitudes) + 1e-6 and north >= max(latitudes) - 1e-6
         assert east - west < (max(longitudes) - min(longitudes)) * 1.01
+
+
+#: Seconds each client is driven (the issue's 60).
+CLIENT_SECONDS = float(os.environ.get("MAP_CLIENT_SECONDS", "60"))
+
+
+@pytest.mark.parametrize("client", ["leaflet", "openlayers", "maplibre"])
+def test_real_clients_pan_and_zoom_with_no_failure(map_server, driver, tmp_path, client):
+    """Leaflet (XYZ from TileJSON), OpenLayers (WMTS capabilities) and MapLibre GL (a raster source
+    from the TileJSON URL), each on its own origin, driven by a seeded walk of pans and zooms:
+    every map request answered 200, no console error, and tiles drawn."""
+    from mirador_support import StaticSite
+    from map_clients import client_page
+    from conftest import console_errors, network_log
+
+    name = "utm-jpeg.tif"
+    base = f"{map_server.url}/maps/{name}"
+    client_page(client, tmp_path / "site", tilejson(map_server, name), base + "/tilejson.json", base + "/WMTSCapabilities.xml")
+    site = StaticSite.start(tmp_path / "site")
+    try:
+        driver.get(site.url + "/index.html")
+        WebDriverWait(driver, 60, poll_frequency=0.1).until(lambda d: d.execute_script("return window.ready && window.ready()"))
+        deadline, steps = time.monotonic() + CLIENT_SECONDS, 0
+        while time.monotonic() < deadline:
+            driver.execute_script("window.step()")
+            steps += 1
+            time.sleep(0.25)
+        time.sleep(2)
+        requests = [r for r in network_log(driver) if r["url"].startswith(map_server.url + "/maps/")]
+        tiles = [r for r in requests if re.search(r"/\d+/\d+/\d+\.png$", r["url"])]
+        failed = [r for r in requests if r["failed"] and not r["canceled"] or (r["status"] is not None and r["status"] >= 400)]
+        print(f"{client}: {steps} steps, {len(tiles)} tile requests, {len(failed)} failed")
+        assert len(tiles) >= 50
+        assert failed == []
+        assert console_errors(driver) == []
+    finally:
+        site.stop()
+
+
+def test_owslib_reads_the_capabilities(map_server):
+    from owslib.wmts import WebMapTileService
+    service = WebMapTileService(f"{map_server.url}/maps/utm.tif/WMTSCapabilities.xml")
+    layer = service.contents["utm.tif"]
+    document = tilejson(map_server, "utm.tif")
+    assert "WebMercatorQuad" in service.tilematrixsets
+    matrices = service.tilematrixsets["WebMercatorQuad"].tilematrix
+    assert sorted(int(key) for key in matrices) == list(range(document["minzoom"], document["maxzoom"] + 1))
+    west, south, east, north = layer.boundingBoxWGS84
+    assert [west, south, east, north] == pytest.approx(document["bounds"], abs=1e-9)
+    assert layer.resourceURLs[0]["template"].endswith("/maps/utm.tif/{TileMatrix}/{TileCol}/{TileRow}.png")
