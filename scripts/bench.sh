@@ -29,6 +29,10 @@ python3 scripts/bench/jp2_bench.py "$tessera" bench-out/inputs --runs 3 --json b
 # info.json, memory.
 python3 scripts/bench/slide_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/slides.json
 python3 scripts/bench/slide_bench.py "$tessera" bench-out/inputs --kind dicom --runs 3 --json bench-out/slides-dicom.json
+# Maps: a Sentinel-2-like scene (10980², UTM, made once) as Web Mercator tiles, `tessera serve` beside
+# TiTiler 2.4 (2 uvicorn workers): first-pass and warm tiles, warped and aligned, JPEG pass-through
+# beside nginx, memory, and a 5-minute soak.
+python3 scripts/bench/map_bench.py "$tessera" bench-out/inputs --runs 3 --json bench-out/maps.json
 # IIIF Presentation: manifests of a 2,000-page PDF and TIFF and a 10,000-file folder's collection and
 # manifest, cold and warm, beside the header reads they cannot avoid (pdfinfo, Pillow, vipsheader).
 python3 scripts/bench/presentation_bench.py "$tessera" --runs 3 --json bench-out/presentation.json

@@ -133,6 +133,8 @@ install_browser_tests() {
 # slide benchmark's peer, in the venv that has OpenSlide.
 install_slide_bench() {
   [ "${1:-}" = "--bench" ] || return 0
+  # TiTiler and uvicorn (the map benchmark's peer), in a venv of their own.
+  install_venv .build/map-bench-venv scripts/map-bench-requirements.txt '[ -x .build/map-bench-venv/bin/uvicorn ]' "TiTiler"
   .build/browser-venv/bin/python -c "import flask" >/dev/null 2>&1 || .build/browser-venv/bin/pip install --quiet \
     --disable-pip-version-check "flask==3.1.3" >/dev/null 2>&1 || { echo "bootstrap: could not install Flask from PyPI" >&2; exit 1; }
 }

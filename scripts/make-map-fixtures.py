@@ -13,6 +13,9 @@ pixels are known and GDAL itself is the reference the tests compare with.
                      claiming more keys than it holds, a user-defined CRS, an EPSG code PROJ does
                      not know, a pixel scale of 0
   --small: only the small ones, into OUT (the committed fixtures under Tests/Fixtures/maps).
+  --scene: instead, the benchmark's Sentinel-2-like scene, 10980² RGB in UTM 33N at 10 m (about
+           1 GB written; `make bench` makes it once): scene-utm-jpeg.tif and scene-utm-deflate.tif
+           (COGs), scene-mercator-jpeg.tif (its GoogleMapsCompatible twin, with a mask)
 
 Usage: make-map-fixtures.py OUT [--small]
 """
@@ -91,10 +94,26 @@ def make_large(out: Path, scratch: Path) -> None:
              str(out / name))
 
 
+def make_scene(out: Path, scratch: Path) -> None:
+    """The picture as raw pixels GDAL reads through an ENVI header (no PNG of 360 MB to encode)."""
+    side = 10980
+    raw = scratch / "scene.bip"
+    picture(side, side).tofile(raw)
+    (scratch / "scene.hdr").write_text(
+        f"ENVI\nsamples = {side}\nlines = {side}\nbands = 3\nheader offset = 0\ndata type = 1\ninterleave = bip\nbyte order = 0\n")
+    corner = ("-a_srs", "EPSG:32633", "-a_ullr", "500000", "5300000", str(500000 + 10 * side), str(5300000 - 10 * side), "-of", "COG")
+    gdal(*corner, "-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=2", str(raw), str(out / "scene-utm-deflate.tif"))
+    gdal(*corner, "-co", "COMPRESS=JPEG", str(raw), str(out / "scene-utm-jpeg.tif"))
+    gdal("-of", "COG", "-co", "COMPRESS=JPEG", "-co", "TILING_SCHEME=GoogleMapsCompatible", str(out / "scene-utm-deflate.tif"),
+         str(out / "scene-mercator-jpeg.tif"))
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory(dir=out) as scratch:
+        if "--scene" in sys.argv:
+            return make_scene(out, Path(scratch))
         make_small(out, Path(scratch))
         make_hostile(out)
         if "--small" not in sys.argv:

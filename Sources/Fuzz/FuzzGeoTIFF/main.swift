@@ -1,3 +1,4 @@
+import FoundationEssentials
 import FuzzSupport
 import TesseraCodecs
 import TesseraCore
