@@ -89,7 +89,8 @@ import Testing
         #expect(abs(xs[0] - 15.0 / 180 * 20_037_508.342789244) < 0.01)
         back.transform(xs: &xs, ys: &ys)
         #expect(abs(xs[0] - 500_000) < 1e-6 && abs(ys[0] - 5_300_000) < 1e-6)
-        let bounds = try #require(try CoordinateTransform.shared(from: 32633, to: 4326).bounds(minX: 500_000, minY: 5_297_440, maxX: 502_560, maxY: 5_300_000))
+        let bounds = try #require(
+            try CoordinateTransform.shared(from: 32633, to: 4326).bounds(minX: 500_000, minY: 5_297_440, maxX: 502_560, maxY: 5_300_000))
         #expect(abs(bounds.minX - 15) < 1e-9 && bounds.maxY > 47.8 && bounds.maxY < 47.9)
     }
 }

@@ -62,7 +62,8 @@ import Testing
                     }
                     compared += 1
                     let got = Array(pixels.pixel(x: column, y: row).prefix(3)).map(Double.init)
-                    let expected = resampling == .nearest ? Array(source.pixel(x: Int(sx), y: Int(sy))).map(Double.init) : Self.bilinear(source, sx, sy)
+                    let expected =
+                        resampling == .nearest ? Array(source.pixel(x: Int(sx), y: Int(sy))).map(Double.init) : Self.bilinear(source, sx, sy)
                     if zip(got, expected).allSatisfy({ abs($0 - $1) < 0.5 }) { equal += 1 }
                     if zip(got, expected).allSatisfy({ abs($0 - $1) <= 8 }) { close += 1 }
                     #expect(alpha == 255)
@@ -113,7 +114,8 @@ import Testing
         let tile = try #require(WebMercatorTile(zoom: 15, x: 17749, y: 11410))
         let pixels = try map.pixels(of: tile, side: 256, resampling: .nearest)
         let metres = WebMercatorTile.side(zoom: 15) / 256
-        var xs = (0..<65536).map { tile.west + (Double($0 % 256) + 0.5) * metres }, ys = (0..<65536).map { tile.north - (Double($0 / 256) + 0.5) * metres }
+        var xs = (0..<65536).map { tile.west + (Double($0 % 256) + 0.5) * metres },
+            ys = (0..<65536).map { tile.north - (Double($0 / 256) + 0.5) * metres }
         try CoordinateTransform(from: 3857, to: 32633).transform(xs: &xs, ys: &ys)
         var (blank, data) = (0, 0)
         for index in 0..<65536 {
@@ -133,10 +135,13 @@ import Testing
 
     @Test func tileJSONAndWMTSDescribeTheMap() throws {
         let map = try Self.map("geographic.tif")
-        let json = try #require(try JSONSerialization.jsonObject(with: MapDocuments.tileJSON(map, name: "g", tilesURL: "http://h/{z}/{x}/{y}.png")) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: MapDocuments.tileJSON(map, name: "g", tilesURL: "http://h/{z}/{x}/{y}.png")) as? [String: Any])
         #expect(json["tilejson"] as? String == "3.0.0" && json["minzoom"] as? Int == 10 && json["maxzoom"] as? Int == 11)
         #expect(json["bounds"] as? [Double] == [14.8, 47.708, 15.056, 47.9] && json["tiles"] as? [String] == ["http://h/{z}/{x}/{y}.png"])
-        let xml = String(decoding: MapDocuments.capabilities(map, name: "a<b", tilesURL: "http://h/{TileMatrix}/{TileCol}/{TileRow}.png", format: "image/png"), as: UTF8.self)
+        let xml = String(
+            decoding: MapDocuments.capabilities(map, name: "a<b", tilesURL: "http://h/{TileMatrix}/{TileCol}/{TileRow}.png", format: "image/png"),
+            as: UTF8.self)
         #expect(xml.contains("<ows:Identifier>a&lt;b</ows:Identifier>") && xml.contains("<ows:Identifier>10</ows:Identifier>"))
         #expect(xml.contains("<ows:Identifier>11</ows:Identifier>") && !xml.contains("<ows:Identifier>12</ows:Identifier>"))
         #expect(MapDocuments.scaleDenominator(zoom: 0) > 559_082_264 && MapDocuments.scaleDenominator(zoom: 0) < 559_082_265)

@@ -14,9 +14,8 @@ final class TIFFMask {
     /// The mask in directory `directory` of the TIFF at `path`, for a level of `size` in tiles of
     /// `tileSize`; nil when that directory is no such mask (another size or tiling, more than one
     /// sample, a depth other than 1 or 8 bits).
-    init?(path: String, fileByteCount: Int, directory: Int, size: PixelSize, tileSize: PixelSize, limits: AllocationLimits) throws(
-        ImageDecodingError
-    ) {
+    init?(path: String, fileByteCount: Int, directory: Int, size: PixelSize, tileSize: PixelSize, limits: AllocationLimits) throws(ImageDecodingError)
+    {
         // No layout check: libtiff's RGBA converter, which it asks, knows no mask; each tile's
         // read is bounded by the buffer below instead.
         let file = try TIFFFile(.file(path), fileByteCount: fileByteCount, limits: limits, image: .directory(directory), layoutCheck: .none)

@@ -20,7 +20,10 @@ public struct GeoReference: Sendable, Equatable, Hashable {
 
     /// GeoTIFF's keys that this reader uses.
     private enum Key: UInt16 {
-        case modelType = 1024, rasterType = 1025, geographicType = 2048, projectedType = 3072
+        case modelType = 1024
+        case rasterType = 1025
+        case geographicType = 2048
+        case projectedType = 3072
     }
 
     /// The georeference `tags` describe, or nil when they describe none (no key directory or no
@@ -45,7 +48,9 @@ public struct GeoReference: Sendable, Equatable, Hashable {
         // private codes: neither names an EPSG system.
         guard code > 0, code < 32767 else {
             throw .unsupported(
-                reason: code == 0 ? "a GeoTIFF without a coordinate system" : "a coordinate system given as \(code == 32767 ? "parameters" : "a private code") (only EPSG codes are read)")
+                reason: code == 0
+                    ? "a GeoTIFF without a coordinate system"
+                    : "a coordinate system given as \(code == 32767 ? "parameters" : "a private code") (only EPSG codes are read)")
         }
         var transform = try Self.transform(tags)
         // PixelIsPoint: the model point is a pixel's centre, so its corner is half a pixel before.

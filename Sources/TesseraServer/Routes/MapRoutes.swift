@@ -19,13 +19,15 @@ struct MapRoutes {
             $0.get(":name/tilejson.json") { request, context in
                 let (map, source, grant, base) = try await self.map(request, context)
                 let body = MapDocuments.tileJSON(map, name: source.relativePath, tilesURL: base + "/{z}/{x}/{y}.png")
-                return service.response(ByteBuffer(bytes: body), "application/json", key: "tilejson|" + base, source: source, request: request, grant: grant)
+                return service.response(
+                    ByteBuffer(bytes: body), "application/json", key: "tilejson|" + base, source: source, request: request, grant: grant)
             }
             $0.get(":name/WMTSCapabilities.xml") { request, context in
                 let (map, source, grant, base) = try await self.map(request, context)
                 let body = MapDocuments.capabilities(
                     map, name: source.relativePath, tilesURL: base + "/{TileMatrix}/{TileCol}/{TileRow}.png", format: "image/png")
-                return service.response(ByteBuffer(bytes: body), "application/xml", key: "wmts|" + base, source: source, request: request, grant: grant)
+                return service.response(
+                    ByteBuffer(bytes: body), "application/xml", key: "wmts|" + base, source: source, request: request, grant: grant)
             }
         }
         routes("map_tile") {
