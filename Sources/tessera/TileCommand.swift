@@ -6,7 +6,8 @@ import TesseraIIIF
 struct TileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tile",
-        abstract: "Cut an image into a tile pyramid (Deep Zoom, IIIF level 0, XYZ or THTiledImageView), streaming rows."
+        abstract: "Cut an image into a tile pyramid (Deep Zoom, IIIF level 0, XYZ or THTiledImageView), streaming rows.",
+        discussion: "A GeoTIFF or COG with --layout xyz is cut into georeferenced Web Mercator tiles over its zooms, with a tilejson.json."
     )
 
     enum Layout: String, ExpressibleByArgument, CaseIterable { case dzi, iiif, xyz, th }
@@ -84,7 +85,14 @@ struct TileCommand: AsyncParsableCommand {
                 source = .file(input)
             }
             let summary: PyramidSummary
-            if S3Configuration.isS3Location(output) {
+            if layout == .xyz, let map = try Self.map(input) {
+                // A GeoTIFF: the web map's tiles in Web Mercator, as `tessera serve` gives them.
+                guard !S3Configuration.isS3Location(output), [256, 512].contains(tileSize ?? 256) else {
+                    throw ValidationError("a map's XYZ tiles are written to a directory, 256 or 512 px")
+                }
+                summary = try await MapTileExport.write(
+                    map, to: output, name: pyramidName, side: tileSize ?? 256, encoding: options.encoding, jobs: jobs.jobs, progress: progress)
+            } else if S3Configuration.isS3Location(output) {
                 let store = try S3ObjectStore(S3Configuration(location: output, environment: environment))
                 summary = try await PyramidBuilder.build(
                     source, name: pyramidName, store: store, prefix: "", options: options, uploadConcurrency: uploads,
@@ -108,5 +116,16 @@ struct TileCommand: AsyncParsableCommand {
             failures.report(input, error)
         }
         try failures.exit()
+    }
+
+    /// The map `input` is when it is a georeferenced file a kind reads natively (a GeoTIFF, a COG);
+    /// nil for anything else.
+    static func map(_ input: String) throws -> MapSource? {
+        guard !S3Configuration.isS3Location(input),
+            case .native(_, let source) = try RegionSourceKinds.open(
+                file: input, kinds: RegionSourceKinds.standard(readers: TIFFReaderPool(readersPerFile: 1))),
+            let reference = try source.georeference()
+        else { return nil }
+        return try MapSource(levels: RegionLevels(source), georeference: reference)
     }
 }

@@ -37,4 +37,24 @@ import Testing
         // The other file is still described.
         #expect(result.stdout.contains("EPSG:4326"))
     }
+
+    @Test func tileWritesTheWebMapsTilesAndTileJSON() throws {
+        let output = try CLI.scratchDirectory("map-tiles")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try CLI.run(["tile", CLI.fixture("maps/geographic.tif"), "--layout", "xyz", "--output", output, "--format", "png", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        // z10: 2 tiles, z11: 2×3 over 14.8–15.056°E, 47.708–47.9°N.
+        #expect(summary["tiles"] as? Int == 8 && summary["levels"] as? Int == 2)
+        let root = output + "/geographic"
+        let tilejson = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: root + "/tilejson.json"))) as? [String: Any])
+        #expect(tilejson["tiles"] as? [String] == ["{z}/{x}/{y}.png"] && tilejson["minzoom"] as? Int == 10)
+        let tile = try Data(contentsOf: URL(fileURLWithPath: root + "/11/1108/712.png"))
+        // A PNG of 256×256 RGBA (IHDR: width, height, depth 8, colour type 6).
+        #expect(tile.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        #expect(Array(tile[16..<26]) == [0, 0, 1, 0, 0, 0, 1, 0, 8, 6])
+        // The tiles are a map's only: a 300-px map tile or an S3 output is refused up front.
+        #expect(try CLI.run(["tile", CLI.fixture("maps/geographic.tif"), "--layout", "xyz", "--output", output, "--tile-size", "300"]).status != 0)
+    }
 }

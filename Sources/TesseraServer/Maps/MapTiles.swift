@@ -59,31 +59,32 @@ final class MapTiles: Sendable {
         return map
     }
 
+    /// The canonical request of a tile: what its answer is kept and its entity tag made under.
+    static func key(_ tile: WebMercatorTile, side: Int, resampling: MapResampling, format: Format) -> String {
+        "map|\(tile.zoom)/\(tile.x)/\(tile.y)@\(side)|\(resampling.rawValue).\(format.rawValue)"
+    }
+
     /// `tile` of `source`, `side` pixels square, in `format`.
     ///
     /// - Throws: ``ServerError`` (404) for a tile beyond the map's bounds.
     func tile(for source: ResolvedSource, _ tile: WebMercatorTile, side: Int, resampling: MapResampling, format: Format) async throws
         -> ByteBuffer
     {
-        let key = "map|\(tile.zoom)/\(tile.x)/\(tile.y)@\(side)|\(resampling.rawValue).\(format.rawValue)"
-        return try await answers.answer(key, source: source) {
+        try await answers.answer(Self.key(tile, side: side, resampling: resampling, format: format), source: source) {
             let map = try await self.map(for: source)
             guard map.covers(tile) else { throw ServerError(.notFound, "tile \(tile.zoom)/\(tile.x)/\(tile.y) is outside the map") }
             let quality = self.jpegQuality, metrics = self.metrics
             return try await self.executor.run { context in
-                // A tile of a source on the grid, asked as it is stored: its bytes, no pixel decoded.
-                if format == .jpg, let stored = try map.storedTile(tile, side: side), stored.format == .jpeg {
-                    metrics.record(.storedTilePassThrough)
-                    return ByteBuffer(bytes: stored.bytes)
-                }
-                let pixels = try map.pixels(of: tile, side: side, resampling: resampling, context: context)
                 let encoding: EncodingFormat =
                     switch format {
                     case .png: .png(compressionLevel: 6)
                     case .jpg: .jpeg(quality: quality)
                     case .webp: .webp(quality: quality)
                     }
-                return ByteBuffer(bytes: try ImageEncoder.encode(format == .jpg ? pixels.converted(to: .rgb8) : pixels, as: encoding))
+                let (bytes, passedThrough) = try map.encodedTile(tile, side: side, resampling: resampling, encoding: encoding, context: context)
+                // A stored tile asked as it is stored: its bytes, no pixel decoded.
+                if passedThrough { metrics.record(.storedTilePassThrough) }
+                return ByteBuffer(bytes: bytes)
             }
         }
     }

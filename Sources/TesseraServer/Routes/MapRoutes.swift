@@ -46,7 +46,7 @@ struct MapRoutes {
                 let (source, grant) = try await service.resolve(name, for: request)
                 try ImageService.requireWhole(grant)
                 let body = try await service.maps.tile(for: source, tile, side: side, resampling: resampling, format: format)
-                let key = "map|\(z)/\(x)/\(y)@\(side)|\(resampling.rawValue).\(format.rawValue)"
+                let key = MapTiles.key(tile, side: side, resampling: resampling, format: format)
                 return service.response(body, format.mediaType, key: key, source: source, request: request, grant: grant)
             }
         }

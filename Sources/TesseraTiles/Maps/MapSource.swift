@@ -84,6 +84,20 @@ public struct MapSource: Sendable {
         return nil
     }
 
+    /// `tile` encoded as `encoding`: the stored tile when the source has it in that format
+    /// (``storedTile(_:side:)``, `passedThrough` true), else its pixels made and encoded (JPEG
+    /// without alpha: what has no data is black there).
+    ///
+    /// - Throws: `ImageDecodingError` from the source, `ImageEncodingError` from the encoder.
+    public func encodedTile(
+        _ tile: WebMercatorTile, side: Int, resampling: MapResampling, encoding: EncodingFormat, context: WorkContext = .uncancellable
+    ) throws -> (bytes: [UInt8], passedThrough: Bool) {
+        if case .jpeg = encoding, let stored = try storedTile(tile, side: side), stored.format == .jpeg { return (stored.bytes, true) }
+        let pixels = try self.pixels(of: tile, side: side, resampling: resampling, context: context)
+        let opaque: Bool = if case .jpeg = encoding { true } else { false }
+        return ([UInt8](try ImageEncoder.encode(opaque ? pixels.converted(to: .rgb8) : pixels, as: encoding)), false)
+    }
+
     /// Whether two lengths in metres or tiles are the same but for rounding (a part in 10⁹).
     private static func same(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
 
