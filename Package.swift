@@ -79,6 +79,8 @@ let package = Package(
         // OpenSlide, loaded on first use: only vendor slides pay for it and its GLib stack.
         .target(name: "CTesseraOpenSlide", dependencies: ["CTesseraLoader"]),
         .target(name: "CTesseraCrypto", dependencies: ["CTesseraLoader"]),
+        // libdeflate, loaded on first use: the fast PNG encoder's DEFLATE.
+        .target(name: "CTesseraDeflate", dependencies: ["CTesseraLoader"]),
         // PROJ, loaded on first use: only maps pay for it and its database.
         .target(name: "CTesseraPROJ", dependencies: ["CTesseraLoader"]),
         // LittleCMS 2, loaded on first use: only images with a colour profile pay for it.
@@ -91,7 +93,7 @@ let package = Package(
             dependencies: [
                 "TesseraCore", "CTesseraShims", "CWebP", "CGIF", "CZlib", "CTesseraHeif", "CTesseraSVG", "CTesseraTIFF",
                 "CTesseraLCMS", "CTesseraQuant", "CTesseraCairo", "CTesseraPDF", "CTesseraJP2", "CTesseraJXL", "CTesseraAV",
-                "CTesseraOpenSlide", "CTesseraPROJ",
+                "CTesseraOpenSlide", "CTesseraPROJ", "CTesseraDeflate",
             ],
             swiftSettings: layered
         ),

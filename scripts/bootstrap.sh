@@ -26,6 +26,8 @@ modules=(
   "openslide:libopenslide-dev"
   # PROJ 9 (maps' reprojection; loaded on first use, the header at build time) and its database.
   "proj:libproj-dev"
+  # libdeflate (fast PNG tiles; loaded on first use, the header at build time).
+  "libdeflate:libdeflate-dev"
   "zlib:zlib1g-dev"
 )
 # command → Debian package, for `make bench`

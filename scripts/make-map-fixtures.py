@@ -8,6 +8,7 @@ pixels are known and GDAL itself is the reference the tests compare with.
   mercator.tif       its GoogleMapsCompatible twin (EPSG:3857, z13 pixels), DEFLATE, with GDAL's alpha band
   mercator-jpeg.tif  the same in JPEG, with an internal mask (NewSubfileType 4/5 between levels)
   geographic.tif     256×192 RGB in EPSG:4326, 0.001° pixels, DEFLATE COG
+  strips.tif         the same 256×192 picture in strips, UTM 33N at 10 m, DEFLATE, no overviews
   gray-point.tif     256² gray, EPSG:32633, PixelIsPoint, nodata 0 in its corners, tiled GeoTIFF
   hostile-*.tif      64² gray pyramids (tifffile) whose GeoTIFF tags cannot be: a key directory
                      claiming more keys than it holds, a user-defined CRS, an EPSG code PROJ does
@@ -49,6 +50,9 @@ def make_small(out: Path, scratch: Path) -> None:
     Image.fromarray(picture(256, 192, detail=False)).save(scratch / "geographic.png")
     gdal("-a_srs", "EPSG:4326", "-a_ullr", "14.8", "47.9", "15.056", "47.708", "-of", "COG", "-co", "COMPRESS=DEFLATE",
          "-co", "BLOCKSIZE=128", "-co", "PREDICTOR=2", str(scratch / "geographic.png"), str(out / "geographic.tif"))
+    # The same picture as a plain GeoTIFF in strips (no overviews) in UTM 33N: decoded, not read in place.
+    gdal("-a_srs", "EPSG:32633", "-a_ullr", "500000", "5300000", "502560", "5298080", "-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=2",
+         str(scratch / "geographic.png"), str(out / "strips.tif"))
     gray = picture(256, 256, detail=False)[:, :, 2].copy()
     gray[gray == 0] = 1
     gray[:16, :16] = 0

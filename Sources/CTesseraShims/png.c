@@ -154,6 +154,9 @@ int tessera_png_write_header(TesseraPNGEncoder *encoder, unsigned int width, uns
         png_set_IHDR(encoder->png, encoder->info, width, height, 8, colorType, PNG_INTERLACE_NONE,
                      PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
         png_set_compression_level(encoder->png, compressionLevel);
+        // Asked to be fast (levels 1 and 2): the Sub filter alone rather than libpng's trial of all
+        // five on every row, which costs more than the deflate at those levels.
+        if (compressionLevel > 0 && compressionLevel <= 2) png_set_filter(encoder->png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
         if (profile && profileLength) {
             png_set_iCCP(encoder->png, encoder->info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, profile, profileLength);
         }

@@ -87,7 +87,9 @@ final class ImageService: Sendable {
         deepZoom = DeepZoomTiles(
             configuration: configuration, planner: planner, answers: answers, decodedLevels: decodedLevels, pyramids: pyramidSource,
             builds: builds, renderer: renderer, executor: executor)
-        maps = MapTiles(planner: planner, answers: answers, executor: executor, jpegQuality: configuration.jpegQuality, metrics: metrics)
+        maps = MapTiles(
+            planner: planner, answers: answers, decodedLevels: decodedLevels, executor: executor, jpegQuality: configuration.jpegQuality,
+            metrics: metrics)
     }
 
     /// The source `identifier` names: a file under the root, or an object in the root store.

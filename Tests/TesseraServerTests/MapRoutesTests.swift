@@ -37,6 +37,12 @@ import Testing
             #expect(template.hasPrefix("http://") && template.hasSuffix("/maps/geographic.tif/{z}/{x}/{y}.png"), "\(template)")
             #expect(document["bounds"] as? [Double] == [14.8, 47.708, 15.056, 47.9])
             #expect(document["minzoom"] as? Int == 10 && document["maxzoom"] as? Int == 11)
+            // A GeoTIFF in strips, decoded rather than read in place, is a map as well.
+            let strips = try Self.json(try await client.execute(uri: "/maps/strips.tif/tilejson.json", method: .get).body)
+            let bounds = try #require(strips["bounds"] as? [Double])
+            #expect(abs(bounds[0] - 15) < 1e-9 && strips["maxzoom"] as? Int == 14)
+            let tile = try await client.execute(uri: "/maps/strips.tif/14/8875/5705.png", method: .get)
+            #expect(tile.status == .ok)
             let wmts = try await client.execute(uri: "/maps/sub%20dir%2Fgray.tif/WMTSCapabilities.xml", method: .get)
             #expect(wmts.status == .notFound)
             let capabilities = try await client.execute(uri: "/maps/gray-point.tif/WMTSCapabilities.xml", method: .get)

@@ -3,12 +3,17 @@
 rio-tiler + rasterio's GDAL), on 127.0.0.1 only, in one run, on a Sentinel-2-like scene made once
 into INPUTS/maps by scripts/make-map-fixtures.py --scene (10980² RGB, UTM 33N, 10 m):
 
-  Warped      scene-utm-jpeg.tif (a JPEG COG in UTM): Web Mercator tiles z12–z14 that show it,
-              seeded order, PNG, nearest (both servers' default). First pass: 8 keep-alive clients
+  Warped      scene-utm-jpeg.tif (a JPEG COG in UTM): Web Mercator tiles of its three deepest zooms
+              (z12–z14) that show it,
+              seeded order, PNG (level 2 for Tessera's, GDAL's default 6 for TiTiler's), nearest
+              (both servers' default). First pass: 8 keep-alive clients
               over tiles never asked before, from a fresh server, for at most --first-pass seconds
               (tiles/s, every status checked); warm: wrk drawing at random from the tiles the first
-              pass asked (req/s, statuses audited as in serving_bench.py).
-  Aligned     scene-mercator-jpeg.tif (its GoogleMapsCompatible twin with a mask), PNG, the same.
+              pass asked (--warm-tiles of them, 300: what a view and its neighbours hold; req/s,
+              statuses audited as in serving_bench.py).
+  Aligned     scene-mercator-jpeg.tif (its GoogleMapsCompatible twin with a mask) as JPEG, the same:
+              Tessera passes the stored tiles of its native zoom through and makes the others;
+              TiTiler decodes, warps and encodes each.
   Pass-through  the aligned scene's interior tiles at its native zoom as JPEG: Tessera answers
               them with the stored tiles (the stored_tile_passthrough counter must grow by as many
               as were asked, so no pixel was decoded) beside nginx serving those same bytes as
@@ -33,7 +38,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure import free_port, say  # noqa: E402
+from measure import free_port, jpeg_size, say  # noqa: E402
+import slide_bench  # noqa: E402
 from serving_bench import (Sampler, Server, add_wrk_arguments, get, memory_kib, run_wrk, start_nginx_static,  # noqa: E402
                            stop_all, wait_for_port, warm, wrk)
 
@@ -68,14 +74,7 @@ def tiles(bounds, zooms, inset=1e-9):
 
 
 def start_tessera(tessera, root, work, sampler):
-    server = Server("tessera", "tessera serve")
-    server.port = free_port()
-    cache = tempfile.mkdtemp(prefix="cache-", dir=work)
-    proc = server.spawn([tessera, "serve", str(root), "--host", "127.0.0.1", "--port", str(server.port), "--cache-dir", cache],
-                        Path(work) / "tessera.log")
-    if not wait_for_port(server.port, [proc], 30):
-        raise RuntimeError("tessera serve did not start")
-    sampler.register(server.name, [proc.pid])
+    server = slide_bench.start_tessera(tessera, root, work, sampler)
     server.path = lambda name, z, x, y, ext="png": f"/maps/{name}/{z}/{x}/{y}.{ext}"
     return server
 
@@ -94,10 +93,11 @@ def start_titiler(root, work, sampler):
 
 def checked_first_pass(server, paths, limit):
     """Tiles per second over `paths` never asked before (8 clients, at most `limit` seconds), the
-    first three checked by hand to be 256-px PNGs."""
+    first three checked by hand to be 256-px PNGs or JPEGs."""
     for path in paths[:3]:
         status, kind, body = get(server.base, path, timeout=120)
-        if status != 200 or not body.startswith(b"\x89PNG") or int.from_bytes(body[16:20], "big") != 256:
+        size = (int.from_bytes(body[16:20], "big"),) * 2 if body.startswith(b"\x89PNG") else jpeg_size(body)
+        if status != 200 or size != (256, 256):
             raise RuntimeError(f"{server.name}: {path} answered {status} {kind} {body[:60]!r}")
     done, bad, seconds = warm(server, paths[3:], 8, limit)
     if bad:
@@ -132,15 +132,27 @@ def one_run(args, root, work, seed):
         tessera, titiler = start_tessera(args.tessera, root, work, sampler), start_titiler(root, work, sampler)
         servers += [tessera, titiler]
         result = {}
-        for label, name, zooms in (("warped", WARPED, (12, 13, 14)), ("aligned", ALIGNED, (12, 13, 14))):
-            places = tiles(bounds_of(tessera, name), zooms)
+        for label, name, ext in (("warped", WARPED, "png"), ("aligned", ALIGNED, "jpg")):
+            # Tiles both serve: TiTiler's bounds are the raster's corners, Tessera's its bowed edges;
+            # the map's three deepest zooms (its own pixels' and two of its overviews').
+            theirs = json.loads(get(titiler.base, f"/cog/WebMercatorQuad/tilejson.json?url={root}/{name}")[2])["bounds"]
+            document = json.loads(get(tessera.base, f"/maps/{name}/tilejson.json")[2])
+            ours, zooms = document["bounds"], range(document["maxzoom"] - 2, document["maxzoom"] + 1)
+            # Inset by a tile of the deepest zoom: the last tiles along an edge are a matter of rounding.
+            inset = 360 / (1 << max(zooms))
+            places = tiles([max(ours[0], theirs[0]), max(ours[1], theirs[1]), min(ours[2], theirs[2]), min(ours[3], theirs[3])], zooms, inset)
             random.Random(seed).shuffle(places)
             result[label] = {}
+            passed_before = passthroughs(tessera)
             for server in (tessera, titiler):
-                paths = [server.path(name, *place) for place in places]
+                paths = [server.path(name, *place, ext) for place in places]
                 first = checked_first_pass(server, paths, args.first_pass)
                 asked = paths[:3 + first["tiles"]]
-                result[label][server.name] = {**first, "warm_per_s": warm_rate(server, asked[:2000], args, work, seed)}
+                # Warm: a view's worth of tiles (--warm-tiles), all within the response cache.
+                result[label][server.name] = {**first, "warm_per_s": warm_rate(server, asked[:args.warm_tiles], args, work, seed)}
+            # The first pass's tiles at the map's own zoom that were its stored tiles (no decode).
+            native = sum(1 for place in places[:3 + result[label]["tessera"]["tiles"]] if place[0] == zooms[-1])
+            result[label]["tessera"]["native_tiles"], result[label]["tessera"]["passed_through"] = native, passthroughs(tessera) - passed_before
             say(f"  {label}: first pass {result[label]['tessera']['tiles_per_s']:.0f} vs {result[label]['titiler']['tiles_per_s']:.1f} tiles/s, "
                 f"warm {result[label]['tessera']['warm_per_s']:.0f} vs {result[label]['titiler']['warm_per_s']:.1f} req/s")
         result["passthrough"] = passthrough_run(args, tessera, sampler, servers, work, seed)
@@ -190,7 +202,7 @@ def soak(args, root, work):
         url_file.write_text("\n".join(tessera.path(WARPED, *place) for place in places) + "\n")
         wrk(tessera, url_file, args, 7, 30, count=False)
         after_warm_up = memory_kib(tessera.procs[0].pid)[1]
-        result = wrk(tessera, url_file, args, 8, args.soak, count=True)
+        result = wrk(tessera, url_file, args, 8, int(args.soak), count=True)
         bad = {status: n for status, n in result.get("statuses", {}).items() if status != 200}
         if "error" in result or bad:
             raise RuntimeError(f"soak: {result.get('error')} {bad}")
@@ -216,7 +228,8 @@ def main():
     parser.add_argument("inputs")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--first-pass", type=float, default=30, help="seconds of each server's first pass, at most")
-    parser.add_argument("--soak", type=float, default=300)
+    parser.add_argument("--soak", type=int, default=300)
+    parser.add_argument("--warm-tiles", type=int, default=300, help="tiles the warm runs draw from (default 300)")
     parser.add_argument("--json")
     add_wrk_arguments(parser, connections=32, wrk_timeout=30)
     args = parser.parse_args()
@@ -235,8 +248,9 @@ def main():
         print(f"  {label:8} first pass {median(runs, label, 'tessera', 'tiles_per_s'):8.1f} vs {median(runs, label, 'titiler', 'tiles_per_s'):6.1f} "
               f"tiles/s ({first:.1f}×); warm {median(runs, label, 'tessera', 'warm_per_s'):8.0f} vs "
               f"{median(runs, label, 'titiler', 'warm_per_s'):6.1f} req/s ({warm_ratio:.0f}×)")
-    passing = runs[-1]["passthrough"]
-    print(f"  pass-through: {passing['passed_through']} of {passing['tiles']} JPEG tiles stored bytes; "
+    passing, first = runs[-1]["passthrough"], runs[-1]["aligned"]["tessera"]
+    print(f"  pass-through: in the aligned first pass, {first['passed_through']} stored tiles of {first['native_tiles']} asked at the "
+          f"native zoom (the others warped from levels); warm, {passing['tiles']} of them: "
           f"{median(runs, 'passthrough', 'tessera_per_s'):.0f} vs nginx {median(runs, 'passthrough', 'nginx_per_s'):.0f} req/s "
           f"({median(runs, 'passthrough', 'tessera_per_s') / median(runs, 'passthrough', 'nginx_per_s'):.2f}×)")
     print(f"  peak RSS: tessera {median(runs, 'memory', 'tessera') / 2**20:.0f} MB, largest TiTiler worker "

@@ -4,7 +4,7 @@
 // The one dlopen loader behind the C targets that reach a system library through a table of
 // function pointers filled on first use rather than by the linker (CTesseraAV, CTesseraHeif,
 // CTesseraCairo, CTesseraSVG, CTesseraPDF, CTesseraTIFF, CTesseraJP2, CTesseraJXL, CTesseraCrypto,
-// CTesseraLCMS, CTesseraQuant, CTesseraOpenSlide, CTesseraPROJ; each header says why its library is not linked).
+// CTesseraLCMS, CTesseraQuant, CTesseraOpenSlide, CTesseraPROJ, CTesseraDeflate; each header says why its library is not linked).
 // Each of those keeps its own sonames, symbol list and reason strings; the macros below are what
 // they all write alike.
 

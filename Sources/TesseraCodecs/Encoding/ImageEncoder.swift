@@ -33,6 +33,7 @@ public enum ImageEncoder {
             return try encodeJPEG(pixels, quality: quality, progressive: progressive, profile: profile)
         case .png(let level):
             guard (0...9).contains(level) else { throw .invalidParameter("PNG compression level \(level) is not 0–9") }
+            if (1...2).contains(level), let fast = try FastPNGWriter.encode(pixels, profile: profile) { return fast }
             return try encodePNG(pixels, compressionLevel: level, profile: profile)
         case .webp(let quality):
             guard (0...100).contains(quality) else { throw .invalidParameter("WebP quality \(quality) is not 0–100") }

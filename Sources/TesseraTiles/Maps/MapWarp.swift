@@ -120,7 +120,15 @@ private struct MapSampler {
         }
         switch resampling {
         case .nearest:
-            write(rgba(Int(x) - origin.x, Int(y) - origin.y), into: target)
+            // The bytes as they are: no arithmetic on a sample that is only copied.
+            let column = min(max(Int(x) - origin.x, 0), pixels.width - 1), row = min(max(Int(y) - origin.y, 0), pixels.height - 1)
+            pixels.bytes.withUnsafeBufferPointer { bytes in
+                let pixel = bytes.baseAddress! + row * pixels.bytesPerRow + column * channels
+                let (r, g, b) = pixels.format.isGray ? (pixel[0], pixel[0], pixel[0]) : (pixel[0], pixel[1], pixel[2])
+                var alpha = pixels.format.alphaChannelIndex.map { pixel[$0] } ?? 255
+                if let noData, r == noData, g == noData, b == noData { alpha = 0 }
+                (target[0], target[1], target[2], target[3]) = alpha == 0 ? (0, 0, 0, 0) : (r, g, b, alpha)
+            }
         case .bilinear:
             // GDAL's bilinear: a triangle over ±1 source pixel, widened to ±support when a tile
             // pixel spans more than one (so a shrunk tile averages, rather than skips, what it spans).

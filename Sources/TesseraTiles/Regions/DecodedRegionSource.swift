@@ -14,19 +14,28 @@ public struct DecodedRegionSource: RegionSource {
     /// The limits, page and colour handling every decode uses.
     public let options: DecodeOptions
     public let nativeLevels: [NativeLevel]
+    /// What its GeoTIFF tags say, when a kind read them (``georeference()``).
+    private let georeferencing: Result<GeoReference?, ImageDecodingError>
 
     /// The source `input`, whose header `properties` is (`ImageDecoder.probe(_:)`); nothing is
-    /// decoded until a region is asked for.
-    public init(_ input: ImageSource, properties: ImageProperties, options: DecodeOptions) {
+    /// decoded until a region is asked for. `georeferencing` is what its GeoTIFF tags say, when a
+    /// kind read them (``GeoTIFFKind``: a GeoTIFF in strips).
+    public init(
+        _ input: ImageSource, properties: ImageProperties, options: DecodeOptions,
+        georeferencing: Result<GeoReference?, ImageDecodingError> = .success(nil)
+    ) {
         self.input = input
         self.properties = properties
         self.options = options
+        self.georeferencing = georeferencing
         nativeLevels = (0...properties.decoderReductions).map { reduction in
             NativeLevel(size: RegionLevels.levelSize(of: properties.size, reduction: reduction), downsample: 1 << reduction)
         }
     }
 
     public var pixelFormat: PixelFormat { properties.decodedFormat }
+
+    public func georeference() throws -> GeoReference? { try georeferencing.get() }
 
     /// A codestream's own tiles, when it has several of a size a client can ask for whole (at
     /// least 64 px, at most 1024: a tile request should stay a few megapixels).

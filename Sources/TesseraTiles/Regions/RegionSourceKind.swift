@@ -39,7 +39,7 @@ public enum RegionSourceKinds {
     public static func standard(readers: TIFFReaderPool) -> [any RegionSourceKind] {
         [
             AperioSlideKind(readers: readers), DICOMSlideKind(), OpenSlideKind(.vendorFormats), OMETIFFKind(readers: readers),
-            TIFFPyramidKind(readers: readers), OpenSlideKind(.genericTIFF),
+            TIFFPyramidKind(readers: readers), OpenSlideKind(.genericTIFF), GeoTIFFKind(),
         ]
     }
 
@@ -108,9 +108,7 @@ public struct TIFFPyramidKind: RegionSourceKind {
         // A pyramid's levels are of its first image; other pages are read as the images they are.
         guard let path = input.input.filePath, input.options.pageIndex == 0, case let properties = try header(), properties.format == .tiff
         else { return nil }
-        // A GeoTIFF's georeferencing is kept as read, failure included: the map routes report it,
-        // the image's other routes never ask.
-        let georeferencing = Result { () throws(ImageDecodingError) in try GeoReference(GeoTIFFTags.read(input.input, options: input.options)) }
+        let georeferencing = GeoTIFFKind.georeferencing(of: input)
         return try TIFFPyramidSource(
             path: path, identity: input.identity, properties: properties, georeferencing: georeferencing, options: input.options, readers: readers)
     }
