@@ -42,7 +42,9 @@ enum FastPNGWriter {
         func zlib(_ bytes: [UInt8]) throws(ImageEncodingError) -> [UInt8] {
             var output = [UInt8](repeating: 0, count: library.libdeflate_zlib_compress_bound(compressor, bytes.count))
             let written = bytes.withUnsafeBytes { input in
-                output.withUnsafeMutableBytes { library.libdeflate_zlib_compress(compressor, input.baseAddress, input.count, $0.baseAddress, $0.count) }
+                output.withUnsafeMutableBytes {
+                    library.libdeflate_zlib_compress(compressor, input.baseAddress, input.count, $0.baseAddress, $0.count)
+                }
             }
             guard written > 0 else { throw .encoderFailed("libdeflate could not compress") }
             return Array(output.prefix(written))

@@ -4,7 +4,7 @@ import TesseraCore
 import TesseraIIIF
 import TesseraTiles
 
-/// Web-map answers for georeferenced sources (``MapSource``): tiles of the WebMercatorQuad grid,
+/// Web-map answers for georeferenced sources (`MapSource`): tiles of the WebMercatorQuad grid,
 /// reprojected from the source's own system, encoded and kept like every other answer; TileJSON
 /// and WMTS capabilities. A source's map (its bounds and zooms, computed through PROJ) is made
 /// once and kept.

@@ -7,9 +7,9 @@ public import TesseraCore
     import Darwin
 #endif
 
-/// A georeferenced source (``RegionSource/georeference``) shown as web-map tiles: where it lies
+/// A georeferenced source (``RegionSource/georeference()``) shown as web-map tiles: where it lies
 /// on the Earth, the zooms that show it, and any ``WebMercatorTile`` of it, reprojected from its
-/// own coordinate system by PROJ (``MapWarp``).
+/// own coordinate system by PROJ (`MapWarp`).
 public struct MapSource: Sendable {
     /// The source's levels, read at the reduction each tile needs.
     public let levels: RegionLevels

@@ -14,7 +14,7 @@ public struct MapSummary: Sendable, Codable, Equatable {
     public var noData: String?
     public var minZoom: Int
     public var maxZoom: Int
-    /// Whether the file is a COG (``CloudOptimizedLayout``); nil when its layout was not read.
+    /// Whether the file is a COG (`CloudOptimizedLayout`); nil when its layout was not read.
     public var cloudOptimized: Bool?
     /// Why it is not, one sentence each; nil when it is, or when not read.
     public var layoutProblems: [String]?
