@@ -34,13 +34,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import free_port, jpeg_size, say  # noqa: E402
 import slide_bench  # noqa: E402
-from serving_bench import (Sampler, Server, add_wrk_arguments, get, memory_kib, run_wrk, start_nginx_static,  # noqa: E402
+from serving_bench import (Sampler, Server, add_wrk_arguments, get, memory_kib, start_nginx_static,  # noqa: E402
                            stop_all, wait_for_port, warm, wrk)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,15 +104,6 @@ def checked_first_pass(server, paths, limit):
     return {"tiles": done, "seconds": seconds, "tiles_per_s": done / seconds}
 
 
-def warm_rate(server, paths, args, work, seed):
-    url_file = Path(work) / f"{server.name}-warm-{seed}.txt"
-    url_file.write_text("\n".join(paths) + "\n")
-    result = run_wrk(server, url_file, args, seed)
-    if "error" in result:
-        raise RuntimeError(f"{server.name} wrk: {result['error']}")
-    return result["requests_per_s"]
-
-
 def passthroughs(server):
     metrics = get(server.base, "/metrics")[2].decode()
     return int(float(re.search(r'tessera_request_steps_total\{step="stored_tile_passthrough"\} (\S+)', metrics).group(1)))
@@ -149,7 +139,7 @@ def one_run(args, root, work, seed):
                 first = checked_first_pass(server, paths, args.first_pass)
                 asked = paths[:3 + first["tiles"]]
                 # Warm: a view's worth of tiles (--warm-tiles), all within the response cache.
-                result[label][server.name] = {**first, "warm_per_s": warm_rate(server, asked[:args.warm_tiles], args, work, seed)}
+                result[label][server.name] = {**first, "warm_per_s": slide_bench.wrk_rate(server, asked[:args.warm_tiles], args, work, seed)}
             # The first pass's tiles at the map's own zoom that were its stored tiles (no decode).
             native = sum(1 for place in places[:3 + result[label]["tessera"]["tiles"]] if place[0] == zooms[-1])
             result[label]["tessera"]["native_tiles"], result[label]["tessera"]["passed_through"] = native, passthroughs(tessera) - passed_before
@@ -183,8 +173,8 @@ def passthrough_run(args, tessera, sampler, servers, work, seed):
     servers.append(nginx)
     sampler.register(nginx.name, [p.pid for p in nginx.procs])
     # Only tiles that were passed through (the scene's masked edges are made, not stored).
-    tessera_rate = warm_rate(tessera, [tessera.path(ALIGNED, *place, "jpg") for place in kept], args, work, seed)
-    nginx_rate = warm_rate(nginx, [f"/{z}/{x}/{y}.jpg" for z, x, y in kept], args, work, seed)
+    tessera_rate = slide_bench.wrk_rate(tessera, [tessera.path(ALIGNED, *place, "jpg") for place in kept], args, work, seed)
+    nginx_rate = slide_bench.wrk_rate(nginx, [f"/{z}/{x}/{y}.jpg" for z, x, y in kept], args, work, seed)
     return {"tiles": len(kept), "passed_through": passed, "tessera_per_s": tessera_rate, "nginx_per_s": nginx_rate}
 
 
