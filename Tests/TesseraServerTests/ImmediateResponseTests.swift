@@ -123,13 +123,16 @@ struct ImmediateResponseTests {
             let request = paths.enumerated().map { index, path in
                 "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: \(index == paths.count - 1 ? "close" : "keep-alive")\r\n\r\n"
             }.joined()
-            let (answers, closed) = try Self.exchange(request, port: port, responses: paths.count, awaitingClose: true)
+            // Read on a thread of its own: the server answering it runs in this process's pools.
+            let (answers, closed) = try await onOwnThread { try Self.exchange(request, port: port, responses: paths.count, awaitingClose: true) }
             #expect(answers.map { $0["content-type"] } == ["image/png", "image/jpeg", "application/json", "image/jpeg", "image/jpeg"])
             #expect(closed)
             // Each came while another was unanswered, so each went to the router.
             #expect(server.shortcuts.count == 0)
             // Alone, the tile is answered at once.
-            let (alone, _) = try Self.exchange("GET \(tile) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port, responses: 1)
+            let (alone, _) = try await onOwnThread {
+                try Self.exchange("GET \(tile) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port, responses: 1)
+            }
             #expect(alone.first?["content-type"] == "image/jpeg")
             #expect(server.shortcuts.count == 1)
         }
