@@ -72,7 +72,7 @@ struct InfoCommand: AsyncParsableCommand {
                 let map = try source.georeference().map { reference in
                     MapSummary(
                         try MapSource(levels: RegionLevels(source), georeference: reference),
-                        directories: try? TIFFDirectorySummary.directories(ofFileAt: path))
+                        directories: try? TIFFDirectorySummary.directories(ofFileAt: path, readsDataOffsets: true))
                 }
                 return (.image(source.properties), RegionSourceSummary(kind: kind, source: source), map)
             case .decoded(let properties): return (.image(properties), nil, nil)

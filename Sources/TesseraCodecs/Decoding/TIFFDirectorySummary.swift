@@ -26,7 +26,8 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     /// Where the directory is in the file, in bytes from its start.
     public var offset: UInt64
     /// The first and last offsets of the image's strips or tiles present (what a Cloud-Optimized
-    /// GeoTIFF's layout is checked by); nil when it has none, or more than ``pieceLimit``.
+    /// GeoTIFF's layout is checked by); nil when it has none, more than ``pieceLimit``, or when not
+    /// asked for.
     public var dataOffsets: ClosedRange<UInt64>?
 
     public init(
@@ -54,8 +55,11 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     /// is not its kind does not walk a 2,000-page scan's directories.
     ///
     /// - Throws: ``ImageDecodingError`` when the file is not a TIFF libtiff can open.
+    /// - Parameter readsDataOffsets: also find each image's ``dataOffsets`` (a pass over its strip
+    ///   or tile table: what a layout check needs, not a reader).
     public static func directories(
-        ofFileAt path: String, options: DecodeOptions = DecodeOptions(), while continues: (TIFFDirectorySummary) -> Bool = { _ in true }
+        ofFileAt path: String, options: DecodeOptions = DecodeOptions(), readsDataOffsets: Bool = false,
+        while continues: (TIFFDirectorySummary) -> Bool = { _ in true }
     ) throws(ImageDecodingError) -> [TIFFDirectorySummary] {
         let file = try TIFFFile(.file(path), fileByteCount: try TIFFFile.fileByteCount(path), limits: options.limits, layoutCheck: .none)
         let (library, tiff) = (file.library, file.tiff)
@@ -84,7 +88,7 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
                 TIFFDirectorySummary(
                     index: summaries.count, size: PixelSize(width: Int(width), height: Int(height)), tileSize: tileSize,
                     compression: Int(compression), subfileType: Int(kind), description: description,
-                    offset: library.TIFFCurrentDirOffset(tiff), dataOffsets: dataOffsets(library, tiff)))
+                    offset: library.TIFFCurrentDirOffset(tiff), dataOffsets: readsDataOffsets ? dataOffsets(library, tiff) : nil))
         } while summaries.count < TIFFFile.maximumDirectoryCount && continues(summaries[summaries.count - 1])
             && library.TIFFReadDirectory(tiff) == 1
         return summaries

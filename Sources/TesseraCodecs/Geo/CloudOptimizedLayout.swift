@@ -6,7 +6,7 @@ import TesseraCore
 /// side; every directory before any image data, in order; each overview's data before the larger
 /// level's (the smallest first, the full image last).
 public enum CloudOptimizedLayout {
-    /// What keeps the TIFF of `directories` (its main chain, ``TIFFDirectorySummary/directories(ofFileAt:options:while:)``)
+    /// What keeps the TIFF of `directories` (its main chain, ``TIFFDirectorySummary/directories(ofFileAt:options:readsDataOffsets:while:)``, with the data offsets)
     /// from being a COG, one sentence each; empty when it is one.
     public static func problems(_ directories: [TIFFDirectorySummary]) -> [String] {
         guard let first = directories.first else { return ["the file has no image"] }

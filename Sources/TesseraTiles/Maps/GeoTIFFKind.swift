@@ -11,9 +11,11 @@ public struct GeoTIFFKind: RegionSourceKind {
 
     public func open(_ input: RegionSourceInput, header: () throws -> ImageProperties) throws -> (any RegionSource)? {
         guard input.options.pageIndex == 0, case let properties = try header(), properties.format == .tiff,
-            (try? GeoTIFFTags.read(input.input, options: input.options))?.isGeoreferenced == true
+            let tags = try? GeoTIFFTags.read(input.input, options: input.options), tags.isGeoreferenced
         else { return nil }
-        return DecodedRegionSource(input.input, properties: properties, options: input.options, georeferencing: Self.georeferencing(of: input))
+        // The tags read once: whether it is a map, then what kind of one.
+        let georeferencing = Result { () throws(ImageDecodingError) in try GeoReference(tags) }
+        return DecodedRegionSource(input.input, properties: properties, options: input.options, georeferencing: georeferencing)
     }
 
     /// What the GeoTIFF tags of `input`'s first image say, failure included: kept with the source

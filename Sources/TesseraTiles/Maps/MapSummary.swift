@@ -19,7 +19,7 @@ public struct MapSummary: Sendable, Codable, Equatable {
     /// Why it is not, one sentence each; nil when it is, or when not read.
     public var layoutProblems: [String]?
 
-    /// The summary of `map`; `directories` the TIFF's main chain, when its layout is to be judged.
+    /// The summary of `map`; `directories` the TIFF's main chain with its data offsets, when its layout is to be judged.
     public init(_ map: MapSource, directories: [TIFFDirectorySummary]?) {
         let reference = map.georeference, transform = reference.transform
         crs = "EPSG:\(reference.epsg)"
