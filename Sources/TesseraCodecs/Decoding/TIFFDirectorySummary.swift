@@ -54,9 +54,13 @@ public struct TIFFDirectorySummary: Sendable, Equatable {
     /// first for which `continues` is false: a reader that knows from the first image that the file
     /// is not its kind does not walk a 2,000-page scan's directories.
     ///
+    /// - Parameters:
+    ///   - path: the TIFF.
+    ///   - options: the limits libtiff is held to.
+    ///   - readsDataOffsets: also find each image's ``dataOffsets`` (a pass over its strip or tile
+    ///     table: what a layout check needs, not a reader).
+    ///   - continues: whether to go on past a directory.
     /// - Throws: ``ImageDecodingError`` when the file is not a TIFF libtiff can open.
-    /// - Parameter readsDataOffsets: also find each image's ``dataOffsets`` (a pass over its strip
-    ///   or tile table: what a layout check needs, not a reader).
     public static func directories(
         ofFileAt path: String, options: DecodeOptions = DecodeOptions(), readsDataOffsets: Bool = false,
         while continues: (TIFFDirectorySummary) -> Bool = { _ in true }
